@@ -1,0 +1,39 @@
+# `make run` and `make test` bootstrap .venv themselves on a fresh clone.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+PIP := $(BIN)/python -m pip --disable-pip-version-check -q
+
+.PHONY: run test lint bench screenshot clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+
+$(VENV)/.gui-installed: pyproject.toml | $(BIN)/python
+	$(PIP) install -e '.[gui]'
+	touch $@
+
+$(VENV)/.dev-installed: pyproject.toml | $(BIN)/python
+	$(PIP) install -e '.[gui,dev]'
+	touch $@ $(VENV)/.gui-installed
+
+run: $(VENV)/.gui-installed
+	$(BIN)/routescope-gui
+
+test: $(VENV)/.dev-installed lint
+	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -q
+
+lint: $(VENV)/.dev-installed
+	$(BIN)/ruff check core gui tests packaging
+	$(BIN)/ruff format --check core gui tests packaging
+	$(BIN)/mypy
+
+bench: $(VENV)/.dev-installed
+	$(BIN)/python tests/bench/bench_inspect.py --json .bench/inspect.json
+
+screenshot: $(VENV)/.dev-installed
+	QT_QPA_PLATFORM=offscreen $(BIN)/routescope-gui --screenshot packaging/screenshot.png \
+		--today 2026-11-22 "Best ramen near Denver, Colorado open tonight — or how do I install OpenClaw?"
+
+clean:
+	rm -rf $(VENV) .bench build dist .mypy_cache .ruff_cache

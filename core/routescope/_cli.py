@@ -1,0 +1,164 @@
+"""The `routescope` command line. Bad input or configuration: one line on stderr, exit 2."""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import datetime as dt
+import json
+import os
+import sys
+from collections.abc import Sequence
+from typing import NoReturn, TextIO
+
+from ._errors import InputError, RoutescopeError
+from ._inspect import Inspection, inspect
+from ._rules import RulePack, default_rules, load_rules
+
+__all__ = ["main"]
+
+EXIT_USAGE = 2
+
+
+class _UsageError(Exception):
+    pass
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        raise _UsageError(f"{message} (see '{self.prog} --help')")
+
+
+def _build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="routescope", description="Inspect what query routers decide, and why.")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+
+    run = commands.add_parser(
+        "inspect", help="route one prompt and show every decision with its evidence"
+    )
+    run.add_argument("text", metavar="TEXT", help="the prompt; '-' reads it from stdin")
+    run.add_argument("--json", action="store_true", help="print one JSON object")
+    run.add_argument("--today", metavar="YYYY-MM-DD", help="the date the routers see")
+    run.add_argument("--rules", metavar="FILE", help="a TOML rule pack (default: built-in)")
+
+    schema = commands.add_parser("schema", help="print the JSON Schema of the result models")
+    schema.add_argument("--json", action="store_true", help="accepted for symmetry; always JSON")
+
+    commands.add_parser("gui", help="open the Routescope window")
+    return parser
+
+
+def _read_text(value: str) -> str:
+    if value != "-":
+        return value
+    data = sys.stdin.buffer.read()
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError(f"stdin is not UTF-8 text (invalid byte at offset {exc.start})") from None
+
+
+def _parse_today(value: str | None) -> dt.date | None:
+    if value is None:
+        return None
+    try:
+        return dt.date.fromisoformat(value)
+    except ValueError:
+        raise _UsageError(f"--today: expected a date as YYYY-MM-DD, got {value!r}") from None
+
+
+def _rules(path: str | None) -> RulePack:
+    return load_rules(path) if path else default_rules()
+
+
+class _Style:
+    def __init__(self, stream: TextIO) -> None:
+        self.on = stream.isatty() and "NO_COLOR" not in os.environ
+
+    def __call__(self, text: str, code: str) -> str:
+        return f"\x1b[{code}m{text}\x1b[0m" if self.on else text
+
+
+def _summary(result: Inspection, style: _Style) -> str:
+    ctx = result.context
+    lines = [
+        f"{style('strategy', '1')}  {style(result.strategy.upper(), '1;36')}  "
+        f"{result.strategy_reason}",
+        f"{style('goal', '1')}      {_clip(ctx.user_goal)}",
+    ]
+    entities = " · ".join(
+        f"{e.text} {style(f'({e.kind} {e.score:g} @{e.start}–{e.end})', '2')}"
+        for e in ctx.entities.details
+    )
+    lines.append(f"{style('entities', '1')}  {entities or '—'}")
+    place = ctx.entities.place
+    place_text = (
+        f"{place.text} {style(f'({place.rule} @{place.start}–{place.end})', '2')}" if place else "—"
+    )
+    lines.append(f"{style('place', '1')}     {place_text}")
+    flags = []
+    for name, on in dataclasses.asdict(ctx.intent).items():
+        words = sorted({m.text.lower() for m in ctx.intent_matches if m.intent == name})
+        evidence = f" {style(', '.join(words), '2')}" if words else ""
+        flags.append(style(f"● {name}", "1;32") + evidence if on else style(f"○ {name}", "2"))
+    lines.append(f"{style('intents', '1')}   " + "   ".join(flags))
+    lines.append(f"{style('openclaw', '1')}  {result.plan.openclaw_gate}")
+    lines.append(style("actions", "1"))
+    for number, action in enumerate(result.actions, start=1):
+        lines.append(f"  {number}. [p{action.priority}] {style(_clip(action.query), '1')}")
+        lines.append(style(f"       from {action.source}", "2"))
+        for edit in action.edits:
+            lines.append(style(f"       {edit.rule}: {edit.detail}", "33"))
+    timings = " · ".join(f"{k} {v:,.0f} µs" for k, v in result.timings_us.items())
+    lines.append(f"{style('timings', '1')}   {timings}")
+    return "\n".join(lines)
+
+
+def _clip(text: str, limit: int = 200) -> str:
+    return text if len(text) <= limit else f"{text[:limit]}… ({len(text):,} chars)"
+
+
+def _cmd_inspect(args: argparse.Namespace) -> int:
+    today = _parse_today(args.today)
+    rules = _rules(args.rules)
+    result = inspect(_read_text(args.text), today=today, rules=rules)
+    if args.json:
+        sys.stdout.write(result.model_dump_json(indent=2) + "\n")
+    else:
+        sys.stdout.write(_summary(result, _Style(sys.stdout)) + "\n")
+    return 0
+
+
+def _cmd_schema(_: argparse.Namespace) -> int:
+    sys.stdout.write(json.dumps(Inspection.model_json_schema(), indent=2) + "\n")
+    return 0
+
+
+def _cmd_gui(_: argparse.Namespace) -> int:
+    try:
+        from routescope_gui.app import main as gui_main
+    except ImportError as exc:
+        raise _UsageError(f"the GUI is not installed ({exc}); install routescope[gui]") from None
+    return gui_main([])
+
+
+_COMMANDS = {"inspect": _cmd_inspect, "schema": _cmd_schema, "gui": _cmd_gui}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the CLI; return the exit status."""
+    try:
+        args = _build_parser().parse_args(argv)
+        return _COMMANDS[args.command](args)
+    except (_UsageError, RoutescopeError) as exc:
+        print(f"routescope: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except BrokenPipeError:
+        # The reader went away (`| head`): not an error of ours.
+        sys.stderr.close()
+        return 0
+    except KeyboardInterrupt:
+        return 130
+    except Exception as exc:  # a bug of ours: still one line, never a traceback
+        print(f"routescope: internal error: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return 1

@@ -1,0 +1,398 @@
+"""QueryContext extraction: entities, place hint, intent flags and the user goal.
+
+All spans are offsets into the text exactly as given (`raw_text`), so a view can highlight them
+in place; only the goal and the queries are whitespace-normalised.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from collections.abc import Iterator
+
+from .._rules import RulePack
+from ._compiled import UPPER, CompiledRules, compile_rules, is_word_char, key
+from ._models import (
+    Entities,
+    EntityCandidate,
+    EntityKind,
+    IntentFlags,
+    KeywordMatch,
+    PlaceHint,
+    QueryContext,
+    Span,
+)
+
+__all__ = ["MAX_MATCHES_PER_INTENT", "extract", "normalize_goal"]
+
+MAX_MATCHES_PER_INTENT = 20
+"""Evidence kept per intent (and per list of dropped words); full counts are kept apart."""
+
+_INTENTS = ("tech", "local", "purchase", "troubleshooting", "time_sensitive")
+_SENTENCE_END = frozenset(".!?:;\n\r")
+_OPENERS = frozenset(" \t\"'“‘([{«¿¡*-–—•")
+_WORD = re.compile(r"\S+")
+_YEAR = re.compile(r"(?:19|20)[0-9]{2}(?![\w])")
+_URL = re.compile(r"https?://[^\s<>\"'`{}|\\^\[\]]++")
+_URL_TAIL = ".,;:!?)]}'\""
+_TLD = re.compile(r"\.[a-z]{2,24}(?![\w\-]|\.[A-Za-z0-9])")
+_DOMAIN = re.compile(r"[A-Za-z0-9][A-Za-z0-9\-]*+(?:\.[A-Za-z0-9\-]++)*+")
+_DOMAIN_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-.")
+_CAMEL_STEP = re.compile(r"[a-z][A-Z]")
+_WORD_TAIL = re.compile(r"\w*+")
+_UPPER_CHAR = re.compile(f"[{UPPER}]")
+_ABBREVIATIONS = frozenset({"St", "Mt", "Ft"})
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+_GOAL_EDGES = " \t\"'“”‘’`?!.,;:…"
+
+
+def normalize_goal(text: str) -> str:
+    """The request with whitespace squashed, control characters and edge punctuation removed."""
+    squashed = " ".join(_CONTROL.sub(" ", text).split())
+    return squashed.strip(_GOAL_EDGES) or squashed
+
+
+def _starts_sentence(text: str, index: int) -> bool:
+    while index > 0 and text[index - 1] in _OPENERS:
+        index -= 1
+    return index == 0 or text[index - 1] in _SENTENCE_END
+
+
+def _after_word(text: str, index: int) -> bool:
+    return index > 0 and is_word_char(text[index - 1])
+
+
+class _Evidence:
+    """Per-intent matches, capped, with full counts."""
+
+    def __init__(self) -> None:
+        self.found: dict[str, list[KeywordMatch]] = {name: [] for name in _INTENTS}
+        self.counts = dict.fromkeys(_INTENTS, 0)
+
+    def add(self, intent: str, keyword: str, text: str, start: int, end: int) -> None:
+        self.counts[intent] += 1
+        if self.counts[intent] <= MAX_MATCHES_PER_INTENT:
+            self.found[intent].append(KeywordMatch(intent, keyword, text[start:end], start, end))  # type: ignore[arg-type]
+
+    def matches(self) -> list[KeywordMatch]:
+        return sorted(
+            (m for name in _INTENTS for m in self.found[name]), key=lambda m: (m.start, m.intent)
+        )
+
+
+def _intents(text: str, lowered: str | None, compiled: CompiledRules) -> _Evidence:
+    evidence = _Evidence()
+    for finder in compiled.keywords:
+        if lowered is not None:
+            if finder.first_word not in lowered:
+                continue
+            spans = [
+                m.span()
+                for m in finder.lowered.finditer(lowered)
+                if not _after_word(lowered, m.start())
+            ]
+        else:
+            spans = [m.span() for m in finder.any_case.finditer(text)]
+        for start, end in spans:
+            for intent in finder.intents:
+                evidence.add(intent, finder.keyword, text, start, end)
+    if compiled.rules.intents.year_is_time_sensitive:
+        for match in _YEAR.finditer(text):
+            if not _after_word(text, match.start()):
+                evidence.add("time_sensitive", "4-digit year", text, *match.span())
+    return evidence
+
+
+def _classify(word_text: str, words: int) -> EntityKind:
+    if words > 1:
+        return "phrase"
+    if word_text.isupper() and sum(c.isalpha() for c in word_text) >= 2:
+        return "acronym"
+    if not word_text[1:].islower() and any(
+        a.islower() and b.isupper() for a, b in itertools.pairwise(word_text)
+    ):
+        return "camel_case"
+    return "word"
+
+
+_REASONS: dict[EntityKind, str] = {
+    "phrase": "capitalized phrase",
+    "acronym": "acronym",
+    "camel_case": "CamelCase token",
+    "word": "capitalized word",
+    "openclaw": "explicit OpenClaw mention",
+    "url": "URL",
+    "domain": "domain name",
+}
+
+
+def _capitalized_runs(text: str, compiled: CompiledRules) -> list[tuple[int, int]]:
+    """Spans of runs of capitalized words that start a word (not "OS" in "macOS")."""
+    runs: list[tuple[int, int]] = []
+    if not _UPPER_CHAR.search(text):
+        return runs
+    pattern, pos = compiled.capitalized, 0
+    while (match := pattern.search(text, pos)) is not None:
+        start, end = match.span()
+        if start > 0 and (is_word_char(text[start - 1]) or text[start - 1] in "'’-"):
+            pos = start + 1
+            continue
+        runs.append((start, end))
+        pos = end
+    return runs
+
+
+def _split_run(
+    text: str, start: int, end: int, compiled: CompiledRules, dropped: list[str]
+) -> Iterator[tuple[int, int, int]]:
+    """(start, end, word count) of the entity parts of one capitalized run: sentence-start
+    common words and the pronoun "I" are cut out, trailing connectors trimmed."""
+    leading = _starts_sentence(text, start)
+    surface = text[start:end]
+    if not leading and " " not in surface and "\t" not in surface and not _is_pronoun(surface):
+        yield start, end, 1  # the common case: one capitalized word mid-sentence
+        return
+    part: list[tuple[int, int]] = []
+    for word_match in _WORD.finditer(text, start, end):
+        word = key(word_match.group())
+        pronoun = _is_pronoun(word_match.group())
+        if pronoun or (leading and word in compiled.stopwords):
+            if len(dropped) < MAX_MATCHES_PER_INTENT:
+                why = "pronoun" if pronoun else "sentence-start common word"
+                dropped.append(f"{word_match.group()!r} @{word_match.start()}: {why}")
+            yield from _trimmed(text, part, compiled)
+            part = []
+            continue
+        leading = False
+        part.append(word_match.span())
+    yield from _trimmed(text, part, compiled)
+
+
+def _is_pronoun(word: str) -> bool:
+    return word == "I" or word.startswith(("I'", "I’"))
+
+
+def _trimmed(
+    text: str, part: list[tuple[int, int]], compiled: CompiledRules
+) -> Iterator[tuple[int, int, int]]:
+    while part and key(text[part[-1][0] : part[-1][1]]) in compiled.connectors:
+        part.pop()
+    if part:
+        yield part[0][0], part[-1][1], len(part)
+
+
+def _urls(text: str) -> Iterator[tuple[int, int]]:
+    if "://" not in text:
+        return
+    for match in _URL.finditer(text):
+        start = match.start()
+        if start > 0 and (is_word_char(text[start - 1]) or text[start - 1] == "/"):
+            continue
+        yield start, start + len(match.group().rstrip(_URL_TAIL))
+
+
+def _domains(text: str, urls: list[tuple[int, int]]) -> Iterator[tuple[int, int]]:
+    if "." not in text:
+        return
+    done = 0
+    for match in _TLD.finditer(text):
+        end = match.end()
+        if end <= done or any(s <= match.start() < e for s, e in urls):
+            continue
+        start = match.start()
+        while start > 0 and text[start - 1] in _DOMAIN_CHARS:
+            start -= 1
+        while start < end and text[start] in ".-":
+            start += 1
+        whole = _DOMAIN.match(text, start, end)
+        done = end
+        if whole is None or whole.end() != end or whole.start() == match.start():
+            continue
+        if start > 0 and (is_word_char(text[start - 1]) or text[start - 1] in "@/"):
+            continue
+        yield start, end
+
+
+def _camel_tokens(text: str) -> Iterator[tuple[int, int]]:
+    done = 0
+    for match in _CAMEL_STEP.finditer(text):
+        if match.start() < done:
+            continue
+        start = match.start()
+        while start > 0 and "a" <= text[start - 1] <= "z":
+            start -= 1
+        end = _WORD_TAIL.match(text, match.end()).end()  # type: ignore[union-attr]
+        done = end
+        if start > 0 and (is_word_char(text[start - 1]) or text[start - 1] == "-"):
+            continue
+        yield start, end
+
+
+class _Candidates:
+    """Entity candidates, first mention wins, ranked by kind weight then position."""
+
+    def __init__(self, compiled: CompiledRules) -> None:
+        self.compiled = compiled
+        self.weights = compiled.rules.entities.weights
+        self.seen: set[str] = set()
+        self.scored: list[EntityCandidate] = []
+
+    def add(self, text: str, kind: EntityKind, start: int, end: int, reason: str) -> None:
+        folded = key(text)
+        if folded in self.seen:
+            return
+        self.seen.add(folded)
+        self.scored.append(
+            EntityCandidate(text, kind, start, end, getattr(self.weights, kind), reason)
+        )
+
+    def ranked(self) -> list[EntityCandidate]:
+        self.scored.sort(key=lambda c: (-c.score, c.start))
+        return self.scored[: self.compiled.rules.entities.max_candidates]
+
+
+def _entities(
+    text: str,
+    compiled: CompiledRules,
+    runs: list[tuple[int, int]],
+    openclaw: list[Span],
+    place: PlaceHint | None,
+) -> Entities:
+    candidates = _Candidates(compiled)
+    dropped: list[str] = []
+    if openclaw:
+        canonical = compiled.rules.openclaw.canonical
+        candidates.add(
+            canonical, "openclaw", openclaw[0].start, openclaw[0].end, _REASONS["openclaw"]
+        )
+    urls = list(_urls(text))
+    for start, end in urls:
+        candidates.add(text[start:end], "url", start, end, _REASONS["url"])
+    for start, end in _domains(text, urls):
+        candidates.add(text[start:end], "domain", start, end, _REASONS["domain"])
+    for start, end in _camel_tokens(text):
+        candidates.add(text[start:end], "camel_case", start, end, _REASONS["camel_case"])
+    processed: set[tuple[str, bool]] = set()
+    for run_start, run_end in runs:
+        # Only a first mention can become a candidate: skip exact repeats cheaply.
+        repeat = (text[run_start:run_end], _starts_sentence(text, run_start))
+        if repeat in processed:
+            continue
+        processed.add(repeat)
+        for start, end, words in _split_run(text, run_start, run_end, compiled, dropped):
+            surface = text[start:end]
+            if surface.endswith(("'s", "’s")):
+                surface, end = surface[:-2], end - 2
+            if compiled.openclaw.search(surface):
+                continue
+            kind = _classify(surface, words)
+            candidates.add(" ".join(surface.split()), kind, start, end, _REASONS[kind])
+    _demote_sentence_start_words(text, candidates.scored)
+    details = candidates.ranked()
+    return Entities(
+        candidates=[c.text for c in details],
+        place_hint=place.text if place else None,
+        details=details,
+        place=place,
+        dropped=dropped,
+    )
+
+
+def _demote_sentence_start_words(text: str, scored: list[EntityCandidate]) -> None:
+    for candidate in scored:
+        if candidate.kind == "word" and _starts_sentence(text, candidate.start):
+            candidate.score /= 2
+            candidate.reason = "capitalized word at sentence start (less certain)"
+
+
+def _place_hint(
+    text: str, runs: list[tuple[int, int]], compiled: CompiledRules
+) -> PlaceHint | None:
+    for index, (start, end) in enumerate(runs):
+        before = compiled.preposition_before.search(text, max(0, start - 16), start)
+        if before is None:
+            continue
+        preposition = key(before.group("prep"))
+        end = _extend_place(text, runs, index, end)
+        name = " ".join(text[start:end].split())
+        if preposition in compiled.always_prepositions:
+            rule = f'"{preposition} <capitalized name>"'
+        elif "," in name:
+            rule = f'"{preposition} <City>, <Region>"'
+        else:
+            name = _longest_known_prefix(name, compiled)
+            if not name:
+                continue
+            rule = f'"{preposition} <gazetteer place>"'
+        end = _end_of_words(text, start, len(name.split()))
+        return PlaceHint(name, preposition, start, end, rule, before.start("prep"))
+    return None
+
+
+def _extend_place(text: str, runs: list[tuple[int, int]], index: int, end: int) -> int:
+    """Join "St. Louis" and "Denver, Colorado" into one name."""
+    following = runs[index + 1 : index + 3]
+    for next_start, next_end in following:
+        gap = text[end:next_start]
+        head = text[runs[index][0] : end]
+        if (gap == ". " and head in _ABBREVIATIONS) or gap.strip(" \t") == ",":
+            end = next_end
+        else:
+            break
+    return end
+
+
+def _end_of_words(text: str, start: int, words: int) -> int:
+    end = start
+    for _, word in zip(range(words), _WORD.finditer(text, start), strict=False):
+        end = word.end()
+    return end
+
+
+def _longest_known_prefix(name: str, compiled: CompiledRules) -> str:
+    words = name.split()
+    for count in range(len(words), 0, -1):
+        candidate = " ".join(words[:count])
+        if key(candidate) in compiled.gazetteer:
+            return candidate
+    return ""
+
+
+def _openclaw(text: str, lowered: str | None, compiled: CompiledRules) -> list[Span]:
+    needle = compiled.rules.openclaw.pattern.lower()
+    if lowered is not None and needle not in lowered:
+        return []
+    found = itertools.islice(compiled.openclaw.finditer(text), MAX_MATCHES_PER_INTENT)
+    return [Span(m.start(), m.end()) for m in found]
+
+
+def extract(text: str, rules: RulePack) -> QueryContext:
+    """Build the QueryContext of a prompt: entities, place hint, intent flags, goal."""
+    compiled = compile_rules(rules)
+    lowered: str | None = text.lower()
+    if lowered is not None and len(lowered) != len(text):
+        lowered = None  # rare ("İ"): offsets would shift, so match case-blind instead
+    evidence = _intents(text, lowered, compiled)
+    openclaw = _openclaw(text, lowered, compiled)
+    runs = _capitalized_runs(text, compiled)
+    place = _place_hint(text, runs, compiled)
+    if place is not None and place.preposition in compiled.local_prepositions:
+        keyword = f"{place.preposition} <place>"
+        evidence.add("local", keyword, text, place.preposition_start, place.end)
+    counts = evidence.counts
+    return QueryContext(
+        raw_text=text,
+        user_goal=normalize_goal(text),
+        entities=_entities(text, compiled, runs, openclaw, place),
+        intent=IntentFlags(
+            tech=counts["tech"] > 0,
+            local=counts["local"] > 0,
+            purchase=counts["purchase"] > 0,
+            troubleshooting=counts["troubleshooting"] > 0,
+            time_sensitive=counts["time_sensitive"] > 0,
+        ),
+        intent_matches=evidence.matches(),
+        intent_match_counts=counts,
+        has_openclaw=bool(openclaw),
+        openclaw_spans=openclaw,
+    )

@@ -1,0 +1,60 @@
+"""Colours and the style sheet: one palette for the editor, the legend and the panels."""
+
+from __future__ import annotations
+
+from PySide6.QtGui import QColor
+
+# Label -> (fill, accent). Fills are light so the text stays readable under several layers.
+LABELS: dict[str, tuple[str, str]] = {
+    "entity": ("#d6e6ff", "#2f6fdb"),
+    "place": ("#cdf2d6", "#1f8a46"),
+    "tech": ("#eadcff", "#7a3fd1"),
+    "local": ("#ffe4c2", "#c76a00"),
+    "purchase": ("#ffd9e6", "#c2185b"),
+    "troubleshooting": ("#ffd2cc", "#c62828"),
+    "time_sensitive": ("#fff0a8", "#9a7b00"),
+}
+
+STRATEGY_COLOURS = {"general": "#546e7a", "local": "#c76a00", "tech": "#7a3fd1"}
+
+
+def fill(label: str) -> QColor:
+    return QColor(LABELS[label][0])
+
+
+def accent(label: str) -> QColor:
+    return QColor(LABELS[label][1])
+
+
+STYLE_SHEET = """
+QMainWindow, QWidget#central { background: #f6f7f9; }
+QGroupBox {
+    background: white; border: 1px solid #dde1e6; border-radius: 8px;
+    margin-top: 14px; padding: 8px 8px 8px 8px; font-weight: 600;
+}
+QGroupBox::title { subcontrol-origin: margin; left: 10px; padding: 0 4px; color: #37474f; }
+QPlainTextEdit#prompt {
+    font-size: 15px; border: 1px solid #c5ccd6; border-radius: 6px; padding: 6px;
+    background: white; selection-background-color: #90caf9;
+}
+QLabel#strategyBadge {
+    color: white; border-radius: 6px; padding: 4px 14px; font-size: 18px; font-weight: 700;
+}
+QLabel#reason { color: #263238; font-size: 13px; }
+QLabel#muted, QLabel#gate { color: #607d8b; }
+QLabel#banner {
+    background: #ffebee; color: #b71c1c; border: 1px solid #ef9a9a; border-radius: 6px;
+    padding: 4px 8px;
+}
+QLabel.chip { border-radius: 9px; padding: 2px 8px; }
+QTableView, QTreeWidget, QPlainTextEdit#json {
+    background: white; border: 1px solid #dde1e6; border-radius: 6px;
+    gridline-color: #eceff1; alternate-background-color: #fafbfc;
+}
+QHeaderView::section {
+    background: #eef1f4; border: none; border-bottom: 1px solid #dde1e6; padding: 4px 6px;
+    font-weight: 600; color: #37474f;
+}
+QStatusBar { color: #455a64; }
+QToolBar { background: #eef1f4; border-bottom: 1px solid #dde1e6; spacing: 8px; padding: 4px; }
+"""

@@ -1,0 +1,243 @@
+"""The main window: prompt on top, what the routers decided below, timings in the status bar."""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+from pathlib import Path
+
+from PySide6.QtCore import QDate, QObject, Qt, QTimer, Signal
+from PySide6.QtWidgets import (
+    QDateEdit,
+    QFileDialog,
+    QGroupBox,
+    QLabel,
+    QMainWindow,
+    QPlainTextEdit,
+    QPushButton,
+    QSplitter,
+    QTabWidget,
+    QToolBar,
+    QVBoxLayout,
+    QWidget,
+)
+
+import routescope
+from routescope import Inspection, RoutescopeError, RulePack
+
+from ._editor import Legend, PromptEditor, highlights
+from ._panels import ContextPanel, PlanModel, PlanView, StrategyPanel
+from ._style import STYLE_SHEET
+
+__all__ = ["LiveInspector", "MainWindow"]
+
+_DEBOUNCE_MS = 25
+_BACKGROUND_CHARS = 50_000
+
+
+class LiveInspector(QObject):
+    """Runs `routescope.inspect` for the latest text; drops results that are no longer current.
+
+    Signals:
+        inspected: emitted with the `Inspection` of the current text.
+        failed: emitted with a one-line message when the text cannot be inspected.
+    """
+
+    inspected = Signal(object)
+    failed = Signal(str)
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.rules: RulePack = routescope.default_rules()
+        self.today = dt.date.today()
+        self._generation = 0
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    def submit(self, text: str) -> None:
+        """Inspect `text` now, or off the UI thread when it is large."""
+        self._generation += 1
+        if not text.strip():
+            self.failed.emit("")
+            return
+        if len(text) < _BACKGROUND_CHARS:
+            self._run(text, self._generation)
+            return
+        task = asyncio.ensure_future(self._run_in_background(text, self._generation))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    def _run(self, text: str, generation: int) -> None:
+        try:
+            result = routescope.inspect(text, today=self.today, rules=self.rules)
+        except RoutescopeError as exc:
+            self.failed.emit(str(exc))
+            return
+        if generation == self._generation:
+            self.inspected.emit(result)
+
+    async def _run_in_background(self, text: str, generation: int) -> None:
+        try:
+            result = await asyncio.to_thread(
+                routescope.inspect, text, today=self.today, rules=self.rules
+            )
+        except RoutescopeError as exc:
+            self.failed.emit(str(exc))
+            return
+        if generation == self._generation:
+            self.inspected.emit(result)
+
+
+class MainWindow(QMainWindow):
+    """Routescope's window. Views render `Inspection`s; `LiveInspector` produces them."""
+
+    def __init__(self, inspector: LiveInspector | None = None) -> None:
+        super().__init__()
+        self.setWindowTitle("Routescope")
+        self.setStyleSheet(STYLE_SHEET)
+        self.inspector = inspector or LiveInspector(self)
+        self.result: Inspection | None = None
+        self._debounce = QTimer(self, singleShot=True, interval=_DEBOUNCE_MS)
+        self._debounce.timeout.connect(self.refresh)
+        self._build_toolbar()
+        self._build_body()
+        self.inspector.inspected.connect(self._show)
+        self.inspector.failed.connect(self._show_error)
+        self.editor.textChanged.connect(self._debounce.start)
+        self.resize(1360, 860)
+        self._show(None)
+
+    # -- construction --------------------------------------------------------------------
+    def _build_toolbar(self) -> None:
+        bar = QToolBar("Settings", self)
+        bar.setMovable(False)
+        self.addToolBar(bar)
+        bar.addWidget(QLabel(" rules: "))
+        self.rules_label = QLabel(self.inspector.rules.name)
+        self.rules_label.setObjectName("muted")
+        bar.addWidget(self.rules_label)
+        self.open_rules = QPushButton("Open rule pack…")
+        self.open_rules.clicked.connect(self._choose_rules)
+        bar.addWidget(self.open_rules)
+        self.default_rules = QPushButton("Built-in")
+        self.default_rules.clicked.connect(lambda: self.set_rules(routescope.default_rules()))
+        bar.addWidget(self.default_rules)
+        bar.addSeparator()
+        bar.addWidget(QLabel(" today: "))
+        self.today_edit = QDateEdit(self._qdate(self.inspector.today))
+        self.today_edit.setCalendarPopup(True)
+        self.today_edit.setDisplayFormat("yyyy-MM-dd")
+        self.today_edit.dateChanged.connect(self._today_changed)
+        bar.addWidget(self.today_edit)
+
+    def _build_body(self) -> None:
+        self.editor = PromptEditor()
+        self.editor.setMinimumHeight(70)
+        prompt_box = QGroupBox("Prompt")
+        prompt_layout = QVBoxLayout(prompt_box)
+        prompt_layout.addWidget(self.editor)
+        prompt_layout.addWidget(Legend())
+
+        self.context_panel = ContextPanel()
+        context_box = QGroupBox("Context")
+        QVBoxLayout(context_box).addWidget(self.context_panel)
+
+        self.strategy_panel = StrategyPanel()
+        self.plan_model = PlanModel(self)
+        self.plan_view = PlanView(self.plan_model)
+        self.json_view = QPlainTextEdit(readOnly=True)
+        self.json_view.setObjectName("json")
+        self.tabs = QTabWidget()
+        self.tabs.addTab(self.plan_view, "Plan")
+        self.tabs.addTab(self.json_view, "Raw JSON")
+        right = QWidget()
+        right_layout = QVBoxLayout(right)
+        right_layout.setContentsMargins(0, 0, 0, 0)
+        right_layout.addWidget(self.strategy_panel)
+        right_layout.addWidget(self.tabs, 1)
+
+        lower = QSplitter()
+        lower.addWidget(context_box)
+        lower.addWidget(right)
+        lower.setSizes([470, 890])
+        body = QSplitter(Qt.Orientation.Vertical)
+        body.addWidget(prompt_box)
+        body.addWidget(lower)
+        body.setSizes([190, 670])
+        self.banner = QLabel("")
+        self.banner.setObjectName("banner")
+        self.banner.setWordWrap(True)
+        self.banner.setVisible(False)
+        central = QWidget()
+        central.setObjectName("central")
+        layout = QVBoxLayout(central)
+        layout.addWidget(self.banner)
+        layout.addWidget(body, 1)
+        self.setCentralWidget(central)
+
+    @staticmethod
+    def _qdate(day: dt.date) -> QDate:
+        return QDate(day.year, day.month, day.day)
+
+    # -- actions -------------------------------------------------------------------------
+    def set_prompt(self, text: str) -> None:
+        """Replace the prompt and inspect it at once (no debounce)."""
+        self.editor.setPlainText(text)
+        self.refresh()
+
+    def set_today(self, day: dt.date) -> None:
+        self.today_edit.setDate(self._qdate(day))
+
+    def set_rules(self, rules: RulePack) -> None:
+        self.inspector.rules = rules
+        self.rules_label.setText(f"{rules.name}  ({Path(rules.source).name})")
+        self._set_banner("")
+        self.refresh()
+
+    def load_rules(self, path: str) -> bool:
+        """Load a rule pack file; on error keep the current pack and say why."""
+        try:
+            rules = routescope.load_rules(path)
+        except RoutescopeError as exc:
+            self._set_banner(str(exc))
+            return False
+        self.set_rules(rules)
+        return True
+
+    def refresh(self) -> None:
+        self._debounce.stop()
+        self.inspector.submit(self.editor.toPlainText())
+
+    def _choose_rules(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, "Open rule pack", "", "Rule packs (*.toml)")
+        if path:
+            self.load_rules(path)
+
+    def _today_changed(self, date: QDate) -> None:
+        self.inspector.today = dt.date(date.year(), date.month(), date.day())
+        self.refresh()
+
+    # -- rendering -----------------------------------------------------------------------
+    def _set_banner(self, message: str) -> None:
+        self.banner.setText(message)
+        self.banner.setToolTip(message)
+        self.banner.setVisible(bool(message))
+
+    def _show(self, result: Inspection | None) -> None:
+        self.result = result
+        self.editor.show_highlights(highlights(result) if result else [])
+        self.context_panel.show_result(result)
+        self.strategy_panel.show_result(result)
+        self.plan_model.set_actions(result.actions if result else ())
+        self.json_view.setPlainText(result.model_dump_json(indent=2) if result else "")
+        if result is None:
+            self.statusBar().showMessage("Type a prompt: results update as you type.")
+            return
+        timings = " · ".join(f"{stage} {us:,.0f} µs" for stage, us in result.timings_us.items())
+        self.statusBar().showMessage(
+            f"{timings}    rules: {result.rules}    today: {result.today.isoformat()}"
+        )
+
+    def _show_error(self, message: str) -> None:
+        self._show(None)
+        if message:
+            self.statusBar().showMessage(f"cannot inspect: {message}")

@@ -1,0 +1,90 @@
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from routescope._cli import main
+
+
+def cli(*args: str, stdin: bytes | None = None) -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run(
+        [sys.executable, "-m", "routescope", *args], input=stdin, capture_output=True, timeout=60
+    )
+
+
+def test_inspect_json_contract() -> None:
+    done = cli("inspect", "--json", "--today", "2026-02-05", "Latest OpenClaw install error?")
+    assert done.returncode == 0, done.stderr
+    data = json.loads(done.stdout)
+    ctx = data["context"]
+    assert ctx["raw_text"] == "Latest OpenClaw install error?"
+    assert ctx["user_goal"] == "Latest OpenClaw install error"
+    assert ctx["entities"]["candidates"][0] == "OpenClaw"
+    assert ctx["entities"]["place_hint"] is None
+    assert set(ctx["intent"]) == {"tech", "local", "purchase", "troubleshooting", "time_sensitive"}
+    assert ctx["has_openclaw"] is True
+    assert {"start", "end", "text", "keyword", "intent"} <= set(ctx["intent_matches"][0])
+    assert data["strategy"] == "tech"
+    assert data["strategy_reason"].startswith("intent.tech")
+    first = data["actions"][0]
+    assert set(first) >= {"tool", "query", "raw_query", "priority", "edits"}
+    assert first["tool"] == "google_search" and first["priority"] == 0
+    assert set(data["timings_us"]) == {"extract", "route", "plan", "sanitize", "total"}
+
+
+def test_inspect_reads_stdin() -> None:
+    done = cli("inspect", "--json", "-", stdin=b"pizza near me")
+    assert json.loads(done.stdout)["strategy"] == "local"
+
+
+def test_human_summary_has_no_colour_when_piped() -> None:
+    done = cli("inspect", "How do I install FastAPI on Ubuntu?")
+    out = done.stdout.decode()
+    assert done.returncode == 0 and "\x1b[" not in out
+    assert "TECH" in out and "site:github.com FastAPI README" in out
+
+
+@pytest.mark.parametrize(
+    ("args", "stdin", "message"),
+    [
+        (["inspect", ""], None, "empty"),
+        (["inspect", "   "], None, "empty"),
+        (["inspect", "-"], b"", "empty"),
+        (["inspect", "-"], b"\xff\xfe\x00", "not UTF-8"),
+        (["inspect", "--today", "yesterday", "x"], None, "YYYY-MM-DD"),
+        (["inspect", "--rules", "/nonexistent.toml", "x"], None, "cannot read rule pack"),
+        (["inspect"], None, "required"),
+        (["frobnicate"], None, "invalid choice"),
+        ([], None, "required"),
+    ],
+)
+def test_bad_input_exits_2_with_one_line(
+    args: list[str], stdin: bytes | None, message: str
+) -> None:
+    done = cli(*args, stdin=stdin)
+    err = done.stderr.decode()
+    assert done.returncode == 2
+    assert err.count("\n") == 1 and err.startswith("routescope: error:")
+    assert message in err
+    assert "Traceback" not in err
+
+
+def test_bad_rule_pack_exits_2(tmp_path: Path) -> None:
+    pack = tmp_path / "p.toml"
+    pack.write_text("name = 1\n")
+    done = cli("inspect", "--rules", str(pack), "x")
+    assert done.returncode == 2 and str(pack) in done.stderr.decode()
+
+
+def test_one_megabyte_stdin() -> None:
+    done = cli("inspect", "--json", "-", stdin=b"latest install error near me " * 36_000)
+    assert done.returncode == 0
+    assert all(len(a["query"]) <= 400 for a in json.loads(done.stdout)["actions"])
+
+
+def test_schema_command(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["schema"]) == 0
+    schema = json.loads(capsys.readouterr().out)
+    assert schema["title"] == "Inspection"

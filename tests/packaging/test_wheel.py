@@ -1,0 +1,48 @@
+"""The wheel carries the resources, and the installed package finds them."""
+
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.mark.slow
+def test_wheel_ships_resources_and_finds_them(tmp_path: Path) -> None:
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "build",
+            "--wheel",
+            "--no-isolation",
+            "--outdir",
+            str(tmp_path),
+            str(ROOT),
+        ],
+        check=True,
+        capture_output=True,
+        timeout=300,
+    )
+    (wheel,) = tmp_path.glob("routescope-*.whl")
+    with zipfile.ZipFile(wheel) as archive:
+        names = set(archive.namelist())
+        archive.extractall(tmp_path / "site")
+    assert "routescope/resources/rules/default.toml" in names
+    assert "routescope_gui/app.py" in names
+    assert not any(name.startswith(("core/", "gui/", "resources/")) for name in names)
+    code = (
+        "import routescope, sys;"
+        "root = routescope.resources_root();"
+        "print(root);"
+        "assert str(root).startswith(sys.argv[1]), root;"
+        "assert routescope.inspect('install FastAPI').strategy == 'tech'"
+    )
+    site = str(tmp_path / "site")
+    done = subprocess.run(
+        [sys.executable, "-c", code, site], env={"PYTHONPATH": site}, capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
