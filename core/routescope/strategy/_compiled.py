@@ -9,14 +9,26 @@ backtrack.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from .._rules import RulePack
 
-__all__ = ["CompiledRules", "KeywordFinder", "compile_rules", "is_word_char", "key"]
+__all__ = [
+    "CompiledRules",
+    "Phrase",
+    "PhraseSet",
+    "compile_rules",
+    "is_word_char",
+    "key",
+    "lowered_or_none",
+]
 
 UPPER = "A-ZÀ-ÖØ-ÞΑ-ΩА-ЯЁ"
 _CAP_WORD = rf"[{UPPER}]\w*+(?:['’\-]\w++)*+"
+# A run must start a word: the look-behind sits after the first letter so that the regex engine
+# can still skip to the next capital letter in C.
+_RUN_START = rf"[{UPPER}](?<![\w'’\-].)\w*+(?:['’\-]\w++)*+"
 
 
 def key(text: str) -> str:
@@ -34,49 +46,101 @@ def _phrase(term: str) -> str:
 
 
 @dataclass(frozen=True, slots=True)
-class KeywordFinder:
-    """One keyword: the intents listing it, a literal to test for, and its patterns."""
+class Phrase:
+    """One keyword or phrase: a literal to test for, and patterns that start with it."""
 
-    keyword: str
-    intents: tuple[str, ...]
+    text: str
     first_word: str
     lowered: re.Pattern[str]
-    """Matches the keyword in `text.lower()`; the word boundary before it is checked apart."""
+    """Matches in `text.lower()`. It starts with the literal, which lets the regex engine jump
+    ahead in C; the word boundary before a match is checked apart (see `PhraseSet.spans`)."""
     any_case: re.Pattern[str]
     """Matches in the original text, for the rare text whose lower() changes its length."""
 
 
-def _finders(keywords: dict[str, list[str]]) -> tuple[KeywordFinder, ...]:
+class PhraseSet:
+    """Finds whole-word, case-insensitive occurrences of a list of phrases, fast."""
+
+    def __init__(self, terms: list[str]) -> None:
+        spellings: dict[str, str] = {}
+        for term in terms:
+            spellings.setdefault(key(term), " ".join(term.lower().split()))
+        self.phrases = tuple(
+            Phrase(
+                text=folded,
+                first_word=spelling.split()[0],
+                lowered=re.compile(rf"{_phrase(spelling)}(?!\w)"),
+                any_case=re.compile(rf"(?<!\w){_phrase(folded)}(?!\w)", re.IGNORECASE),
+            )
+            for folded, spelling in spellings.items()
+        )
+
+    def __bool__(self) -> bool:
+        return bool(self.phrases)
+
+    def found(
+        self, text: str, lowered: str | None
+    ) -> Iterator[tuple[Phrase, list[tuple[int, int]]]]:
+        """Each phrase that occurs, with the spans of its occurrences in text order.
+        `lowered` is `text.lower()` when it has the same length as `text`, else None."""
+        for phrase in self.phrases:
+            if lowered is None:
+                spans = [m.span() for m in phrase.any_case.finditer(text)]
+            elif phrase.first_word in lowered:
+                spans = [
+                    m.span()
+                    for m in phrase.lowered.finditer(lowered)
+                    if not (m.start() and is_word_char(lowered[m.start() - 1]))
+                ]
+            else:
+                continue
+            if spans:
+                yield phrase, spans
+
+    def spans(self, text: str, lowered: str | None) -> list[tuple[int, int, Phrase]]:
+        """Every occurrence as (start, end, phrase), in text order."""
+        return sorted(
+            (
+                (start, end, phrase)
+                for phrase, spans in self.found(text, lowered)
+                for start, end in spans
+            ),
+            key=lambda item: (item[0], -item[1]),
+        )
+
+    def remove(self, text: str) -> tuple[str, list[str]]:
+        """`text` without the phrases (each cut leaves a space) and what was removed."""
+        kept, removed, position = [], [], 0
+        for start, end, _ in self.spans(text, lowered_or_none(text)):
+            if start < position:
+                continue  # inside a longer phrase removed already
+            kept.append(text[position:start])
+            removed.append(text[start:end])
+            position = end
+        kept.append(text[position:])
+        return " ".join(kept), removed
+
+
+def lowered_or_none(text: str) -> str | None:
+    """`text.lower()`, or None when lowering changes the length and would shift offsets."""
+    lowered = text.lower()
+    return lowered if len(lowered) == len(text) else None
+
+
+def _keyword_intents(keywords: dict[str, list[str]]) -> dict[str, tuple[str, ...]]:
     intents: dict[str, list[str]] = {}
-    spelling: dict[str, str] = {}
     for intent, terms in keywords.items():
         for term in terms:
             intents.setdefault(key(term), []).append(intent)
-            spelling.setdefault(key(term), " ".join(term.lower().split()))
-    return tuple(
-        KeywordFinder(
-            keyword=term,
-            intents=tuple(names),
-            first_word=spelling[term].split()[0],
-            lowered=re.compile(rf"{_phrase(spelling[term])}(?!\w)"),
-            any_case=re.compile(rf"(?<!\w){_phrase(term)}(?!\w)", re.IGNORECASE),
-        )
-        for term, names in intents.items()
-    )
-
-
-def _whole_words(terms: list[str]) -> re.Pattern[str] | None:
-    if not terms:
-        return None
-    ordered = sorted({key(t) for t in terms}, key=lambda t: (-len(t), t))
-    alternation = "|".join(_phrase(t) for t in ordered)
-    return re.compile(rf"(?<!\w)(?:{alternation})(?!\w)", re.IGNORECASE)
+    return {term: tuple(names) for term, names in intents.items()}
 
 
 @dataclass(frozen=True, eq=False)
 class CompiledRules:
     rules: RulePack
-    keywords: tuple[KeywordFinder, ...]
+    keywords: PhraseSet
+    keyword_intents: dict[str, tuple[str, ...]]
+    """Intents listing each keyword (one keyword may serve several)."""
     capitalized: re.Pattern[str]
     preposition_before: re.Pattern[str]
     always_prepositions: frozenset[str]
@@ -87,10 +151,9 @@ class CompiledRules:
     openclaw: re.Pattern[str]
     openclaw_word: re.Pattern[str]
     """A mention spelled as a word, not part of a host or path such as docs.openclaw.ai."""
-    local_strip: re.Pattern[str] | None
-    safety: re.Pattern[str] | None
-    banned: re.Pattern[str] | None
-    banned_first_words: tuple[str, ...]
+    local_strip: PhraseSet
+    safety: PhraseSet
+    banned: PhraseSet
 
 
 def compile_rules(rules: RulePack) -> CompiledRules:
@@ -104,7 +167,8 @@ def _compile(rules: RulePack) -> CompiledRules:
     preposition_alternation = "|".join(_phrase(key(p)) for p in prepositions) or "(?!)"
     return CompiledRules(
         rules=rules,
-        keywords=_finders(rules.intents.keywords()),
+        keywords=PhraseSet([t for terms in rules.intents.keywords().values() for t in terms]),
+        keyword_intents=_keyword_intents(rules.intents.keywords()),
         capitalized=re.compile(rf"{_CAP_WORD}(?:[ \t]++(?:(?:{connectors})[ \t]++)?{_CAP_WORD})*+"),
         preposition_before=re.compile(
             rf"(?<!\w)(?P<prep>{preposition_alternation})[ \t]++\Z", re.IGNORECASE
@@ -118,8 +182,7 @@ def _compile(rules: RulePack) -> CompiledRules:
         openclaw_word=re.compile(
             rf"(?<![\w./:\-]){re.escape(rules.openclaw.pattern)}(?![\w/\-]|\.\w)", re.IGNORECASE
         ),
-        local_strip=_whole_words(rules.packs.local.strip_from_goal),
-        safety=_whole_words(rules.packs.tech.safety_keywords),
-        banned=_whole_words(rules.sanitize.banned_modifiers),
-        banned_first_words=tuple({t.lower().split()[0] for t in rules.sanitize.banned_modifiers}),
+        local_strip=PhraseSet(rules.packs.local.strip_from_goal),
+        safety=PhraseSet(rules.packs.tech.safety_keywords),
+        banned=PhraseSet(rules.sanitize.banned_modifiers),
     )

@@ -11,7 +11,7 @@ import re
 from collections.abc import Iterator
 
 from .._rules import RulePack
-from ._compiled import UPPER, CompiledRules, compile_rules, is_word_char, key
+from ._compiled import UPPER, CompiledRules, compile_rules, is_word_char, key, lowered_or_none
 from ._models import (
     Entities,
     EntityCandidate,
@@ -38,17 +38,17 @@ _URL_TAIL = ".,;:!?)]}'\""
 _TLD = re.compile(r"\.[a-z]{2,24}(?![\w\-]|\.[A-Za-z0-9])")
 _DOMAIN = re.compile(r"[A-Za-z0-9][A-Za-z0-9\-]*+(?:\.[A-Za-z0-9\-]++)*+")
 _DOMAIN_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-.")
-_CAMEL_STEP = re.compile(r"[a-z][A-Z]")
+_CAMEL_STEP = re.compile(r"[A-Z](?<=[a-z].)")  # an upper-case letter after a lower-case one
 _WORD_TAIL = re.compile(r"\w*+")
 _UPPER_CHAR = re.compile(f"[{UPPER}]")
 _ABBREVIATIONS = frozenset({"St", "Mt", "Ft"})
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+_CONTROL_TO_SPACE = dict.fromkeys([*range(0x09), *range(0x0B, 0x20), 0x7F], " ")
 _GOAL_EDGES = " \t\"'“”‘’`?!.,;:…"
 
 
 def normalize_goal(text: str) -> str:
     """The request with whitespace squashed, control characters and edge punctuation removed."""
-    squashed = " ".join(_CONTROL.sub(" ", text).split())
+    squashed = " ".join(text.translate(_CONTROL_TO_SPACE).split())
     return squashed.strip(_GOAL_EDGES) or squashed
 
 
@@ -74,6 +74,12 @@ class _Evidence:
         if self.counts[intent] <= MAX_MATCHES_PER_INTENT:
             self.found[intent].append(KeywordMatch(intent, keyword, text[start:end], start, end))  # type: ignore[arg-type]
 
+    def add_all(self, intent: str, keyword: str, text: str, spans: list[tuple[int, int]]) -> None:
+        room = MAX_MATCHES_PER_INTENT - self.counts[intent]
+        self.counts[intent] += len(spans)
+        for start, end in spans[: max(room, 0)]:
+            self.found[intent].append(KeywordMatch(intent, keyword, text[start:end], start, end))  # type: ignore[arg-type]
+
     def matches(self) -> list[KeywordMatch]:
         return sorted(
             (m for name in _INTENTS for m in self.found[name]), key=lambda m: (m.start, m.intent)
@@ -82,24 +88,13 @@ class _Evidence:
 
 def _intents(text: str, lowered: str | None, compiled: CompiledRules) -> _Evidence:
     evidence = _Evidence()
-    for finder in compiled.keywords:
-        if lowered is not None:
-            if finder.first_word not in lowered:
-                continue
-            spans = [
-                m.span()
-                for m in finder.lowered.finditer(lowered)
-                if not _after_word(lowered, m.start())
-            ]
-        else:
-            spans = [m.span() for m in finder.any_case.finditer(text)]
-        for start, end in spans:
-            for intent in finder.intents:
-                evidence.add(intent, finder.keyword, text, start, end)
+    intents_of = compiled.keyword_intents
+    for phrase, spans in compiled.keywords.found(text, lowered):
+        for intent in intents_of[phrase.text]:
+            evidence.add_all(intent, phrase.text, text, spans)
     if compiled.rules.intents.year_is_time_sensitive:
-        for match in _YEAR.finditer(text):
-            if not _after_word(text, match.start()):
-                evidence.add("time_sensitive", "4-digit year", text, *match.span())
+        years = [m.span() for m in _YEAR.finditer(text) if not _after_word(text, m.start())]
+        evidence.add_all("time_sensitive", "4-digit year", text, years)
     return evidence
 
 
@@ -128,18 +123,7 @@ _REASONS: dict[EntityKind, str] = {
 
 def _capitalized_runs(text: str, compiled: CompiledRules) -> list[tuple[int, int]]:
     """Spans of runs of capitalized words that start a word (not "OS" in "macOS")."""
-    runs: list[tuple[int, int]] = []
-    if not _UPPER_CHAR.search(text):
-        return runs
-    pattern, pos = compiled.capitalized, 0
-    while (match := pattern.search(text, pos)) is not None:
-        start, end = match.span()
-        if start > 0 and (is_word_char(text[start - 1]) or text[start - 1] in "'’-"):
-            pos = start + 1
-            continue
-        runs.append((start, end))
-        pos = end
-    return runs
+    return [m.span() for m in compiled.capitalized.finditer(text)]
 
 
 def _split_run(
@@ -218,7 +202,7 @@ def _camel_tokens(text: str) -> Iterator[tuple[int, int]]:
     for match in _CAMEL_STEP.finditer(text):
         if match.start() < done:
             continue
-        start = match.start()
+        start = match.start() - 1
         while start > 0 and "a" <= text[start - 1] <= "z":
             start -= 1
         end = _WORD_TAIL.match(text, match.end()).end()  # type: ignore[union-attr]
@@ -369,9 +353,7 @@ def _openclaw(text: str, lowered: str | None, compiled: CompiledRules) -> list[S
 def extract(text: str, rules: RulePack) -> QueryContext:
     """Build the QueryContext of a prompt: entities, place hint, intent flags, goal."""
     compiled = compile_rules(rules)
-    lowered: str | None = text.lower()
-    if lowered is not None and len(lowered) != len(text):
-        lowered = None  # rare ("İ"): offsets would shift, so match case-blind instead
+    lowered = lowered_or_none(text)
     evidence = _intents(text, lowered, compiled)
     openclaw = _openclaw(text, lowered, compiled)
     runs = _capitalized_runs(text, compiled)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .._rules import RulePack
-from ._compiled import compile_rules
+from ._compiled import compile_rules, lowered_or_none
 from ._models import KeywordMatch, QueryContext, Strategy
 
 __all__ = ["Plan", "PlannedQuery", "plan"]
@@ -50,9 +50,8 @@ def _local_goal(context: QueryContext, rules: RulePack) -> tuple[str, list[str]]
         if at >= 0:
             removed.append(goal[at : at + len(phrase)])
             goal = goal[:at] + goal[at + len(phrase) :]
-    if compiled.local_strip is not None:
-        removed += [m.group() for m in compiled.local_strip.finditer(goal)]
-        goal = compiled.local_strip.sub(" ", goal)
+    goal, stripped = compiled.local_strip.remove(goal)
+    removed += stripped
     goal = " ".join(goal.split()).strip(" ,;:-")
     return goal or context.user_goal, removed
 
@@ -98,13 +97,9 @@ def _tech(context: QueryContext, rules: RulePack, safety: list[KeywordMatch]) ->
 
 
 def _safety_matches(context: QueryContext, rules: RulePack) -> list[KeywordMatch]:
-    pattern = compile_rules(rules).safety
-    if pattern is None:
-        return []
-    return [
-        KeywordMatch("tech", m.group().casefold(), m.group(), m.start(), m.end())
-        for m in pattern.finditer(context.raw_text)
-    ][:5]
+    text = context.raw_text
+    spans = sorted(compile_rules(rules).safety.spans(text, lowered_or_none(text)))
+    return [KeywordMatch("tech", p.text, text[s:e], s, e) for s, e, p in spans[:5]]
 
 
 def _openclaw_gate(context: QueryContext, strategy: Strategy) -> tuple[bool, str]:

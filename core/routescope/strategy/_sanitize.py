@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import operator
 import re
 
 from .._rules import RulePack
@@ -28,9 +29,9 @@ _MONTHS = (
 )
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 _AS_OF = re.compile(r"(?<!\w)as\s+of(?!\w)", re.IGNORECASE)
-# Two to four words said twice or more in a row: "near me near me" -> "near me".
-_REPEATED = re.compile(r"(?<!\w)(\w+(?:\s+\w+){1,3})(?:\s+\1)+(?!\w)", re.IGNORECASE)
 _ABBREVIATE = 80
+# Room for what the rules may remove before the final cut to the query limit.
+_SLACK = 200
 
 
 def format_as_of(today: dt.date, rules: RulePack) -> str:
@@ -72,14 +73,14 @@ def _sanitize(
     query: str, context: QueryContext, as_of: str, compiled: CompiledRules
 ) -> tuple[str, list[SanitizeEdit]]:
     limit = compiled.rules.sanitize.max_query_chars
-    huge = len(query) > limit * 4
+    huge = len(query) > limit + _SLACK
     edits: list[SanitizeEdit] = []
-    # Bound the work on huge input before any pattern runs; the final cut is recorded below.
-    current = _squash(_cut(query, limit * 4) if huge else query)
+    # Bound the work on long input before any pattern runs; the final cut is recorded below.
+    current = _squash(_cut(query, limit + _SLACK) if huge else query)
     if current != query and not huge:
         edits.append(_edit("whitespace", query, current, "trimmed and squashed whitespace"))
     lowered = current.lower()
-    current = _remove_banned(current, lowered, compiled, edits)
+    current = _remove_banned(current, compiled, edits)
     current = _say_once(current, edits)
     if context.has_openclaw:
         after = compiled.openclaw_word.sub(compiled.rules.openclaw.canonical, current)
@@ -105,35 +106,45 @@ def _sanitize(
     return current, edits
 
 
-def _remove_banned(
-    current: str, lowered: str, compiled: CompiledRules, edits: list[SanitizeEdit]
-) -> str:
-    banned = compiled.banned
-    if banned is None or not any(w in lowered for w in compiled.banned_first_words):
+def _remove_banned(current: str, compiled: CompiledRules, edits: list[SanitizeEdit]) -> str:
+    if not compiled.banned:
         return current
-    removed = [m.group() for m in banned.finditer(current)]
+    after, removed = compiled.banned.remove(current)
     if not removed:
         return current
-    after = _squash(banned.sub(" ", current))
-    edits.append(
-        _edit("banned_modifier", current, after, "removed " + ", ".join(f'"{r}"' for r in removed))
-    )
+    after = _squash(after)
+    detail = "removed " + ", ".join(f'"{r}"' for r in removed)
+    edits.append(_edit("banned_modifier", current, after, detail))
     return after
 
 
 def _say_once(current: str, edits: list[SanitizeEdit]) -> str:
-    words = current.lower().split()
-    if len(set(words)) == len(words):
-        return current
-    repeated = [m.group(1) for m in _REPEATED.finditer(current)]
+    """Collapse a phrase of two to four words said twice or more in a row ("near me near me")."""
+    words = current.split(" ")
+    folded = current.lower().split(" ")
+    pairs = list(zip(folded, folded[1:], strict=False))
+    if len(set(pairs)) == len(pairs) or not any(
+        any(map(operator.eq, pairs, pairs[size:])) for size in (2, 3, 4)
+    ):
+        return current  # no word pair comes back 2-4 words later, so no phrase repeats
+    kept: list[str] = []
+    repeated: list[str] = []
+    index = 0
+    while index < len(words):
+        for size in (4, 3, 2):
+            phrase = folded[index : index + size]
+            if len(phrase) == size and folded[index + size : index + 2 * size] == phrase:
+                repeated.append(" ".join(words[index : index + size]))
+                while folded[index + size : index + 2 * size] == phrase:
+                    index += size
+                break
+        kept.append(words[index])
+        index += 1
     if not repeated:
         return current
-    after = _REPEATED.sub(r"\1", current)
-    edits.append(
-        _edit(
-            "repeated_phrase", current, after, "said once: " + ", ".join(f'"{r}"' for r in repeated)
-        )
-    )
+    after = " ".join(kept)
+    detail = "said once: " + ", ".join(f'"{r}"' for r in repeated)
+    edits.append(_edit("repeated_phrase", current, after, detail))
     return after
 
 

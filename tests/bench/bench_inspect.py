@@ -1,0 +1,145 @@
+"""`make bench`: per-prompt cost of `routescope.inspect()` beside a regex floor, same run.
+
+Prompts are synthetic, realistic English with entities, places, URLs and intent words, cut to
+50, 500 and 5,000 characters. Each prompt is timed several times, interleaved with the floor
+(one `re.findall(r"\\w+", text)` pass), and the figures are medians and p95 over prompts.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import gc
+import json
+import platform
+import random
+import re
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import routescope
+
+TARGETS_US = {50: 25.0, 500: 150.0, 5000: 1000.0}
+PROTOTYPE_US = {50: 16.0, 500: 105.0, 5000: 650.0}
+_FLOOR = re.compile(r"\w+")
+_TODAY = dt.date(2026, 2, 5)
+
+_SENTENCES = [
+    "How do I install FastAPI on Ubuntu 24.04 with Docker?",
+    "Best ramen near Denver, Colorado open tonight.",
+    "What changed in the latest release of PostgreSQL this week?",
+    "My GitHub Actions build failed with a strange error in the logs.",
+    "Compare the iPhone and the Pixel on price and battery life.",
+    "Is OpenClaw safe to run with sandbox permissions?",
+    "Where can I buy a used bicycle in Austin this weekend?",
+    "Summarize the history of jazz in New Orleans.",
+    "See https://docs.python.org/3/library/re.html for the regex syntax.",
+    "The Kubernetes pod keeps crashing after the upgrade, how to fix it?",
+    "Recommend a good book about the Roman Empire.",
+    "Any news about the SpaceX launch from Cape Canaveral in 2026?",
+    "We deploy with Terraform and AWS Lambda behind CloudFront.",
+    "Which coffee shops nearby have the longest hours?",
+    "Explain how the TCP handshake works, step by step.",
+]
+
+
+def prompts(size: int, count: int, seed: int = 7) -> list[str]:
+    rng = random.Random(seed * 1_000 + size)
+    out = []
+    for _ in range(count):
+        parts: list[str] = []
+        while sum(len(p) + 1 for p in parts) < size:
+            parts.append(rng.choice(_SENTENCES))
+        text = " ".join(parts)[:size]
+        out.append(text.rsplit(" ", 1)[0] if " " in text[size // 2 :] else text)
+    return out
+
+
+def _time(fn: Callable[[str], object], text: str) -> float:
+    start = time.perf_counter_ns()
+    fn(text)
+    return (time.perf_counter_ns() - start) / 1_000
+
+
+def measure(size: int, count: int, repeats: int) -> dict[str, float]:
+    texts = prompts(size, count)
+
+    def run(text: str) -> object:
+        return routescope.inspect(text, today=_TODAY)
+
+    def floor(text: str) -> object:
+        return _FLOOR.findall(text)
+
+    for text in texts[:20]:  # warm the rule pack's compiled patterns and caches
+        run(text)
+    inspect_best: list[float] = []
+    floor_best: list[float] = []
+    gc.collect()
+    for text in texts:
+        # Interleaved, per prompt: the floor and inspect() see the same machine state.
+        inspect_runs, floor_runs = [], []
+        for _ in range(repeats):
+            floor_runs.append(_time(floor, text))
+            inspect_runs.append(_time(run, text))
+        inspect_best.append(statistics.median(inspect_runs))
+        floor_best.append(statistics.median(floor_runs))
+    median = statistics.median(inspect_best)
+    floor_median = statistics.median(floor_best)
+    return {
+        "chars": size,
+        "prompts": count,
+        "repeats": repeats,
+        "median_us": round(median, 2),
+        "p95_us": round(statistics.quantiles(inspect_best, n=20)[-1], 2),
+        "floor_median_us": round(floor_median, 2),
+        "ratio_to_floor": round(median / floor_median, 1),
+        "target_us": TARGETS_US[size],
+        "prototype_us": PROTOTYPE_US[size],
+        "meets_target": median <= TARGETS_US[size],
+    }
+
+
+def _table(rows: list[dict[str, float]]) -> str:
+    head = (
+        f"{'chars':>6} {'median µs':>10} {'p95 µs':>9} {'floor µs':>9} {'×floor':>7} "
+        f"{'target µs':>10} {'prototype µs':>13}  verdict"
+    )
+    lines = [head, "-" * len(head)]
+    for r in rows:
+        lines.append(
+            f"{r['chars']:>6} {r['median_us']:>10.1f} {r['p95_us']:>9.1f} "
+            f"{r['floor_median_us']:>9.1f} {r['ratio_to_floor']:>7.1f} {r['target_us']:>10.0f} "
+            f"{r['prototype_us']:>13.0f}  {'meets' if r['meets_target'] else 'MISSES'}"
+        )
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--json", metavar="PATH", help="also write the figures as JSON")
+    parser.add_argument("--quick", action="store_true", help="fewer prompts (smoke run)")
+    args = parser.parse_args(argv)
+    plan = [(50, 2_000, 7), (500, 500, 7), (5_000, 100, 7)]
+    if args.quick:
+        plan = [(size, max(10, count // 50), 3) for size, count, _ in plan]
+    rows = [measure(size, count, repeats) for size, count, repeats in plan]
+    print("routescope.inspect() per prompt, medians over prompts (each the median of its repeats)")
+    print(_table(rows))
+    if args.json:
+        path = Path(args.json)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        meta = {
+            "python": sys.version.split()[0],
+            "machine": platform.machine(),
+            "date": str(dt.date.today()),
+        }
+        path.write_text(json.dumps({"meta": meta, "inspect": rows}, indent=2) + "\n")
+        print(f"written: {path}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
