@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import itertools
 import operator
 import re
 
@@ -122,7 +123,7 @@ def _say_once(current: str, edits: list[SanitizeEdit]) -> str:
     """Collapse a phrase of two to four words said twice or more in a row ("near me near me")."""
     words = current.split(" ")
     folded = current.lower().split(" ")
-    pairs = list(zip(folded, folded[1:], strict=False))
+    pairs = list(itertools.pairwise(folded))
     if len(set(pairs)) == len(pairs) or not any(
         any(map(operator.eq, pairs, pairs[size:])) for size in (2, 3, 4)
     ):
