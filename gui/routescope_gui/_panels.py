@@ -6,7 +6,14 @@ import difflib
 import html
 from collections.abc import Sequence
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, QRectF, Qt
+from PySide6.QtCore import (
+    QAbstractTableModel,
+    QModelIndex,
+    QPersistentModelIndex,
+    QRectF,
+    QSize,
+    Qt,
+)
 from PySide6.QtGui import QBrush, QColor, QPainter, QTextDocument
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -20,6 +27,7 @@ from PySide6.QtWidgets import (
     QTableView,
     QTreeWidget,
     QTreeWidgetItem,
+    QTreeWidgetItemIterator,
     QVBoxLayout,
     QWidget,
 )
@@ -69,10 +77,12 @@ class ContextPanel(QTreeWidget):
         self.setRootIsDecorated(True)
         self.setAlternatingRowColors(True)
         self.setUniformRowHeights(True)
+        self.setWordWrap(True)
         header = self.header()
         header.setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
-        header.setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Interactive)
         header.setStretchLastSection(True)
+        self.setColumnWidth(1, 150)
 
     def show_result(self, result: Inspection | None) -> None:
         self.clear()
@@ -111,7 +121,8 @@ class ContextPanel(QTreeWidget):
         flags = QTreeWidgetItem(self, ["Intent flags", "", ""])
         for name in _INTENT_NAMES:
             self._flag(flags, result, name)
-        QTreeWidgetItem(self, ["Goal", _clip(ctx.user_goal), "normalised request"])
+        goal = QTreeWidgetItem(self, ["Goal", _clip(ctx.user_goal, 40), "normalised request"])
+        goal.setToolTip(1, _clip(ctx.user_goal, 2000))
         QTreeWidgetItem(
             self,
             [
@@ -121,6 +132,12 @@ class ContextPanel(QTreeWidget):
             ],
         )
         self.expandAll()
+        iterator = QTreeWidgetItemIterator(self)
+        while (item := iterator.value()) is not None:
+            for column in (1, 2):
+                if not item.toolTip(column):
+                    item.setToolTip(column, item.text(column))
+            iterator += 1
 
     def _flag(self, parent: QTreeWidgetItem, result: Inspection, name: str) -> None:
         on = getattr(result.context.intent, name)
@@ -271,14 +288,34 @@ class HtmlDelegate(QStyledItemDelegate):
         style = widget.style() if widget else None
         if style is not None:
             style.drawControl(QStyle.ControlElement.CE_ItemViewItem, opt, painter, widget)
-        doc = QTextDocument()
-        doc.setDefaultFont(opt.font)
-        doc.setHtml(markup)
         rect = opt.rect
+        doc = self._document(markup, opt, rect.width())
         painter.save()
-        painter.translate(rect.left() + 2, rect.top() + (rect.height() - doc.size().height()) / 2)
-        doc.drawContents(painter, QRectF(0, 0, rect.width() - 4, rect.height()))
+        painter.translate(
+            rect.left(), rect.top() + max(0.0, (rect.height() - doc.size().height()) / 2)
+        )
+        doc.drawContents(painter, QRectF(0, 0, rect.width(), rect.height()))
         painter.restore()
+
+    def sizeHint(self, option: QStyleOptionViewItem, index: _Index) -> QSize:
+        markup = index.data(HTML_ROLE)
+        if not markup:
+            return super().sizeHint(option, index)
+        opt = QStyleOptionViewItem(option)
+        self.initStyleOption(opt, index)
+        view = self.parent()
+        width = view.columnWidth(index.column()) if isinstance(view, QTableView) else 300
+        doc = self._document(markup, opt, width)
+        return QSize(width, int(doc.size().height()) + 4)
+
+    @staticmethod
+    def _document(markup: str, option: QStyleOptionViewItem, width: int) -> QTextDocument:
+        doc = QTextDocument()
+        doc.setDefaultFont(option.font)
+        doc.setDocumentMargin(4)
+        doc.setHtml(markup)
+        doc.setTextWidth(width)
+        return doc
 
 
 class PlanView(QTableView):
@@ -290,12 +327,12 @@ class PlanView(QTableView):
         self.setItemDelegateForColumn(4, HtmlDelegate(self))
         self.setAlternatingRowColors(True)
         self.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.setWordWrap(False)
+        self.setWordWrap(True)
+        self.setTextElideMode(Qt.TextElideMode.ElideNone)
         self.verticalHeader().setVisible(False)
+        self.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         header = self.horizontalHeader()
-        for column in (0, 1):
+        for column in (0, 1, 2):
             header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
-        header.setSectionResizeMode(2, QHeaderView.ResizeMode.ResizeToContents)
-        header.setSectionResizeMode(3, QHeaderView.ResizeMode.Stretch)
-        header.setSectionResizeMode(4, QHeaderView.ResizeMode.Stretch)
-        header.setSectionResizeMode(5, QHeaderView.ResizeMode.Stretch)
+        for column in (3, 4, 5):
+            header.setSectionResizeMode(column, QHeaderView.ResizeMode.Stretch)

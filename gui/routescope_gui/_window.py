@@ -7,6 +7,7 @@ import datetime as dt
 from pathlib import Path
 
 from PySide6.QtCore import QDate, QObject, Qt, QTimer, Signal
+from PySide6.QtGui import QIcon, QImage, QPixmap
 from PySide6.QtWidgets import (
     QDateEdit,
     QFileDialog,
@@ -49,6 +50,7 @@ class LiveInspector(QObject):
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.rules: RulePack = routescope.default_rules()
+        routescope.strategy.prepare(self.rules)
         self.today = dt.date.today()
         self._generation = 0
         self._tasks: set[asyncio.Task[None]] = set()
@@ -93,6 +95,8 @@ class MainWindow(QMainWindow):
     def __init__(self, inspector: LiveInspector | None = None) -> None:
         super().__init__()
         self.setWindowTitle("Routescope")
+        icon = routescope.resources_root() / "icons" / "routescope.svg"
+        self.setWindowIcon(QIcon(QPixmap.fromImage(QImage.fromData(icon.read_bytes()))))
         self.setStyleSheet(STYLE_SHEET)
         self.inspector = inspector or LiveInspector(self)
         self.result: Inspection | None = None
@@ -131,7 +135,7 @@ class MainWindow(QMainWindow):
 
     def _build_body(self) -> None:
         self.editor = PromptEditor()
-        self.editor.setMinimumHeight(70)
+        self.editor.setMinimumHeight(60)
         prompt_box = QGroupBox("Prompt")
         prompt_layout = QVBoxLayout(prompt_box)
         prompt_layout.addWidget(self.editor)
@@ -158,11 +162,11 @@ class MainWindow(QMainWindow):
         lower = QSplitter()
         lower.addWidget(context_box)
         lower.addWidget(right)
-        lower.setSizes([470, 890])
+        lower.setSizes([520, 840])
         body = QSplitter(Qt.Orientation.Vertical)
         body.addWidget(prompt_box)
         body.addWidget(lower)
-        body.setSizes([190, 670])
+        body.setSizes([150, 710])
         self.banner = QLabel("")
         self.banner.setObjectName("banner")
         self.banner.setWordWrap(True)
@@ -188,6 +192,7 @@ class MainWindow(QMainWindow):
         self.today_edit.setDate(self._qdate(day))
 
     def set_rules(self, rules: RulePack) -> None:
+        routescope.strategy.prepare(rules)
         self.inspector.rules = rules
         self.rules_label.setText(f"{rules.name}  ({Path(rules.source).name})")
         self._set_banner("")

@@ -22,6 +22,7 @@ __all__ = [
     "is_word_char",
     "key",
     "lowered_or_none",
+    "prepare",
 ]
 
 UPPER = "A-ZÀ-ÖØ-ÞΑ-ΩА-ЯЁ"
@@ -154,6 +155,11 @@ class CompiledRules:
     local_strip: PhraseSet
     safety: PhraseSet
     banned: PhraseSet
+
+
+def prepare(rules: RulePack) -> None:
+    """Compile a pack's patterns now rather than on the first prompt (a few milliseconds)."""
+    compile_rules(rules)
 
 
 def compile_rules(rules: RulePack) -> CompiledRules:

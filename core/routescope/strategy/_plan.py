@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from .._rules import RulePack
@@ -9,6 +10,8 @@ from ._compiled import compile_rules, lowered_or_none
 from ._models import KeywordMatch, QueryContext, Strategy
 
 __all__ = ["Plan", "PlannedQuery", "plan"]
+
+_PUNCTUATION_GAP = re.compile(r" ([,.;:!?])")  # left behind where a phrase was cut out
 
 
 @dataclass(slots=True)
@@ -52,7 +55,7 @@ def _local_goal(context: QueryContext, rules: RulePack) -> tuple[str, list[str]]
             goal = goal[:at] + goal[at + len(phrase) :]
     goal, stripped = compiled.local_strip.remove(goal)
     removed += stripped
-    goal = " ".join(goal.split()).strip(" ,;:-")
+    goal = _PUNCTUATION_GAP.sub(r"\1", " ".join(goal.split())).strip(" ,;:-—–")
     return goal or context.user_goal, removed
 
 
