@@ -135,3 +135,13 @@ def test_evidence_is_capped_but_counted(rules) -> None:  # type: ignore[no-untyp
     ctx = extract("error " * 500, rules)
     assert ctx.intent_match_counts["tech"] == 500
     assert len([m for m in ctx.intent_matches if m.intent == "tech"]) == 20
+
+
+@pytest.mark.parametrize(
+    ("text", "place"),
+    [("near Denver, Colorado A: go", "Denver, Colorado A"), ("in Austin Texas: tacos", "Austin")],
+)
+def test_place_span_ends_with_the_name(text: str, place: str) -> None:
+    hint = run(text).context.entities.place
+    assert hint is not None and hint.text == place
+    assert text[hint.start : hint.end] == place

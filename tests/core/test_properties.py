@@ -3,7 +3,7 @@
 import datetime as dt
 import re
 
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 import routescope
@@ -84,7 +84,6 @@ _PROMPT = (
 _DATES = st.dates(min_value=dt.date(1990, 1, 1), max_value=dt.date(2090, 12, 31))
 
 
-@settings(max_examples=300, deadline=None)
 @given(_PROMPT, _DATES)
 def test_router_invariants(text: str, today: dt.date) -> None:
     result = routescope.inspect(text, today=today)
@@ -112,7 +111,6 @@ def test_router_invariants(text: str, today: dt.date) -> None:
         assert not re.search(r"(?i)\bnear me near me\b", query)
 
 
-@settings(max_examples=100, deadline=None)
 @given(_PROMPT)
 def test_same_input_same_output(text: str) -> None:
     today = dt.date(2026, 2, 5)
@@ -121,7 +119,6 @@ def test_same_input_same_output(text: str) -> None:
     assert first == second
 
 
-@settings(max_examples=200, deadline=None)
 @given(_PROMPT)
 def test_evidence_spans_point_into_the_text(text: str) -> None:
     ctx = routescope.inspect(text, today=dt.date(2026, 2, 5)).context

@@ -92,3 +92,12 @@ def test_binary_file_is_a_clear_error(tmp_path: Path) -> None:
 def test_terms_are_trimmed_and_deduplicated() -> None:
     text = default_text().replace('"install", "setup"', '"  install ", "", "INSTALL", "setup"')
     assert parse_rules(text).intents.tech[:2] == ["install", "setup"]
+
+
+@pytest.mark.parametrize("text", ["why does my C++ build fail", "why does my c++ build fail " * 30])
+def test_keywords_with_punctuation_match_as_whole_words(text: str) -> None:
+    pack = default_text().replace('"install", "setup"', '"c++", "install", "setup"')
+    result = routescope.inspect(text, rules=parse_rules(pack))
+    assert result.context.intent.tech
+    assert any(m.keyword == "c++" for m in result.context.intent_matches)
+    assert not routescope.inspect("abc++ x", rules=parse_rules(pack)).context.intent.tech

@@ -84,3 +84,9 @@ def test_plan_that_sanitizes_to_nothing_falls_back_to_one_search(rules) -> None:
     actions = sanitize_plan(empty, context, TODAY, rules)
     assert [(a.source, a.query) for a in actions] == [("fallback", "gaming engine")]
     assert actions[0].edits[-1].rule == "empty"
+
+
+def test_repeated_phrases_collapse_completely(rules) -> None:  # type: ignore[no-untyped-def]
+    assert sanitize("near me near me near me near me near me", "x", rules)[0] == "near me"
+    assert sanitize("a b c a b c a b c d", "x", rules)[0] == "a b c d"
+    assert sanitize("walla walla washington", "x", rules)[0] == "walla walla washington"

@@ -42,6 +42,10 @@ def is_word_char(char: str) -> bool:
     return char.isalnum() or char == "_"
 
 
+_WORDS = re.compile(r"\w+")
+_SHORT_TEXT = 400
+
+
 def _phrase(term: str) -> str:
     return r"\s++".join(re.escape(word) for word in term.split())
 
@@ -52,6 +56,8 @@ class Phrase:
 
     text: str
     first_word: str
+    plain_word: bool
+    """The first word is all word characters, so a set of the text's words can rule it out."""
     lowered: re.Pattern[str]
     """Matches in `text.lower()`. It starts with the literal, which lets the regex engine jump
     ahead in C; the word boundary before a match is checked apart (see `PhraseSet.spans`)."""
@@ -70,6 +76,7 @@ class PhraseSet:
             Phrase(
                 text=folded,
                 first_word=spelling.split()[0],
+                plain_word=_WORDS.fullmatch(spelling.split()[0]) is not None,
                 lowered=re.compile(rf"{_phrase(spelling)}(?!\w)"),
                 any_case=re.compile(rf"(?<!\w){_phrase(folded)}(?!\w)", re.IGNORECASE),
             )
@@ -84,7 +91,12 @@ class PhraseSet:
     ) -> Iterator[tuple[Phrase, list[tuple[int, int]]]]:
         """Each phrase that occurs, with the spans of its occurrences in text order.
         `lowered` is `text.lower()` when it has the same length as `text`, else None."""
-        for phrase in self.phrases:
+        phrases = self.phrases
+        if lowered is not None and len(lowered) < _SHORT_TEXT:
+            # Short text: one set intersection beats a substring test per phrase.
+            words = set(_WORDS.findall(lowered))
+            phrases = tuple(p for p in phrases if p.first_word in words or not p.plain_word)
+        for phrase in phrases:
             if lowered is None:
                 spans = [m.span() for m in phrase.any_case.finditer(text)]
             elif phrase.first_word in lowered:
@@ -111,8 +123,11 @@ class PhraseSet:
 
     def remove(self, text: str) -> tuple[str, list[str]]:
         """`text` without the phrases (each cut leaves a space) and what was removed."""
+        spans = self.spans(text, lowered_or_none(text))
+        if not spans:
+            return text, []
         kept, removed, position = [], [], 0
-        for start, end, _ in self.spans(text, lowered_or_none(text)):
+        for start, end, _ in spans:
             if start < position:
                 continue  # inside a longer phrase removed already
             kept.append(text[position:start])

@@ -256,6 +256,7 @@ def _entities(
         candidates.add(text[start:end], "domain", start, end, _REASONS["domain"])
     for start, end in _camel_tokens(text):
         candidates.add(text[start:end], "camel_case", start, end, _REASONS["camel_case"])
+    openclaw_needle = compiled.rules.openclaw.pattern.lower()
     processed: set[tuple[str, bool]] = set()
     for run_start, run_end in runs:
         # Only a first mention can become a candidate: skip exact repeats cheaply.
@@ -267,7 +268,7 @@ def _entities(
             surface = text[start:end]
             if surface.endswith(("'s", "’s")):
                 surface, end = surface[:-2], end - 2
-            if compiled.openclaw.search(surface):
+            if openclaw_needle in surface.lower():
                 continue
             kind = _classify(surface, words)
             candidates.add(" ".join(surface.split()), kind, start, end, _REASONS[kind])
@@ -304,11 +305,12 @@ def _place_hint(
         elif "," in name:
             rule = f'"{preposition} <City>, <Region>"'
         else:
-            name = _longest_known_prefix(name, compiled)
-            if not name:
+            known = _longest_known_prefix(name, compiled)
+            if not known:
                 continue
-            rule = f'"{preposition} <gazetteer place>"'
-        end = _end_of_words(text, start, len(name.split()))
+            if known != name:  # "in Austin Texas" -> "Austin": end after the known words
+                end = min(end, _end_of_words(text, start, len(known.split())))
+            name, rule = known, f'"{preposition} <gazetteer place>"'
         return PlaceHint(name, preposition, start, end, rule, before.start("prep"))
     return None
 

@@ -122,17 +122,36 @@ def _remove_banned(current: str, compiled: CompiledRules, edits: list[SanitizeEd
 def _say_once(current: str, edits: list[SanitizeEdit]) -> str:
     """Collapse a phrase of two to four words said twice or more in a row ("near me near me")."""
     words = current.split(" ")
-    folded = current.lower().split(" ")
+    repeated: list[str] = []
+    while _may_repeat(folded := [w.lower() for w in words]):
+        words, found = _collapse(words, folded)
+        if not found:
+            break
+        repeated += found
+    if not repeated:
+        return current
+    after = " ".join(words)
+    detail = "said once: " + ", ".join(f'"{r}"' for r in repeated)
+    edits.append(_edit("repeated_phrase", current, after, detail))
+    return after
+
+
+def _may_repeat(folded: list[str]) -> bool:
+    """Cheap test: a repeated phrase needs a word pair that comes back 2-4 words later."""
+    if len(set(folded)) == len(folded):
+        return False
     pairs = list(itertools.pairwise(folded))
-    if len(set(pairs)) == len(pairs) or not any(
+    return len(set(pairs)) < len(pairs) and any(
         any(map(operator.eq, pairs, pairs[size:])) for size in (2, 3, 4)
-    ):
-        return current  # no word pair comes back 2-4 words later, so no phrase repeats
+    )
+
+
+def _collapse(words: list[str], folded: list[str]) -> tuple[list[str], list[str]]:
     kept: list[str] = []
     repeated: list[str] = []
     index = 0
     while index < len(words):
-        for size in (4, 3, 2):
+        for size in (2, 3, 4):  # shortest first: "a b a b a b" is "a b" said three times
             phrase = folded[index : index + size]
             if len(phrase) == size and folded[index + size : index + 2 * size] == phrase:
                 repeated.append(" ".join(words[index : index + size]))
@@ -141,12 +160,7 @@ def _say_once(current: str, edits: list[SanitizeEdit]) -> str:
                 break
         kept.append(words[index])
         index += 1
-    if not repeated:
-        return current
-    after = " ".join(kept)
-    detail = "said once: " + ", ".join(f'"{r}"' for r in repeated)
-    edits.append(_edit("repeated_phrase", current, after, detail))
-    return after
+    return kept, repeated
 
 
 def _has_as_of(query: str) -> bool:
