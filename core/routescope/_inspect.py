@@ -42,6 +42,20 @@ class Inspection(BaseModel):
     timings_us: dict[str, float]
 
 
+_FIELD_NAMES = frozenset(Inspection.model_fields)
+
+
+def _assemble(**fields: object) -> Inspection:
+    """`Inspection.model_construct` for a caller that gives every field, without its per-field
+    default handling: the stages built (and typed) the values, and this runs per keystroke."""
+    result = Inspection.__new__(Inspection)
+    object.__setattr__(result, "__dict__", fields)
+    object.__setattr__(result, "__pydantic_fields_set__", set(_FIELD_NAMES))
+    object.__setattr__(result, "__pydantic_extra__", None)
+    object.__setattr__(result, "__pydantic_private__", None)
+    return result
+
+
 def validate_text(text: object) -> str:
     """Return `text` if a router can use it, else raise InputError with a one-line reason."""
     if not isinstance(text, str):
@@ -78,7 +92,7 @@ def inspect(
     t3 = clock()
     actions = sanitize_plan(planned, context, today, rules)
     t4 = clock()
-    return Inspection.model_construct(
+    return _assemble(
         today=today,
         rules=rules.name,
         context=context,

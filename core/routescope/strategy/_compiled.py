@@ -44,6 +44,7 @@ def is_word_char(char: str) -> bool:
 
 _WORDS = re.compile(r"\w+")
 _SHORT_TEXT = 400
+_MANY_PHRASES = 12
 
 
 def _phrase(term: str) -> str:
@@ -92,7 +93,7 @@ class PhraseSet:
         """Each phrase that occurs, with the spans of its occurrences in text order.
         `lowered` is `text.lower()` when it has the same length as `text`, else None."""
         phrases = self.phrases
-        if lowered is not None and len(lowered) < _SHORT_TEXT:
+        if lowered is not None and len(lowered) < _SHORT_TEXT and len(phrases) > _MANY_PHRASES:
             # Short text: one set intersection beats a substring test per phrase.
             words = set(_WORDS.findall(lowered))
             phrases = tuple(p for p in phrases if p.first_word in words or not p.plain_word)

@@ -123,11 +123,13 @@ def _say_once(current: str, edits: list[SanitizeEdit]) -> str:
     """Collapse a phrase of two to four words said twice or more in a row ("near me near me")."""
     words = current.split(" ")
     repeated: list[str] = []
-    while _may_repeat(folded := [w.lower() for w in words]):
+    folded = current.lower().split(" ")
+    while _may_repeat(folded):
         words, found = _collapse(words, folded)
         if not found:
             break
         repeated += found
+        folded = [w.lower() for w in words]
     if not repeated:
         return current
     after = " ".join(words)
