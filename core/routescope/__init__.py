@@ -7,9 +7,9 @@
 ('tech', ['site:docs.* FastAPI (install OR docs OR getting started)'])
 """
 
-from . import strategy
+from . import contract, linter, strategy
 from ._errors import InputError, RoutescopeError, RulePackError
-from ._inspect import Inspection, inspect
+from ._inspect import Inspection, inspect, prepare
 from ._resources import resources_root
 from ._rules import RulePack, default_rules, load_rules, parse_rules
 
@@ -19,10 +19,13 @@ __all__ = [
     "RoutescopeError",
     "RulePack",
     "RulePackError",
+    "contract",
     "default_rules",
     "inspect",
+    "linter",
     "load_rules",
     "parse_rules",
+    "prepare",
     "resources_root",
     "strategy",
 ]

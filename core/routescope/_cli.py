@@ -9,11 +9,15 @@ import json
 import os
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 from typing import NoReturn, TextIO
 
+from pydantic import BaseModel, ValidationError
+
 from ._errors import InputError, RoutescopeError
-from ._inspect import Inspection, inspect
+from ._inspect import Inspection, inspect, validate_text
 from ._rules import RulePack, default_rules, load_rules
+from .contract import RouterContext, RouterDecision, decide
 
 __all__ = ["main"]
 
@@ -40,8 +44,20 @@ def _build_parser() -> argparse.ArgumentParser:
     run.add_argument("--json", action="store_true", help="print one JSON object")
     run.add_argument("--today", metavar="YYYY-MM-DD", help="the date the routers see")
     run.add_argument("--rules", metavar="FILE", help="a TOML rule pack (default: built-in)")
+    run.add_argument("--context", metavar="FILE", help="router contract context (JSON)")
+
+    contract = commands.add_parser(
+        "decide", help="the router contract's decision and tool plan for one user turn"
+    )
+    contract.add_argument("text", metavar="TEXT", help="the user's text; '-' reads stdin")
+    contract.add_argument("--json", action="store_true", help="print one JSON object")
+    contract.add_argument("--context", metavar="FILE", help="router context as JSON")
+    contract.add_argument("--rules", metavar="FILE", help="a TOML rule pack (default: built-in)")
 
     schema = commands.add_parser("schema", help="print the JSON Schema of the result models")
+    schema.add_argument(
+        "model", nargs="?", default="inspection", choices=["inspection", "decision", "context"]
+    )
     schema.add_argument("--json", action="store_true", help="accepted for symmetry; always JSON")
 
     commands.add_parser("gui", help="open the Routescope window")
@@ -69,6 +85,21 @@ def _parse_today(value: str | None) -> dt.date | None:
 
 def _rules(path: str | None) -> RulePack:
     return load_rules(path) if path else default_rules()
+
+
+def _context(path: str | None) -> RouterContext | None:
+    if path is None:
+        return None
+    try:
+        raw = Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise _UsageError(f"{path}: cannot read context: {exc}") from None
+    try:
+        return RouterContext.model_validate_json(raw)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(part) for part in first["loc"]) or "(top level)"
+        raise _UsageError(f"{path}: invalid context: {where}: {first['msg']}") from None
 
 
 class _Style:
@@ -109,9 +140,42 @@ def _summary(result: Inspection, style: _Style) -> str:
         lines.append(style(f"       from {action.source}", "2"))
         for edit in action.edits:
             lines.append(style(f"       {edit.rule}: {edit.detail}", "33"))
+    lines += _lint_lines(result, style)
+    if result.decision is not None:
+        lines += _decision_lines(result.decision, style)
     timings = " · ".join(f"{k} {v:,.0f} µs" for k, v in result.timings_us.items())
     lines.append(f"{style('timings', '1')}   {timings}")
     return "\n".join(lines)
+
+
+def _lint_lines(result: Inspection, style: _Style) -> list[str]:
+    lint = result.lint
+    anchors = lint.anchors_detected
+    found = ", ".join([*anchors.strong, *(f"{w} (weak)" for w in anchors.weak)]) or "none"
+    lines = [
+        f"{style('lint', '1')}      {style(lint.query_class.upper(), '1;35')}  "
+        f"{lint.classification.rule}",
+        f"          anchors: {found}"
+        + (f" · aliases: {', '.join(anchors.aliases_matched)}" if anchors.aliases_matched else ""),
+    ]
+    if lint.changed:
+        reasons = ", ".join(lint.changes["reasons"])
+        lines.append(f"          expanded: {_clip(lint.expanded_query)} ({reasons})")
+    return lines
+
+
+def _decision_lines(decision: RouterDecision, style: _Style) -> list[str]:
+    lines = [
+        f"{style('decision', '1')}  {decision.agent} / {decision.mode} / ui {decision.ui} · "
+        f"stop {decision.stop_condition}",
+        "          why: "
+        + "; ".join(f"{h.rule}" + (f' "{h.text}"' if h.text else "") for h in decision.rules_fired),
+    ]
+    for number, call in enumerate(decision.tool_plan, start=1):
+        lines.append(f"  {number}. {call.tool} {json.dumps(call.args)}")
+    for event in decision.guardrails:
+        lines.append(style(f"       guardrail {event.rule}: {event.detail}", "33"))
+    return lines
 
 
 def _clip(text: str, limit: int = 200) -> str:
@@ -121,7 +185,8 @@ def _clip(text: str, limit: int = 200) -> str:
 def _cmd_inspect(args: argparse.Namespace) -> int:
     today = _parse_today(args.today)
     rules = _rules(args.rules)
-    result = inspect(_read_text(args.text), today=today, rules=rules)
+    context = _context(args.context)
+    result = inspect(_read_text(args.text), today=today, rules=rules, context=context)
     if args.json:
         sys.stdout.write(result.model_dump_json(indent=2) + "\n")
     else:
@@ -129,8 +194,30 @@ def _cmd_inspect(args: argparse.Namespace) -> int:
     return 0
 
 
-def _cmd_schema(_: argparse.Namespace) -> int:
-    sys.stdout.write(json.dumps(Inspection.model_json_schema(), indent=2) + "\n")
+def _cmd_decide(args: argparse.Namespace) -> int:
+    rules = _rules(args.rules)
+    if not rules.contract.enabled:
+        raise _UsageError(f"the router contract is disabled by rule pack {rules.name!r}")
+    context = _context(args.context)
+    text = validate_text(_read_text(args.text))
+    decision = decide(text, context, rules)
+    if args.json:
+        sys.stdout.write(decision.model_dump_json(indent=2) + "\n")
+    else:
+        sys.stdout.write("\n".join(_decision_lines(decision, _Style(sys.stdout))) + "\n")
+    return 0
+
+
+_SCHEMAS: dict[str, type[BaseModel]] = {
+    "inspection": Inspection,
+    "decision": RouterDecision,
+    "context": RouterContext,
+}
+
+
+def _cmd_schema(args: argparse.Namespace) -> int:
+    schema = _SCHEMAS[args.model].model_json_schema()
+    sys.stdout.write(json.dumps(schema, indent=2) + "\n")
     return 0
 
 
@@ -142,7 +229,12 @@ def _cmd_gui(_: argparse.Namespace) -> int:
     return gui_main([])
 
 
-_COMMANDS = {"inspect": _cmd_inspect, "schema": _cmd_schema, "gui": _cmd_gui}
+_COMMANDS = {
+    "inspect": _cmd_inspect,
+    "decide": _cmd_decide,
+    "schema": _cmd_schema,
+    "gui": _cmd_gui,
+}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -9,6 +9,8 @@ from pydantic import BaseModel, ConfigDict
 
 from ._errors import InputError
 from ._rules import RulePack, default_rules
+from .contract import RouterContext, RouterDecision, decide
+from .linter import LintResult, lint
 from .strategy import (
     Action,
     Plan,
@@ -20,7 +22,7 @@ from .strategy import (
     sanitize_plan,
 )
 
-__all__ = ["MAX_INPUT_CHARS", "Inspection", "inspect", "validate_text"]
+__all__ = ["MAX_INPUT_CHARS", "Inspection", "inspect", "prepare", "validate_text"]
 
 MAX_INPUT_CHARS = 10_000_000
 _BLANK = str.maketrans("", "", "".join(map(chr, range(0x20))) + "\x7f")
@@ -39,6 +41,9 @@ class Inspection(BaseModel):
     strategy_reason: str
     plan: Plan
     actions: list[Action]
+    lint: LintResult
+    decision: RouterDecision | None
+    """The router contract's decision; None when the rule pack disables the contract."""
     timings_us: dict[str, float]
 
 
@@ -71,41 +76,58 @@ def validate_text(text: object) -> str:
     return text
 
 
+def prepare(rules: RulePack) -> None:
+    """Compile a pack's patterns now rather than on the first prompt (a few milliseconds)."""
+    inspect("warm up", today=dt.date(2000, 1, 1), rules=rules)
+
+
 def inspect(
-    text: str, *, today: dt.date | None = None, rules: RulePack | None = None
+    text: str,
+    *,
+    today: dt.date | None = None,
+    rules: RulePack | None = None,
+    context: RouterContext | None = None,
 ) -> Inspection:
     """Run the routers over `text`.
 
     `today` defaults to the local date; it is the only clock the routers see.
-    `rules` defaults to the built-in pack.
+    `rules` defaults to the built-in pack; `context` is the router contract's context.
     """
     text = validate_text(text)
     rules = rules or default_rules()
     today = today or dt.date.today()
     clock = time.perf_counter_ns
     t0 = clock()
-    context = extract(text, rules)
+    query_context = extract(text, rules)
     t1 = clock()
-    decision = route(context)
+    strategy = route(query_context)
     t2 = clock()
-    planned = plan(context, decision.strategy, rules)
+    planned = plan(query_context, strategy.strategy, rules)
     t3 = clock()
-    actions = sanitize_plan(planned, context, today, rules)
+    actions = sanitize_plan(planned, query_context, today, rules)
     t4 = clock()
+    linted = lint(text, rules)
+    t5 = clock()
+    decision = decide(text, context, rules) if rules.contract.enabled else None
+    t6 = clock()
     return _assemble(
         today=today,
         rules=rules.name,
-        context=context,
-        strategy=decision.strategy,
-        strategy_rule=decision.rule,
-        strategy_reason=decision.reason,
+        context=query_context,
+        strategy=strategy.strategy,
+        strategy_rule=strategy.rule,
+        strategy_reason=strategy.reason,
         plan=planned,
         actions=actions,
+        lint=linted,
+        decision=decision,
         timings_us={
             "extract": (t1 - t0) / 1000,
             "route": (t2 - t1) / 1000,
             "plan": (t3 - t2) / 1000,
             "sanitize": (t4 - t3) / 1000,
-            "total": (t4 - t0) / 1000,
+            "lint": (t5 - t4) / 1000,
+            "decide": (t6 - t5) / 1000,
+            "total": (t6 - t0) / 1000,
         },
     )

@@ -7,20 +7,31 @@ import re
 import tomllib
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar, cast
+from typing import Any, Literal, TypeVar, cast
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from ._errors import RulePackError
 from ._resources import resources_root
 
 __all__ = [
+    "ContractRules",
     "EntityRules",
     "IntentRules",
+    "LinterRules",
     "PackRules",
     "PlaceRules",
     "RulePack",
     "SanitizeRules",
+    "ToolSpec",
     "default_rules",
     "load_rules",
     "parse_rules",
@@ -192,6 +203,126 @@ class SanitizeRules(_Strict):
         return value
 
 
+class LinterAlias(_Strict):
+    alias: str
+    anchors: list[str] = Field(min_length=1)
+
+    _clean = field_validator("anchors")(_clean_terms)
+
+    @field_validator("alias")
+    @classmethod
+    def _alias(cls, value: str) -> str:
+        value = " ".join(value.split())
+        if not value:
+            raise ValueError("must not be empty")
+        return value
+
+
+class LinterThresholds(_Strict):
+    guided_min_tokens: int = Field(5, ge=1)
+    guided_min_strong: int = Field(1, ge=0)
+    guided_min_total_anchors: int = Field(2, ge=0)
+    vague_below_tokens: int = Field(3, ge=0)
+    default_boost_max_tokens: int = Field(2, ge=0)
+
+
+class LinterRules(_Strict):
+    strong_anchors: list[str] = []
+    weak_anchors: list[str] = []
+    doc_intent_terms: list[str] = []
+    doc_boost: list[str] = []
+    default_boost: list[str] = []
+    max_added_strong: int = Field(2, ge=0)
+    thresholds: LinterThresholds = LinterThresholds()
+    aliases: list[LinterAlias] = []
+
+    _clean = field_validator(
+        "strong_anchors", "weak_anchors", "doc_intent_terms", "doc_boost", "default_boost"
+    )(_clean_terms)
+
+
+AgentName = Literal["lending", "staking", "trading", "wallet", "knowledge", "recommendation"]
+ModeName = Literal["explore", "decide", "execute"]
+ToolKind = Literal["read_only", "wallet", "execution"]
+
+
+class ArgSpec(_Strict):
+    """A tool argument's schema: a small, JSON-Schema-like subset."""
+
+    type: Literal["string", "integer", "number", "boolean"]
+    enum: list[str] | None = None
+    minimum: float | None = None
+    maximum: float | None = None
+
+
+class ToolSpec(_Strict):
+    name: str = Field(pattern=r"^[A-Za-z_][A-Za-z0-9_.]*$")
+    agent: AgentName
+    kind: ToolKind
+    args: dict[str, ArgSpec] = {}
+
+
+class AgentRule(_Strict):
+    name: AgentName
+    keywords: list[str] = Field(min_length=1)
+
+    _clean = field_validator("keywords")(_clean_terms)
+
+
+class ArgRule(_Strict):
+    phrase: str
+    args: dict[str, str | int | float | bool]
+
+
+class ModeKeywords(_Strict):
+    execute: list[str] = []
+    decide: list[str] = []
+
+    _clean = field_validator("execute", "decide")(_clean_terms)
+
+
+class ContractRules(_Strict):
+    enabled: bool = True
+    rollout_modes: list[ModeName] = ["explore", "decide", "execute"]
+    steps: dict[ModeName, tuple[int, int]] = {
+        "explore": (1, 2),
+        "decide": (2, 3),
+        "execute": (3, 5),
+    }
+    allowed_kinds: dict[ModeName, list[ToolKind]] = {
+        "explore": ["read_only"],
+        "decide": ["read_only"],
+        "execute": ["wallet", "execution"],
+    }
+    agents: list[AgentRule] = []
+    modes: ModeKeywords = ModeKeywords()
+    default_modes: dict[AgentName, ModeName] = {}
+    arg_rules: list[ArgRule] = []
+    plans: dict[AgentName, dict[ModeName, list[str]]] = {}
+    tools: list[ToolSpec] = []
+
+    @model_validator(mode="after")
+    def _plans_name_known_tools(self) -> ContractRules:
+        for agent, by_mode in self.plans.items():
+            for mode, names in by_mode.items():
+                for name in names:
+                    spec = self.tool(name)
+                    if spec is None:
+                        raise ValueError(f"plans.{agent}.{mode} names unknown tool {name!r}")
+                    if spec.kind not in self.allowed_kinds.get(mode, []):
+                        raise ValueError(
+                            f"plans.{agent}.{mode}: {name} is a {spec.kind} tool, "
+                            f"not allowed in {mode}"
+                        )
+        for mode, (low, high) in self.steps.items():
+            if not 0 <= low <= high:
+                raise ValueError(f"steps.{mode} must be [min, max] with 0 <= min <= max")
+        return self
+
+    def tool(self, name: str) -> ToolSpec | None:
+        return next((t for t in self.tools if t.name == name), None)
+
+
 class RulePack(_Strict):
     """Every value the routers read: keyword lists, packs, gating, sanitizing."""
 
@@ -204,6 +335,8 @@ class RulePack(_Strict):
     packs: PackRules = PackRules()
     openclaw: OpenClawRules
     sanitize: SanitizeRules = SanitizeRules()
+    linter: LinterRules = LinterRules()
+    contract: ContractRules = ContractRules()
     _derived: dict[Callable[[RulePack], Any], Any] = PrivateAttr(default_factory=dict)
 
     def derived(self, build: Callable[[RulePack], T]) -> T:

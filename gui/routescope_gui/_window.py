@@ -50,7 +50,7 @@ class LiveInspector(QObject):
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.rules: RulePack = routescope.default_rules()
-        routescope.strategy.prepare(self.rules)
+        routescope.prepare(self.rules)
         self.today = dt.date.today()
         self._generation = 0
         self._tasks: set[asyncio.Task[None]] = set()
@@ -192,7 +192,7 @@ class MainWindow(QMainWindow):
         self.today_edit.setDate(self._qdate(day))
 
     def set_rules(self, rules: RulePack) -> None:
-        routescope.strategy.prepare(rules)
+        routescope.prepare(rules)
         self.inspector.rules = rules
         self.rules_label.setText(f"{rules.name}  ({Path(rules.source).name})")
         self._set_banner("")

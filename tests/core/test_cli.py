@@ -31,7 +31,15 @@ def test_inspect_json_contract() -> None:
     first = data["actions"][0]
     assert set(first) >= {"tool", "query", "raw_query", "priority", "edits"}
     assert first["tool"] == "google_search" and first["priority"] == 0
-    assert set(data["timings_us"]) == {"extract", "route", "plan", "sanitize", "total"}
+    assert set(data["timings_us"]) == {
+        "extract",
+        "route",
+        "plan",
+        "sanitize",
+        "lint",
+        "decide",
+        "total",
+    }
 
 
 def test_inspect_reads_stdin() -> None:
@@ -88,3 +96,53 @@ def test_schema_command(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["schema"]) == 0
     schema = json.loads(capsys.readouterr().out)
     assert schema["title"] == "Inspection"
+
+
+def test_decide_json_with_context(tmp_path: Path) -> None:
+    context = tmp_path / "ctx.json"
+    context.write_text(
+        json.dumps(
+            {"last_action": {"tool": "lend_execute", "args": {"amount": 1}, "status": "cancelled"}}
+        )
+    )
+    done = cli("decide", "--json", "--context", str(context), "try again")
+    assert done.returncode == 0, done.stderr
+    data = json.loads(done.stdout)
+    assert set(data) >= {
+        "agent",
+        "mode",
+        "ui",
+        "tool_plan",
+        "stop_condition",
+        "layout",
+        "guardrails",
+    }
+    assert data["tool_plan"][-1] == {"tool": "lend_execute", "args": {"amount": 1}}
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        ("{", "invalid context"),
+        ('{"last_action": {"tool": 5}}', "last_action.tool"),
+        ('{"history": []}', "history"),
+    ],
+)
+def test_decide_bad_context_exits_2(tmp_path: Path, content: str, message: str) -> None:
+    context = tmp_path / "ctx.json"
+    context.write_text(content)
+    done = cli("decide", "--context", str(context), "try again")
+    assert done.returncode == 2 and message in done.stderr.decode()
+    assert done.stderr.decode().count("\n") == 1
+
+
+def test_inspect_json_has_lint_and_decision() -> None:
+    data = json.loads(cli("inspect", "--json", "config").stdout)
+    assert data["lint"]["query_class"] == "vague"
+    assert data["lint"]["changes"]["reasons"] == ["vague_default_boost"]
+    assert data["decision"]["agent"] == "knowledge"
+
+
+def test_schema_for_the_decision() -> None:
+    data = json.loads(cli("schema", "decision").stdout)
+    assert data["title"] == "RouterDecision" and "tool_plan" in data["properties"]

@@ -1,6 +1,5 @@
 """The search-strategy router (seed 000): extract → route → plan → sanitize."""
 
-from ._compiled import prepare
 from ._extract import MAX_MATCHES_PER_INTENT, extract, normalize_goal
 from ._models import (
     Action,
@@ -38,7 +37,6 @@ __all__ = [
     "format_as_of",
     "normalize_goal",
     "plan",
-    "prepare",
     "route",
     "sanitize_plan",
     "sanitize_query",

@@ -1,0 +1,34 @@
+"""The router contract (seed 001): agent, mode, UI and a guarded tool plan per user turn."""
+
+from ._decide import LLMClient, apply_guardrails, decide, prepare_step
+from ._models import (
+    GuardrailEvent,
+    LastAction,
+    LastSelection,
+    LastYield,
+    Preferences,
+    RouterContext,
+    RouterDecision,
+    RuleHit,
+    Step,
+    StepResult,
+    ToolCall,
+)
+
+__all__ = [
+    "GuardrailEvent",
+    "LLMClient",
+    "LastAction",
+    "LastSelection",
+    "LastYield",
+    "Preferences",
+    "RouterContext",
+    "RouterDecision",
+    "RuleHit",
+    "Step",
+    "StepResult",
+    "ToolCall",
+    "apply_guardrails",
+    "decide",
+    "prepare_step",
+]

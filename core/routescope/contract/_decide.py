@@ -1,0 +1,459 @@
+"""Deterministic decisions, guardrails, the LLM path with fallback, and `prepare_step`."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import ValidationError
+
+from .._phrases import PhraseSet, lowered_or_none
+from .._rules import ArgSpec, ContractRules, RulePack
+from ._models import (
+    GuardrailEvent,
+    RouterContext,
+    RouterDecision,
+    RuleHit,
+    Step,
+    StepResult,
+    ToolCall,
+)
+
+__all__ = ["LLMClient", "apply_guardrails", "decide", "prepare_step"]
+
+LLMClient = Callable[[str, RouterContext], str]
+"""Returns the model's raw reply (JSON text) for the latest text and context."""
+
+_AMOUNT = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s*([A-Z][A-Z0-9]{1,9})\b")
+_PROTOCOL = re.compile(r"\b(?:on|via|at|with)\s+([A-Z][\w-]+)")
+_RETRY = ("try again", "retry")
+
+
+@dataclass(frozen=True, eq=False)
+class _Compiled:
+    agents: list[tuple[str, PhraseSet]]
+    execute: PhraseSet
+    decide: PhraseSet
+    retry: PhraseSet
+    arg_rules: list[tuple[PhraseSet, dict[str, Any]]]
+
+
+def _compile(rules: RulePack) -> _Compiled:
+    contract = rules.contract
+    return _Compiled(
+        agents=[(a.name, PhraseSet(a.keywords)) for a in contract.agents],
+        execute=PhraseSet(contract.modes.execute),
+        decide=PhraseSet(contract.modes.decide),
+        retry=PhraseSet(list(_RETRY)),
+        arg_rules=[(PhraseSet([r.phrase]), dict(r.args)) for r in contract.arg_rules],
+    )
+
+
+def _first(phrases: PhraseSet, text: str, lowered: str | None) -> RuleHit | None:
+    spans = phrases.spans(text, lowered)
+    if not spans:
+        return None
+    start, end, _ = spans[0]
+    return RuleHit(rule="", text=text[start:end], start=start, end=end)
+
+
+def _hit(rule: str, found: RuleHit | None) -> RuleHit:
+    return (
+        RuleHit(rule=rule, text=found.text, start=found.start, end=found.end)
+        if found
+        else (RuleHit(rule=rule))
+    )
+
+
+def _ui(agent: str, mode: str) -> str:
+    if agent == "knowledge":
+        return "text"
+    return "cards" if mode == "explore" else "cards_then_text"
+
+
+def _stop(plan: list[ToolCall], mode: str) -> str:
+    if not plan:
+        return "none"
+    if mode == "explore" and plan[0].tool.endswith("_yields"):
+        return "when_first_yields_result_received"
+    return "after_tool_plan_complete"
+
+
+def _args_for(
+    tool: str,
+    text: str,
+    lowered: str | None,
+    context: RouterContext,
+    rules: RulePack,
+    compiled: _Compiled,
+    hits: list[RuleHit],
+) -> dict[str, Any]:
+    spec = rules.contract.tool(tool)
+    if spec is None:
+        return {}
+    args: dict[str, Any] = {}
+    if tool.endswith("_yields"):
+        for phrases, values in compiled.arg_rules:
+            found = _first(phrases, text, lowered)
+            if found:
+                hits.append(_hit(f"arg_rule:{phrases.phrases[0].text}", found))
+                for name, value in values.items():
+                    args.setdefault(name, value)
+    prefs = context.preferences
+    if prefs.stablecoin_only is not None and "stablecoinOnly" in spec.args:
+        args["stablecoinOnly"] = prefs.stablecoin_only
+    if prefs.risk and "risk" in spec.args:
+        args["risk"] = prefs.risk
+    if spec.kind == "execution" or tool in ("swap_quote", "token_price", "wallet_balance"):
+        _amount_args(text, context, spec.args, args, hits)
+    return {name: value for name, value in args.items() if name in spec.args}
+
+
+def _amount_args(
+    text: str,
+    context: RouterContext,
+    spec: dict[str, ArgSpec],
+    args: dict[str, Any],
+    hits: list[RuleHit],
+) -> None:
+    amount = _AMOUNT.search(text)
+    if amount:
+        hits.append(
+            RuleHit(
+                rule="amount_and_token", text=amount.group(), start=amount.start(), end=amount.end()
+            )
+        )
+        if "amount" in spec:
+            args["amount"] = float(amount.group(1))
+        args["token"] = amount.group(2)
+    protocol = _PROTOCOL.search(text)
+    if protocol:
+        hits.append(
+            RuleHit(
+                rule="protocol",
+                text=protocol.group(1),
+                start=protocol.start(1),
+                end=protocol.end(1),
+            )
+        )
+        args["protocol"] = protocol.group(1).lower()
+    selection = context.last_selection
+    if selection:
+        if selection.pool_id and "poolId" in spec:
+            args.setdefault("poolId", selection.pool_id)
+        if selection.token_mint:
+            args.setdefault("token", selection.token_mint)
+        if selection.protocol:
+            args.setdefault("protocol", selection.protocol)
+
+
+def _retry(
+    context: RouterContext, rules: RulePack, hits: list[RuleHit], events: list[GuardrailEvent]
+) -> tuple[str, str, list[ToolCall]] | None:
+    last = context.last_action
+    spec = rules.contract.tool(last.tool) if last else None
+    if last is None or spec is None:
+        events.append(
+            GuardrailEvent(
+                rule="nothing_to_retry", detail="“try again” without a known last action"
+            )
+        )
+        return None
+    hits.append(RuleHit(rule=f"retry:last_action={last.tool} ({last.status})"))
+    mode = "execute" if spec.kind in ("execution", "wallet") else "explore"
+    prefix = rules.contract.plans.get(spec.agent, {}).get(mode, [])  # type: ignore[call-overload]
+    plan = [ToolCall(tool=name) for name in prefix if name != last.tool]
+    plan.append(ToolCall(tool=last.tool, args=dict(last.args)))
+    return spec.agent, mode, plan
+
+
+def _rule_decision(text: str, context: RouterContext, rules: RulePack) -> RouterDecision:
+    compiled = rules.derived(_compile)
+    lowered = lowered_or_none(text)
+    hits: list[RuleHit] = []
+    events: list[GuardrailEvent] = []
+    retry = _first(compiled.retry, text, lowered)
+    chosen = None
+    if retry:
+        hits.append(_hit("retry", retry))
+        chosen = _retry(context, rules, hits, events)
+    if chosen is None:
+        agent = _agent(text, lowered, context, compiled, hits)
+        default_mode = rules.contract.default_modes.get(agent)  # type: ignore[call-overload]
+        mode = _mode(text, lowered, compiled, hits, default_mode)
+        names = rules.contract.plans.get(agent, {}).get(mode, [])  # type: ignore[call-overload]
+        plan = [
+            ToolCall(tool=name, args=_args_for(name, text, lowered, context, rules, compiled, hits))
+            for name in names
+        ]
+    else:
+        agent, mode, plan = chosen
+    hits = list({(h.rule, h.start): h for h in hits}.values())
+    decision = RouterDecision(
+        agent=agent,
+        mode=mode,
+        ui=_ui(agent, mode),
+        tool_plan=plan,
+        stop_condition=_stop(plan, mode),
+        layout=["tool", "text"] if plan else ["text"],
+        rules_fired=hits,
+        guardrails=events,
+    )
+    return apply_guardrails(decision, rules)
+
+
+def _agent(
+    text: str, lowered: str | None, context: RouterContext, compiled: _Compiled, hits: list[RuleHit]
+) -> str:
+    for name, phrases in compiled.agents:
+        found = _first(phrases, text, lowered)
+        if found:
+            hits.append(_hit(f"agent:{name}", found))
+            return name
+    if context.last_yield is not None:
+        hits.append(RuleHit(rule=f"agent:from last_yield ({context.last_yield.tool})"))
+        return "lending" if "lending" in context.last_yield.tool else "staking"
+    hits.append(RuleHit(rule="agent:knowledge (default: no agent keyword)"))
+    return "knowledge"
+
+
+def _mode(
+    text: str, lowered: str | None, compiled: _Compiled, hits: list[RuleHit], default: str | None
+) -> str:
+    for mode, phrases in (("execute", compiled.execute), ("decide", compiled.decide)):
+        found = _first(phrases, text, lowered)
+        if found:
+            hits.append(_hit(f"mode:{mode}", found))
+            return mode
+    if default:
+        hits.append(RuleHit(rule=f"mode:{default} (the agent's default)"))
+        return default
+    hits.append(RuleHit(rule="mode:explore (default)"))
+    return "explore"
+
+
+def _check_args(call: ToolCall, spec: dict[str, ArgSpec]) -> str | None:
+    for name, value in call.args.items():
+        arg = spec.get(name)
+        if arg is None:
+            return f"unknown argument {name!r}"
+        kinds = {"string": (str,), "integer": (int,), "number": (int, float), "boolean": (bool,)}
+        if not isinstance(value, kinds[arg.type]) or (
+            arg.type != "boolean" and isinstance(value, bool)
+        ):
+            return f"{name} must be {arg.type}"
+        if arg.enum is not None and value not in arg.enum:
+            return f"{name} must be one of {arg.enum}"
+        number = value if isinstance(value, int | float) else None
+        if number is not None and arg.minimum is not None and number < arg.minimum:
+            return f"{name} below {arg.minimum:g}"
+        if number is not None and arg.maximum is not None and number > arg.maximum:
+            return f"{name} above {arg.maximum:g}"
+    return None
+
+
+def apply_guardrails(decision: RouterDecision, rules: RulePack) -> RouterDecision:
+    """Enforce the contract's guardrails; every change is reported as an event with its reason."""
+    contract = rules.contract
+    events = list(decision.guardrails)
+    mode = decision.mode
+    if mode not in contract.rollout_modes:
+        events.append(GuardrailEvent(rule="rollout", detail=f"{mode} not rolled out: explore"))
+        mode = "explore"
+    plan = _gate(decision.tool_plan, mode, contract, events)
+    abort_after = _repeats(plan, events)
+    low, high = contract.steps.get(mode, (0, 99))
+    if len(plan) > high:
+        dropped = ", ".join(c.tool for c in plan[high:])
+        events.append(
+            GuardrailEvent(
+                rule="max_steps", detail=f"{mode} allows {high} steps: dropped {dropped}"
+            )
+        )
+        plan = plan[:high]
+    if plan and len(plan) < low:
+        events.append(
+            GuardrailEvent(
+                rule="min_steps",
+                detail=f"{mode} expects at least {low} steps, plan has {len(plan)}",
+            )
+        )
+    return decision.model_copy(
+        update={
+            "mode": mode,
+            "tool_plan": plan,
+            "guardrails": events,
+            "abort_after": abort_after,
+            "stop_condition": _stop(plan, mode)
+            if decision.source == "rules"
+            else decision.stop_condition,
+            "ui": _ui(decision.agent, mode) if decision.source == "rules" else decision.ui,
+            "layout": (["tool", "text"] if plan else ["text"])
+            if decision.source == "rules"
+            else decision.layout,
+        }
+    )
+
+
+def _gate(
+    plan: list[ToolCall], mode: str, contract: ContractRules, events: list[GuardrailEvent]
+) -> list[ToolCall]:
+    allowed = contract.allowed_kinds.get(mode, [])  # type: ignore[call-overload]
+    kept: list[ToolCall] = []
+    seen: set[str] = set()
+    for call in plan:
+        spec = contract.tool(call.tool)
+        if spec is None:
+            events.append(
+                GuardrailEvent(
+                    rule="unknown_tool", detail="not in the registry: dropped", tool=call.tool
+                )
+            )
+            continue
+        if spec.kind not in allowed:
+            events.append(
+                GuardrailEvent(
+                    rule="tool_gating",
+                    detail=f"{spec.kind} tool not allowed in {mode}: dropped",
+                    tool=call.tool,
+                )
+            )
+            continue
+        problem = _check_args(call, spec.args)
+        if problem:
+            events.append(
+                GuardrailEvent(rule="invalid_args", detail=f"{problem}: dropped", tool=call.tool)
+            )
+            continue
+        identity = json.dumps([call.tool, call.args], sort_keys=True, default=str)
+        if identity in seen:
+            events.append(
+                GuardrailEvent(
+                    rule="dedupe",
+                    detail="identical tool and args this turn: dropped",
+                    tool=call.tool,
+                )
+            )
+            continue
+        seen.add(identity)
+        kept.append(call)
+    return kept
+
+
+def _repeats(plan: list[ToolCall], events: list[GuardrailEvent]) -> int | None:
+    for index, call in enumerate(plan):
+        for later in plan[index + 1 :]:
+            if later.tool == call.tool and later.args.items() <= call.args.items():
+                events.append(
+                    GuardrailEvent(
+                        rule="repeat_without_new_args",
+                        detail=f"{call.tool} planned again without new args: "
+                        f"abort after step {index + 1}",
+                        tool=call.tool,
+                    )
+                )
+                return index
+    return None
+
+
+def _llm_decision(reply: str, rules: RulePack) -> RouterDecision:
+    """Parse and validate a model's decision; raise ValueError saying what is wrong."""
+    try:
+        data = json.loads(reply)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"malformed JSON: {exc.msg} at {exc.pos}") from None
+    if isinstance(data, dict) and "toolPlan" in data:
+        data["tool_plan"] = data.pop("toolPlan")
+    if isinstance(data, dict) and "stopCondition" in data:
+        data["stop_condition"] = data.pop("stopCondition")
+    try:
+        decision = RouterDecision.model_validate(
+            {**data, "source": "llm"} if isinstance(data, dict) else data
+        )
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"])
+        raise ValueError(f"schema: {where}: {first['msg']}") from None
+    contract = rules.contract
+    high = contract.steps.get(decision.mode, (0, 99))[1]
+    for call in decision.tool_plan:
+        spec = contract.tool(call.tool)
+        if spec is None:
+            raise ValueError(f"unknown tool {call.tool!r}")
+        if spec.kind not in contract.allowed_kinds.get(decision.mode, []):
+            raise ValueError(f"wrong mode: {call.tool} ({spec.kind}) in {decision.mode}")
+        problem = _check_args(call, spec.args)
+        if problem:
+            raise ValueError(f"{call.tool}: {problem}")
+    if len(decision.tool_plan) > high:
+        raise ValueError(f"too many steps: {len(decision.tool_plan)} > {high} for {decision.mode}")
+    return decision
+
+
+def decide(
+    text: str,
+    context: RouterContext | None = None,
+    rules: RulePack | None = None,
+    *,
+    llm: LLMClient | None = None,
+) -> RouterDecision:
+    """The router decision for the latest user text: from the LLM when one is given and its
+    answer passes the schema and the registry, otherwise from the deterministic rules."""
+    from .._rules import default_rules
+
+    rules = rules or default_rules()
+    context = context or RouterContext()
+    if llm is not None:
+        try:
+            return apply_guardrails(_llm_decision(llm(text, context), rules), rules)
+        except ValueError as exc:
+            fallback = _rule_decision(text, context, rules)
+            event = GuardrailEvent(
+                rule="llm_fallback",
+                detail=f"LLM decision rejected ({exc}): deterministic rules used",
+            )
+            return fallback.model_copy(update={"guardrails": [event, *fallback.guardrails]})
+    return _rule_decision(text, context, rules)
+
+
+def prepare_step(decision: RouterDecision, results: list[StepResult]) -> Step:
+    """The next tool call of a plan, or why to stop: strict order, stop conditions, aborts."""
+    plan = decision.tool_plan
+    for index, result in enumerate(results):
+        if index >= len(plan) or result.tool != plan[index].tool:
+            expected = plan[index].tool if index < len(plan) else "nothing"
+            return Step(
+                next=None,
+                index=None,
+                done=True,
+                reason=f"out of order: step {index + 1} ran {result.tool}, plan says {expected}",
+            )
+        if not result.ok:
+            return Step(
+                next=None,
+                index=None,
+                done=True,
+                reason=f"step {index + 1} ({result.tool}) failed: stop",
+            )
+    done = len(results)
+    if decision.stop_condition == "none":
+        return Step(next=None, index=None, done=True, reason="stop condition: none")
+    if decision.stop_condition == "when_first_yields_result_received" and any(
+        r.tool.endswith("_yields") for r in results
+    ):
+        return Step(
+            next=None, index=None, done=True, reason="stop condition: first yields result received"
+        )
+    if decision.abort_after is not None and done > decision.abort_after:
+        return Step(
+            next=None,
+            index=None,
+            done=True,
+            reason=f"abort: {plan[decision.abort_after].tool} repeats without new args",
+        )
+    if done >= len(plan):
+        return Step(next=None, index=None, done=True, reason="tool plan complete")
+    return Step(next=plan[done], index=done, done=False, reason=f"step {done + 1} of {len(plan)}")

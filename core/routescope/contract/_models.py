@@ -1,0 +1,124 @@
+"""The router contract's inputs and outputs (seed 001), as pydantic models with a JSON Schema."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from .._rules import AgentName, ModeName
+
+__all__ = [
+    "GuardrailEvent",
+    "LastAction",
+    "LastSelection",
+    "LastYield",
+    "Preferences",
+    "RouterContext",
+    "RouterDecision",
+    "RuleHit",
+    "Step",
+    "StepResult",
+    "ToolCall",
+]
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+
+class ToolCall(_Model):
+    tool: str
+    args: dict[str, Any] = {}
+
+
+class LastYield(_Model):
+    tool: str
+    args: dict[str, Any] = {}
+    pool_summary: list[dict[str, Any]] = Field(default=[], alias="poolSummary")
+
+
+class LastAction(_Model):
+    tool: str
+    args: dict[str, Any] = {}
+    status: Literal["ok", "cancelled", "failed", "pending"] = "ok"
+
+
+class LastSelection(_Model):
+    tool: str | None = None
+    pool_id: str | None = Field(default=None, alias="poolId")
+    token_mint: str | None = Field(default=None, alias="tokenMint")
+    protocol: str | None = None
+
+
+class Preferences(_Model):
+    risk: Literal["low", "medium", "high"] | None = None
+    duration: str | None = None
+    stablecoin_only: bool | None = Field(default=None, alias="stablecoinOnly")
+
+
+class RouterContext(_Model):
+    """What the router may know besides the latest text: structured tool results and explicit
+    client actions only, never raw message history."""
+
+    last_yield: LastYield | None = None
+    last_action: LastAction | None = None
+    last_selection: LastSelection | None = None
+    preferences: Preferences = Preferences()
+
+
+class GuardrailEvent(_Model):
+    """A guardrail that changed (or refused) a plan, and why."""
+
+    rule: Literal[
+        "unknown_tool",
+        "invalid_args",
+        "tool_gating",
+        "dedupe",
+        "repeat_without_new_args",
+        "max_steps",
+        "min_steps",
+        "rollout",
+        "llm_fallback",
+        "nothing_to_retry",
+    ]
+    detail: str
+    tool: str | None = None
+
+
+class RuleHit(_Model):
+    """A decision rule that fired, with the words that made it fire."""
+
+    rule: str
+    text: str = ""
+    start: int | None = None
+    end: int | None = None
+
+
+class RouterDecision(_Model):
+    agent: AgentName
+    mode: ModeName
+    ui: Literal["cards", "cards_then_text", "text"]
+    tool_plan: list[ToolCall]
+    stop_condition: Literal["when_first_yields_result_received", "after_tool_plan_complete", "none"]
+    layout: list[Literal["tool", "text"]]
+    guardrails: list[GuardrailEvent] = []
+    rules_fired: list[RuleHit] = []
+    source: Literal["rules", "llm"] = "rules"
+    abort_after: int | None = None
+    """Stop after the result of this plan step (a tool repeated without new arguments)."""
+
+
+class StepResult(_Model):
+    tool: str
+    args: dict[str, Any] = {}
+    ok: bool = True
+
+
+class Step(_Model):
+    """What `prepare_step` says to do next."""
+
+    next: ToolCall | None
+    index: int | None
+    done: bool
+    reason: str

@@ -1,0 +1,172 @@
+"""The query linter: guided / semi / vague by tokens and anchors, deterministic expansion."""
+
+from __future__ import annotations
+
+import unicodedata
+from dataclasses import dataclass
+
+from .._phrases import PhraseSet
+from .._rules import LinterRules, RulePack
+from ._models import AnchorMatch, AnchorsDetected, Classification, LintResult, QueryClass
+
+__all__ = ["fold", "lint"]
+
+
+def _fold_table() -> dict[int, str]:
+    table: dict[int, str] = {}
+    for code in range(0xC0, 0x250):
+        base = "".join(
+            c for c in unicodedata.normalize("NFKD", chr(code)) if not unicodedata.combining(c)
+        )
+        if len(base) == 1 and base != chr(code):
+            table[code] = base.lower()
+    return table
+
+
+_FOLD = _fold_table()
+
+
+def fold(text: str) -> str | None:
+    """Lower-cased, accents removed ("Sesión" -> "sesion"), same length as `text`; None in the
+    rare case lowering changes the length (then offsets could not be kept)."""
+    folded = text.lower().translate(_FOLD)
+    return folded if len(folded) == len(text) else None
+
+
+def _folded_terms(terms: list[str]) -> list[str]:
+    return [fold(t) or t.lower() for t in terms]
+
+
+@dataclass(frozen=True, eq=False)
+class _Compiled:
+    strong: PhraseSet
+    weak: PhraseSet
+    docs: PhraseSet
+    aliases: PhraseSet
+    alias_anchors: dict[str, tuple[str, list[str]]]
+    """Folded alias -> (alias as written in the pack, its anchors)."""
+    canonical: dict[str, str]
+    """Folded anchor -> anchor as written in the pack."""
+
+
+def _compile(rules: RulePack) -> _Compiled:
+    linter = rules.linter
+    anchors = linter.strong_anchors + linter.weak_anchors
+    return _Compiled(
+        strong=PhraseSet(_folded_terms(linter.strong_anchors)),
+        weak=PhraseSet(_folded_terms(linter.weak_anchors)),
+        docs=PhraseSet(_folded_terms(linter.doc_intent_terms)),
+        aliases=PhraseSet(_folded_terms([a.alias for a in linter.aliases])),
+        alias_anchors={
+            (fold(a.alias) or a.alias.lower()): (a.alias, a.anchors) for a in linter.aliases
+        },
+        canonical={(fold(a) or a.lower()): a for a in anchors},
+    )
+
+
+def _matches(phrases: PhraseSet, text: str, folded: str | None) -> list[tuple[int, int, str]]:
+    return [(s, e, p.text) for s, e, p in phrases.spans(text, folded)]
+
+
+def _overlaps(start: int, end: int, taken: list[tuple[int, int]]) -> bool:
+    return any(start < t_end and t_start < end for t_start, t_end in taken)
+
+
+def _anchors(text: str, folded: str | None, compiled: _Compiled) -> list[AnchorMatch]:
+    found: list[AnchorMatch] = []
+    taken: list[tuple[int, int]] = []
+    for start, end, term in _matches(compiled.aliases, text, folded):
+        alias, anchors = compiled.alias_anchors[term]
+        found += [AnchorMatch(a, "strong", text[start:end], start, end, alias) for a in anchors]
+        taken.append((start, end))
+    for start, end, term in _matches(compiled.strong, text, folded):
+        if not _overlaps(start, end, taken):
+            found.append(
+                AnchorMatch(
+                    compiled.canonical.get(term, term), "strong", text[start:end], start, end
+                )
+            )
+            taken.append((start, end))
+    for start, end, term in _matches(compiled.weak, text, folded):
+        if not _overlaps(start, end, taken):
+            found.append(
+                AnchorMatch(compiled.canonical.get(term, term), "weak", text[start:end], start, end)
+            )
+    return found
+
+
+def _unique(items: list[str]) -> list[str]:
+    return list(dict.fromkeys(items))
+
+
+def _classify(tokens: int, strong: int, weak: int, linter: LinterRules) -> tuple[QueryClass, str]:
+    t = linter.thresholds
+    total = strong + weak
+    if tokens >= t.guided_min_tokens and (
+        strong >= t.guided_min_strong or total >= t.guided_min_total_anchors
+    ):
+        why = (
+            f"strong {strong} ≥ {t.guided_min_strong}"
+            if strong >= t.guided_min_strong
+            else (f"total anchors {total} ≥ {t.guided_min_total_anchors}")
+        )
+        return "guided", f"guided: tokens {tokens} ≥ {t.guided_min_tokens} and {why}"
+    if tokens < t.vague_below_tokens:
+        return "vague", f"vague: tokens {tokens} < {t.vague_below_tokens}"
+    if total == 0:
+        return "vague", "vague: no anchors (total anchors 0)"
+    return "semi", (
+        f"semi: not guided (tokens {tokens}, strong {strong}, total {total}) and not vague"
+    )
+
+
+def _expand(
+    query: str, folded_tokens: set[str], doc_intent: bool, tokens: int, linter: LinterRules
+) -> tuple[list[str], list[str]]:
+    if doc_intent:
+        candidates, reason = linter.doc_boost, "doc_intent_boost"
+    elif tokens <= linter.thresholds.default_boost_max_tokens:
+        candidates, reason = linter.default_boost, "vague_default_boost"
+    else:
+        return [], []
+    added: list[str] = []
+    for anchor in candidates:
+        if len(added) >= linter.max_added_strong:
+            break
+        if (fold(anchor) or anchor.lower()) not in folded_tokens and anchor not in added:
+            added.append(anchor)
+    return added, [reason] if added else []
+
+
+def lint(text: str, rules: RulePack) -> LintResult:
+    """Classify a search query and, when it is vague, expand it with strong anchors."""
+    compiled = rules.derived(_compile)
+    linter = rules.linter
+    query = " ".join(text.split())
+    folded = fold(text)
+    evidence = _anchors(text, folded, compiled)
+    strong = _unique([m.anchor for m in evidence if m.kind == "strong"])
+    weak = _unique([m.anchor for m in evidence if m.kind == "weak"])
+    aliases = _unique([m.alias for m in evidence if m.alias is not None])
+    tokens = len(query.split())
+    query_class, rule = _classify(tokens, len(strong), len(weak), linter)
+    doc_terms = _unique([term for _, _, term in _matches(compiled.docs, text, folded)])
+    added: list[str] = []
+    reasons: list[str] = []
+    if query_class == "vague":
+        folded_tokens = {fold(t) or t.lower() for t in query.split()}
+        added, reasons = _expand(query, folded_tokens, bool(doc_terms), tokens, linter)
+    changes = {"added_strong": added, "reasons": reasons} if added else {}
+    return LintResult(
+        query=text,
+        query_class=query_class,
+        changed=bool(added),
+        expanded_query=" ".join([query, *added]),
+        changes=changes,
+        anchors_detected=AnchorsDetected(strong, weak, aliases),
+        classification=Classification(
+            tokens, len(strong), len(weak), len(strong) + len(weak), rule
+        ),
+        evidence=evidence,
+        doc_intent=doc_terms,
+    )

@@ -1,0 +1,106 @@
+"""The query linter against the five examples of seed 002, exactly, and its rules."""
+
+import dataclasses
+
+import pytest
+
+import routescope
+from routescope.linter import fold, lint
+
+RULES = routescope.default_rules()
+
+
+def shape(text: str) -> dict[str, object]:
+    data = dataclasses.asdict(lint(text, RULES))
+    return {k: data[k] for k in ("query_class", "changed", "expanded_query", "changes")}
+
+
+def test_seed_example_1_vague_default() -> None:
+    assert shape("config") == {
+        "query_class": "vague",
+        "changed": True,
+        "expanded_query": "config agent.md prime.md",
+        "changes": {"added_strong": ["agent.md", "prime.md"], "reasons": ["vague_default_boost"]},
+    }
+
+
+def test_seed_example_2_vague_doc_intent() -> None:
+    assert shape("docs") == {
+        "query_class": "vague",
+        "changed": True,
+        "expanded_query": "docs docs/ readme.md",
+        "changes": {"added_strong": ["docs/", "readme.md"], "reasons": ["doc_intent_boost"]},
+    }
+
+
+def test_seed_example_3_guided_english() -> None:
+    assert shape("check agent.md template creation code") == {
+        "query_class": "guided",
+        "changed": False,
+        "expanded_query": "check agent.md template creation code",
+        "changes": {},
+    }
+
+
+def test_seed_example_4_spanish_alias() -> None:
+    result = lint("Muéstrame documentación sobre la persistencia de sesión", RULES)
+    assert (result.query_class, result.changed) == ("guided", False)
+    assert result.anchors_detected.aliases_matched == ["persistencia de sesión"]
+    assert result.anchors_detected.strong == ["session.md", "session append"]
+
+
+def test_seed_example_5_semi() -> None:
+    result = lint("update telemetry logic", RULES)
+    assert (result.query_class, result.changed) == ("semi", False)
+    assert (result.anchors_detected.strong, result.anchors_detected.weak) == (["telemetry"], [])
+
+
+def test_aliases_match_without_accents_and_keep_spans() -> None:
+    text = "Quiero ver la PERSISTENCIA DE SESION ahora"
+    result = lint(text, RULES)
+    assert result.anchors_detected.aliases_matched == ["persistencia de sesión"]
+    match = result.evidence[0]
+    assert text[match.start : match.end] == "PERSISTENCIA DE SESION"
+
+
+def test_classification_arithmetic_is_reported() -> None:
+    result = lint("check agent.md template creation code", RULES)
+    c = result.classification
+    assert (c.tokens, c.strong, c.weak, c.total_anchors) == (5, 1, 1, 2)
+    assert c.rule == "guided: tokens 5 ≥ 5 and strong 1 ≥ 1"
+
+
+@pytest.mark.parametrize(
+    ("text", "query_class"),
+    [
+        ("how does this thing work at all", "vague"),  # no anchors
+        ("config schema", "vague"),  # 2 tokens
+        ("change the config schema now please", "guided"),  # 2 weak anchors
+        ("change the config now please", "semi"),  # 1 weak anchor, 5 tokens
+    ],
+)
+def test_thresholds(text: str, query_class: str) -> None:
+    assert lint(text, RULES).query_class == query_class
+
+
+def test_no_duplicates_and_at_most_two_added() -> None:
+    assert shape("agent.md")["expanded_query"] == "agent.md prime.md"
+    assert shape("docs readme.md")["changes"] == {
+        "added_strong": ["docs/"],
+        "reasons": ["doc_intent_boost"],
+    }
+
+
+def test_vague_long_query_without_doc_intent_is_left_alone() -> None:
+    assert shape("how does this thing work at all")["changed"] is False
+
+
+def test_weak_anchor_inside_a_strong_one_is_not_counted_twice() -> None:
+    result = lint("open session.md", RULES)
+    assert result.anchors_detected.strong == ["session.md"]
+    assert result.anchors_detected.weak == []
+
+
+def test_fold_keeps_length() -> None:
+    assert fold("Sesión Ñandú") == "sesion nandu"
+    assert fold("İstanbul") is None
