@@ -47,6 +47,15 @@ def highlights(result: Inspection) -> list[Highlight]:
         Highlight(m.start, m.end, m.intent, f"intent.{m.intent}: keyword “{m.keyword}”")
         for m in ctx.intent_matches
     ]
+    found += [
+        Highlight(
+            a.start,
+            a.end,
+            "anchor",
+            f"linter: {a.kind} anchor {a.anchor}" + (f" (alias “{a.alias}”)" if a.alias else ""),
+        )
+        for a in result.lint.evidence
+    ]
     return found
 
 
@@ -80,7 +89,9 @@ class PromptEditor(QPlainTextEdit):
         to_qt = _Utf16(self.toPlainText())
         selections = []
         # Entities and places as fills first, then keywords as underlines on top of them.
-        ordered = sorted(spans[:_MAX_HIGHLIGHTS], key=lambda h: h.label not in ("entity", "place"))
+        ordered = sorted(
+            spans[:_MAX_HIGHLIGHTS], key=lambda h: h.label not in ("entity", "place", "anchor")
+        )
         for span in ordered:
             selection = QTextEdit.ExtraSelection()
             cursor = QTextCursor(self.document())
@@ -94,7 +105,7 @@ class PromptEditor(QPlainTextEdit):
 
     def _format(self, label: str) -> QTextCharFormat:
         fmt = QTextCharFormat()
-        if label in ("entity", "place"):
+        if label in ("entity", "place", "anchor"):
             fmt.setBackground(fill(label))
         else:
             fmt.setUnderlineStyle(QTextCharFormat.UnderlineStyle.SingleUnderline)
@@ -141,6 +152,7 @@ class Legend(QWidget):
         "purchase": "purchase",
         "troubleshooting": "troubleshooting",
         "time_sensitive": "time",
+        "anchor": "linter anchor",
     }
 
     def __init__(self, parent: QWidget | None = None) -> None:
@@ -154,7 +166,7 @@ class Legend(QWidget):
         for label, name in self.NAMES.items():
             chip = QLabel(name)
             fill_colour, accent_colour = LABELS[label]
-            if label in ("entity", "place"):
+            if label in ("entity", "place", "anchor"):
                 css = f"background:{fill_colour}; color:#263238;"
             else:
                 css = f"color:{accent_colour}; border:1px solid {accent_colour}; font-weight:600;"

@@ -13,7 +13,10 @@ LABELS: dict[str, tuple[str, str]] = {
     "purchase": ("#ffd9e6", "#c2185b"),
     "troubleshooting": ("#ffd2cc", "#c62828"),
     "time_sensitive": ("#fff0a8", "#9a7b00"),
+    "anchor": ("#c8f1ee", "#00796b"),
 }
+
+CLASS_COLOURS = {"guided": "#2e7d32", "semi": "#f9a825", "vague": "#c62828"}
 
 STRATEGY_COLOURS = {"general": "#546e7a", "local": "#c76a00", "tech": "#7a3fd1"}
 

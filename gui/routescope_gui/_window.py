@@ -25,8 +25,11 @@ from PySide6.QtWidgets import (
 
 import routescope
 from routescope import Inspection, RoutescopeError, RulePack
+from routescope.contract import RouterContext
 
+from ._contract_panel import ContractPanel
 from ._editor import Legend, PromptEditor, highlights
+from ._linter_panel import LinterPanel
 from ._panels import ContextPanel, PlanModel, PlanView, StrategyPanel
 from ._style import STYLE_SHEET
 
@@ -52,6 +55,7 @@ class LiveInspector(QObject):
         self.rules: RulePack = routescope.default_rules()
         routescope.prepare(self.rules)
         self.today = dt.date.today()
+        self.context: RouterContext | None = None
         self._generation = 0
         self._tasks: set[asyncio.Task[None]] = set()
 
@@ -70,7 +74,9 @@ class LiveInspector(QObject):
 
     def _run(self, text: str, generation: int) -> None:
         try:
-            result = routescope.inspect(text, today=self.today, rules=self.rules)
+            result = routescope.inspect(
+                text, today=self.today, rules=self.rules, context=self.context
+            )
         except RoutescopeError as exc:
             self.failed.emit(str(exc))
             return
@@ -80,7 +86,7 @@ class LiveInspector(QObject):
     async def _run_in_background(self, text: str, generation: int) -> None:
         try:
             result = await asyncio.to_thread(
-                routescope.inspect, text, today=self.today, rules=self.rules
+                routescope.inspect, text, today=self.today, rules=self.rules, context=self.context
             )
         except RoutescopeError as exc:
             self.failed.emit(str(exc))
@@ -151,7 +157,12 @@ class MainWindow(QMainWindow):
         self.json_view = QPlainTextEdit(readOnly=True)
         self.json_view.setObjectName("json")
         self.tabs = QTabWidget()
+        self.linter_panel = LinterPanel()
+        self.contract_panel = ContractPanel()
+        self.contract_panel.context_changed.connect(self._context_changed)
         self.tabs.addTab(self.plan_view, "Plan")
+        self.tabs.addTab(self.linter_panel, "Linter")
+        self.tabs.addTab(self.contract_panel, "Contract")
         self.tabs.addTab(self.json_view, "Raw JSON")
         right = QWidget()
         right_layout = QVBoxLayout(right)
@@ -217,6 +228,10 @@ class MainWindow(QMainWindow):
         if path:
             self.load_rules(path)
 
+    def _context_changed(self, context: RouterContext | None) -> None:
+        self.inspector.context = context
+        self.refresh()
+
     def _today_changed(self, date: QDate) -> None:
         self.inspector.today = dt.date(date.year(), date.month(), date.day())
         self.refresh()
@@ -233,6 +248,8 @@ class MainWindow(QMainWindow):
         self.context_panel.show_result(result)
         self.strategy_panel.show_result(result)
         self.plan_model.set_actions(result.actions if result else ())
+        self.linter_panel.show_result(result)
+        self.contract_panel.show_decision(result.decision if result else None)
         self.json_view.setPlainText(result.model_dump_json(indent=2) if result else "")
         if result is None:
             self.statusBar().showMessage("Type a prompt: results update as you type.")

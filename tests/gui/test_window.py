@@ -172,3 +172,40 @@ def test_no_display_says_how_to_use_the_cli() -> None:
     )
     assert done.returncode == 2
     assert done.stderr.count("\n") == 1 and "routescope inspect" in done.stderr
+
+
+def test_linter_tab_shows_class_arithmetic_and_expansion(window) -> None:  # type: ignore[no-untyped-def]
+    window.set_prompt("config")
+    panel = window.linter_panel
+    assert panel.badge.text() == "VAGUE"
+    assert "tokens 1 &lt; 3" in panel.arithmetic.text() or "tokens 1 < 3" in panel.arithmetic.text()
+    assert "agent.md" in panel.expansion.text() and "vague_default_boost" in panel.expansion.text()
+    assert {h.label for h in window.editor.spans_at(0)} == {"anchor"}
+
+
+def test_contract_tab_steps_through_the_plan(window) -> None:  # type: ignore[no-untyped-def]
+    window.set_prompt("Lend 100 USDC on Kamino")
+    panel = window.contract_panel
+    assert panel.decision is not None and panel.decision.mode == "execute"
+    assert panel.step_label.text() == "next: wallet_connect"
+    for _ in range(3):
+        panel.step()
+    assert panel.step_label.text() == "done — tool plan complete"
+    assert not panel.step_button.isEnabled()
+    panel.raw_toggle.setChecked(True)
+    assert '"lend_execute"' in panel.raw.toPlainText()
+
+
+def test_contract_context_is_editable_and_validated(window) -> None:  # type: ignore[no-untyped-def]
+    window.set_prompt("try again")
+    panel = window.contract_panel
+    panel.context_edit.setPlainText('{"last_action": {"tool": 5}}')
+    assert "not used" in panel.context_status.text()
+    assert window.inspector.context is None
+    panel.context_edit.setPlainText(
+        '{"last_action": {"tool": "lend_execute", "args": {"amount": 1}, "status": "cancelled"}}'
+    )
+    assert window.inspector.context is not None
+    assert window.result is not None and window.result.decision is not None
+    assert window.result.decision.tool_plan[-1].tool == "lend_execute"
+    assert window.editor.toPlainText() == "try again"
