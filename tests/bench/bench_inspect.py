@@ -21,8 +21,12 @@ from collections.abc import Callable
 from pathlib import Path
 
 import routescope
+from routescope.contract import decide
+from routescope.linter import lint
 
-TARGETS_US = {50: 25.0, 500: 150.0, 5000: 1000.0}
+# Foundation targets for the strategy router; with the linter and the contract in inspect(),
+# the allowance is the same plus 30%.
+TARGETS_US = {50: 25.0 * 1.3, 500: 150.0 * 1.3, 5000: 1000.0 * 1.3}
 PROTOTYPE_US = {50: 16.0, 500: 105.0, 5000: 650.0}
 _FLOOR = re.compile(r"\w+")
 _TODAY = dt.date(2026, 2, 5)
@@ -73,19 +77,33 @@ def measure(size: int, count: int, repeats: int) -> dict[str, float]:
     def floor(text: str) -> object:
         return _FLOOR.findall(text)
 
+    rules = routescope.default_rules()
+
+    def linter(text: str) -> object:
+        return lint(text, rules)
+
+    def contract(text: str) -> object:
+        return decide(text, None, rules)
+
     for text in texts[:20]:  # warm the rule pack's compiled patterns and caches
         run(text)
     inspect_best: list[float] = []
     floor_best: list[float] = []
+    lint_best: list[float] = []
+    decide_best: list[float] = []
     gc.collect()
     for text in texts:
         # Interleaved, per prompt: the floor and inspect() see the same machine state.
-        inspect_runs, floor_runs = [], []
+        inspect_runs, floor_runs, lint_runs, decide_runs = [], [], [], []
         for _ in range(repeats):
             floor_runs.append(_time(floor, text))
             inspect_runs.append(_time(run, text))
+            lint_runs.append(_time(linter, text))
+            decide_runs.append(_time(contract, text))
         inspect_best.append(statistics.median(inspect_runs))
         floor_best.append(statistics.median(floor_runs))
+        lint_best.append(statistics.median(lint_runs))
+        decide_best.append(statistics.median(decide_runs))
     median = statistics.median(inspect_best)
     floor_median = statistics.median(floor_best)
     return {
@@ -95,6 +113,8 @@ def measure(size: int, count: int, repeats: int) -> dict[str, float]:
         "median_us": round(median, 2),
         "p95_us": round(statistics.quantiles(inspect_best, n=20)[-1], 2),
         "floor_median_us": round(floor_median, 2),
+        "lint_median_us": round(statistics.median(lint_best), 2),
+        "decide_median_us": round(statistics.median(decide_best), 2),
         "ratio_to_floor": round(median / floor_median, 1),
         "target_us": TARGETS_US[size],
         "prototype_us": PROTOTYPE_US[size],
@@ -105,13 +125,14 @@ def measure(size: int, count: int, repeats: int) -> dict[str, float]:
 def _table(rows: list[dict[str, float]]) -> str:
     head = (
         f"{'chars':>6} {'median µs':>10} {'p95 µs':>9} {'floor µs':>9} {'×floor':>7} "
-        f"{'target µs':>10} {'prototype µs':>13}  verdict"
+        f"{'lint µs':>8} {'decide µs':>10} {'target µs':>10} {'prototype µs':>13}  verdict"
     )
     lines = [head, "-" * len(head)]
     for r in rows:
         lines.append(
             f"{r['chars']:>6} {r['median_us']:>10.1f} {r['p95_us']:>9.1f} "
-            f"{r['floor_median_us']:>9.1f} {r['ratio_to_floor']:>7.1f} {r['target_us']:>10.0f} "
+            f"{r['floor_median_us']:>9.1f} {r['ratio_to_floor']:>7.1f} "
+            f"{r['lint_median_us']:>8.1f} {r['decide_median_us']:>10.1f} {r['target_us']:>10.0f} "
             f"{r['prototype_us']:>13.0f}  {'meets' if r['meets_target'] else 'MISSES'}"
         )
     return "\n".join(lines)
@@ -126,7 +147,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.quick:
         plan = [(size, max(10, count // 50), 3) for size, count, _ in plan]
     rows = [measure(size, count, repeats) for size, count, repeats in plan]
-    print("routescope.inspect() per prompt, medians over prompts (each the median of its repeats)")
+    print(
+        "routescope.inspect() per prompt (strategy + linter + contract), medians over prompts "
+        "(each the median of its repeats); lint and decide also alone"
+    )
     print(_table(rows))
     if args.json:
         path = Path(args.json)

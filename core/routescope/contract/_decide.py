@@ -30,6 +30,7 @@ LLMClient = Callable[[str, RouterContext], str]
 _AMOUNT = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s*([A-Z][A-Z0-9]{1,9})\b")
 _PROTOCOL = re.compile(r"\b(?:on|via|at|with)\s+([A-Z][\w-]+)")
 _RETRY = ("try again", "retry")
+_NO_CONTEXT = RouterContext()
 
 
 @dataclass(frozen=True, eq=False)
@@ -53,10 +54,10 @@ def _compile(rules: RulePack) -> _Compiled:
 
 
 def _first(phrases: PhraseSet, text: str, lowered: str | None) -> RuleHit | None:
-    spans = phrases.spans(text, lowered)
-    if not spans:
+    firsts = [spans[0] for _, spans in phrases.found(text, lowered)]
+    if not firsts:
         return None
-    start, end, _ = spans[0]
+    start, end = min(firsts)
     return RuleHit(rule="", text=text[start:end], start=start, end=end)
 
 
@@ -405,7 +406,7 @@ def decide(
     from .._rules import default_rules
 
     rules = rules or default_rules()
-    context = context or RouterContext()
+    context = context or _NO_CONTEXT
     if llm is not None:
         try:
             return apply_guardrails(_llm_decision(llm(text, context), rules), rules)
