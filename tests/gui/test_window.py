@@ -209,3 +209,21 @@ def test_contract_context_is_editable_and_validated(window) -> None:  # type: ig
     assert window.result is not None and window.result.decision is not None
     assert window.result.decision.tool_plan[-1].tool == "lend_execute"
     assert window.editor.toPlainText() == "try again"
+
+
+def test_the_app_runs_on_the_qasync_loop_and_quits_cleanly() -> None:
+    code = (
+        "import sys\n"
+        "from PySide6.QtCore import QTimer\n"
+        "from PySide6.QtWidgets import QApplication\n"
+        "from routescope_gui.app import main\n"
+        "app = QApplication(['t'])\n"
+        "QTimer.singleShot(300, app.quit)\n"
+        "sys.exit(main(['install FastAPI']))\n"
+    )
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}
+    done = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    assert "Traceback" not in done.stderr
