@@ -154,7 +154,7 @@ def lint(text: str, rules: RulePack) -> LintResult:
     added: list[str] = []
     reasons: list[str] = []
     if query_class == "vague":
-        folded_tokens = {fold(t) or t.lower() for t in query.split()}
+        folded_tokens = set((fold(query) or query.lower()).split())
         added, reasons = _expand(query, folded_tokens, bool(doc_terms), tokens, linter)
     changes = {"added_strong": added, "reasons": reasons} if added else {}
     return LintResult(
