@@ -9,6 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from .._rules import AgentName, ModeName
 
 __all__ = [
+    "UI",
     "GuardrailEvent",
     "LastAction",
     "LastSelection",
@@ -19,8 +20,13 @@ __all__ = [
     "RuleHit",
     "Step",
     "StepResult",
+    "StopCondition",
     "ToolCall",
 ]
+
+
+UI = Literal["cards", "cards_then_text", "text"]
+StopCondition = Literal["when_first_yields_result_received", "after_tool_plan_complete", "none"]
 
 
 class _Model(BaseModel):
