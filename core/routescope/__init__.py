@@ -7,7 +7,7 @@
 ('tech', ['site:docs.* FastAPI (install OR docs OR getting started)'])
 """
 
-from . import contract, linter, strategy
+from . import contract, linter, regress, strategy
 from ._errors import InputError, RoutescopeError, RulePackError
 from ._inspect import Inspection, inspect, prepare
 from ._resources import resources_root
@@ -26,6 +26,7 @@ __all__ = [
     "load_rules",
     "parse_rules",
     "prepare",
+    "regress",
     "resources_root",
     "strategy",
 ]

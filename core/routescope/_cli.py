@@ -18,6 +18,7 @@ from ._errors import InputError, RoutescopeError
 from ._inspect import Inspection, inspect, validate_text
 from ._rules import RulePack, default_rules, load_rules
 from .contract import RouterContext, RouterDecision, decide
+from .regress import ClassReport, SuiteResult, load_suite, run_suite, update_goldens
 
 __all__ = ["main"]
 
@@ -53,6 +54,15 @@ def _build_parser() -> argparse.ArgumentParser:
     contract.add_argument("--json", action="store_true", help="print one JSON object")
     contract.add_argument("--context", metavar="FILE", help="router context as JSON")
     contract.add_argument("--rules", metavar="FILE", help="a TOML rule pack (default: built-in)")
+
+    regress = commands.add_parser(
+        "regress", help="run regression suites; exit 1 when any case fails"
+    )
+    regress.add_argument("suites", metavar="SUITE", nargs="+", help="suite files (YAML)")
+    regress.add_argument("--json", action="store_true", help="print one JSON object")
+    regress.add_argument(
+        "--update", action="store_true", help="accept current results as the new goldens"
+    )
 
     schema = commands.add_parser("schema", help="print the JSON Schema of the result models")
     schema.add_argument(
@@ -208,6 +218,68 @@ def _cmd_decide(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_regress(args: argparse.Namespace) -> int:
+    suites = [load_suite(path) for path in args.suites]
+    results = [run_suite(suite) for suite in suites]
+    updated = 0
+    if args.update:
+        updated = sum(update_goldens(s, r) for s, r in zip(suites, results, strict=True))
+        results = [run_suite(load_suite(suite.path)) for suite in suites]
+    if args.json:
+        payload = {"suites": [dataclasses.asdict(r) for r in results], "updated": updated}
+        sys.stdout.write(json.dumps(payload, indent=2, default=str) + "\n")
+    else:
+        style = _Style(sys.stdout)
+        for result in results:
+            sys.stdout.write(_regress_text(result, style) + "\n")
+        if args.update:
+            sys.stdout.write(f"updated {updated} golden value(s)\n")
+    return 0 if all(r.failed == 0 for r in results) else 1
+
+
+def _regress_text(result: SuiteResult, style: _Style) -> str:
+    lines = [style(f"suite {result.suite} ({result.path}, router {result.router})", "1")]
+    for case in result.cases:
+        mark = style("✓", "32") if case.passed else style("✗", "1;31")
+        lines.append(f"  {mark} {case.id}")
+        for diff in case.diffs:
+            lines.append(
+                f"      {diff.path}: expected {_show(diff.expected)} ({diff.matcher}), "
+                f"got {_show(diff.actual)}"
+            )
+    lines += _report_lines(result.report)
+    lines.append(f"  {result.passed} cases passed, {result.failed} cases failed")
+    return "\n".join(lines)
+
+
+def _report_lines(report: ClassReport) -> list[str]:
+    if not report.labels:
+        return []
+    width = max(len(label) for label in report.labels) + 2
+    head = "expected \\ got".ljust(width + 4) + "".join(
+        label.rjust(width) for label in report.labels
+    )
+    lines = [f"  per {report.field}:", "    " + head]
+    for expected in report.labels:
+        row = "".join(str(report.matrix[expected][got]).rjust(width) for got in report.labels)
+        lines.append("    " + expected.ljust(width + 4) + row)
+    for label in report.labels:
+        precision, recall = report.precision[label], report.recall[label]
+        lines.append(
+            f"    {label}: precision {_ratio(precision)} · recall {_ratio(recall)} · "
+            f"support {report.support.get(label, 0)}"
+        )
+    return lines
+
+
+def _ratio(value: float | None) -> str:
+    return "—" if value is None else f"{value:.2f}"
+
+
+def _show(value: object) -> str:
+    return json.dumps(value, ensure_ascii=False, default=str)
+
+
 _SCHEMAS: dict[str, type[BaseModel]] = {
     "inspection": Inspection,
     "decision": RouterDecision,
@@ -232,6 +304,7 @@ def _cmd_gui(_: argparse.Namespace) -> int:
 _COMMANDS = {
     "inspect": _cmd_inspect,
     "decide": _cmd_decide,
+    "regress": _cmd_regress,
     "schema": _cmd_schema,
     "gui": _cmd_gui,
 }

@@ -16,13 +16,17 @@ import random
 import re
 import statistics
 import sys
+import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
 
+from ruamel.yaml import YAML
+
 import routescope
 from routescope.contract import decide
 from routescope.linter import lint
+from routescope.regress import load_suite, run_suite
 
 # Foundation targets for the strategy router; with the linter and the contract in inspect(),
 # the allowance is the same plus 30%.
@@ -122,6 +126,37 @@ def measure(size: int, count: int, repeats: int) -> dict[str, float]:
     }
 
 
+def regression_timing(count: int = 1_000) -> dict[str, float]:
+    """Load and run a suite of `count` cases (the built-in strategy cases, repeated)."""
+    source = load_suite(Path(str(routescope.resources_root() / "fixtures" / "strategy.yaml")))
+    cases = [
+        case.model_copy(update={"id": f"{case.id}-{n}"})
+        for n in range(count // len(source.cases) + 1)
+        for case in source.cases
+    ][:count]
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "big.yaml"
+        yaml = YAML()
+        yaml.dump(
+            {
+                "suite": "big",
+                "router": "strategy",
+                "today": "2026-02-05",
+                "cases": [c.model_dump(mode="json", exclude_none=True) for c in cases],
+            },
+            path,
+        )
+        start = time.perf_counter()
+        result = run_suite(load_suite(path))
+        seconds = time.perf_counter() - start
+    return {
+        "cases": count,
+        "seconds": round(seconds, 3),
+        "failed": result.failed,
+        "meets_target": seconds < 2.0,
+    }
+
+
 def _table(rows: list[dict[str, float]]) -> str:
     head = (
         f"{'chars':>6} {'median µs':>10} {'p95 µs':>9} {'floor µs':>9} {'×floor':>7} "
@@ -152,6 +187,11 @@ def main(argv: list[str] | None = None) -> int:
         "(each the median of its repeats); lint and decide also alone"
     )
     print(_table(rows))
+    suite = regression_timing()
+    print(
+        f"regression suite: {suite['cases']:,} cases loaded and run in {suite['seconds']:.2f} s "
+        f"(target < 2 s: {'meets' if suite['meets_target'] else 'MISSES'})"
+    )
     if args.json:
         path = Path(args.json)
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -160,7 +200,8 @@ def main(argv: list[str] | None = None) -> int:
             "machine": platform.machine(),
             "date": str(dt.date.today()),
         }
-        path.write_text(json.dumps({"meta": meta, "inspect": rows}, indent=2) + "\n")
+        payload = {"meta": meta, "inspect": rows, "regression": suite}
+        path.write_text(json.dumps(payload, indent=2) + "\n")
         print(f"written: {path}")
     return 0
 

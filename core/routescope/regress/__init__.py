@@ -1,0 +1,28 @@
+"""Regression suites for every router: YAML cases, field-by-field diffs, per-class reports."""
+
+from ._run import (
+    CaseResult,
+    ClassReport,
+    FieldDiff,
+    SuiteResult,
+    resolve,
+    run_suite,
+    update_goldens,
+)
+from ._suite import MATCHERS, Case, Suite, SuiteError, is_matcher, load_suite
+
+__all__ = [
+    "MATCHERS",
+    "Case",
+    "CaseResult",
+    "ClassReport",
+    "FieldDiff",
+    "Suite",
+    "SuiteError",
+    "SuiteResult",
+    "is_matcher",
+    "load_suite",
+    "resolve",
+    "run_suite",
+    "update_goldens",
+]

@@ -1,0 +1,245 @@
+"""Run suites: evaluate each case's expectations, diff field by field, report per class."""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import re
+import tempfile
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+from ruamel.yaml import YAML
+
+from .._inspect import inspect
+from .._rules import RulePack, default_rules, load_rules
+from ..contract import RouterContext
+from ._suite import Case, Suite, SuiteError, is_matcher
+
+__all__ = [
+    "CaseResult",
+    "ClassReport",
+    "FieldDiff",
+    "SuiteResult",
+    "resolve",
+    "run_suite",
+    "update_goldens",
+]
+
+_ROOTS = {"strategy": None, "linter": "lint", "contract": "decision"}
+_CLASS_FIELDS = {"strategy": "strategy", "linter": "query_class", "contract": "agent"}
+_STEP = re.compile(r"([^.\[\]]+)|\[(\*|-?\d+)\]")
+_MISSING = object()
+
+
+@dataclass(slots=True)
+class FieldDiff:
+    """One expectation that did not hold: where, what was expected and what came out."""
+
+    path: str
+    expected: Any
+    actual: Any
+    matcher: str
+    """`equals` for exact goldens, else the tolerant matcher's name."""
+
+
+@dataclass(slots=True)
+class CaseResult:
+    id: str
+    passed: bool
+    diffs: list[FieldDiff]
+    checked: int
+    predicted_class: str | None
+    expected_class: str | None
+    prompt: str
+    today: dt.date
+    error: str | None = None
+
+
+@dataclass(slots=True)
+class ClassReport:
+    """Confusion matrix and precision/recall over the cases that fix the class exactly."""
+
+    field: str
+    labels: list[str]
+    matrix: dict[str, dict[str, int]]
+    precision: dict[str, float | None]
+    recall: dict[str, float | None]
+    support: dict[str, int]
+
+
+@dataclass(slots=True)
+class SuiteResult:
+    suite: str
+    path: str
+    router: str
+    cases: list[CaseResult]
+    report: ClassReport
+    passed: int = field(init=False)
+    failed: int = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.passed = sum(c.passed for c in self.cases)
+        self.failed = len(self.cases) - self.passed
+
+
+def resolve(data: Any, path: str) -> Any:
+    """The value at a dotted path with [n] and [*]; [*] maps the rest over a list."""
+    steps = [m.group(1) if m.group(1) is not None else m.group(2) for m in _STEP.finditer(path)]
+    return _walk(data, steps)
+
+
+def _walk(data: Any, steps: list[str]) -> Any:
+    if not steps:
+        return data
+    step, rest = steps[0], steps[1:]
+    if step == "*":
+        if not isinstance(data, list):
+            return _MISSING
+        return [_walk(item, rest) for item in data]
+    if isinstance(data, list) and re.fullmatch(r"-?\d+", step):
+        index = int(step)
+        return _walk(data[index], rest) if -len(data) <= index < len(data) else _MISSING
+    if isinstance(data, dict) and step in data:
+        return _walk(data[step], rest)
+    return _MISSING
+
+
+def _holds(path: str, expected: Any, actual: Any) -> tuple[bool, str]:
+    if not is_matcher(expected):
+        return actual == expected, "equals"
+    ((name, operand),) = expected.items()
+    many = "[*]" in path and isinstance(actual, list)
+    values = actual if many else [actual]
+    if name == "equals":
+        return actual == operand, name
+    if name == "contains":
+        return any(_contains(v, operand) for v in values), name
+    if name == "not_contains":
+        return not any(_contains(v, operand) for v in values), name
+    if name == "in":
+        return all(v in operand for v in values), name
+    if name == "matches":
+        return all(isinstance(v, str) and re.search(str(operand), v) for v in values), name
+    return (isinstance(actual, list | str | dict) and len(actual) == operand), name  # len
+
+
+def _contains(value: Any, operand: Any) -> bool:
+    if isinstance(value, str):
+        return str(operand) in value
+    if isinstance(value, list):
+        return operand in value
+    return False
+
+
+def _rules_for(case: Case, suite: Suite, cache: dict[str, RulePack]) -> RulePack:
+    if case.rules is None:
+        return default_rules()
+    path = str((suite.path.parent / case.rules).resolve())
+    if path not in cache:
+        cache[path] = load_rules(path)
+    return cache[path]
+
+
+def _run_case(case: Case, suite: Suite, cache: dict[str, RulePack]) -> CaseResult:
+    today = case.today or suite.today or dt.date(2026, 1, 1)
+    root = _ROOTS[suite.router]
+    class_field = _CLASS_FIELDS[suite.router]
+    try:
+        context = RouterContext.model_validate(case.context) if case.context else None
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"])
+        raise SuiteError(f"{suite.path}: case {case.id}: context.{where}: {first['msg']}") from None
+    result = inspect(
+        case.prompt, today=today, rules=_rules_for(case, suite, cache), context=context
+    )
+    dumped = result.model_dump(mode="json", exclude={"timings_us"})
+    data: Any = dumped if root is None else dumped.get(root)
+    diffs = []
+    for path, expected in case.expect.items():
+        actual = resolve(data, path)
+        ok, matcher = _holds(path, expected, actual)
+        if not ok:
+            shown = "(missing)" if actual is _MISSING else actual
+            diffs.append(FieldDiff(path, expected, shown, matcher))
+    expected_class = case.expect.get(class_field)
+    predicted = resolve(data, class_field)
+    return CaseResult(
+        id=case.id,
+        passed=not diffs,
+        diffs=diffs,
+        checked=len(case.expect),
+        predicted_class=predicted if isinstance(predicted, str) else None,
+        expected_class=expected_class if isinstance(expected_class, str) else None,
+        prompt=case.prompt,
+        today=today,
+    )
+
+
+def _report(field_name: str, cases: list[CaseResult]) -> ClassReport:
+    pairs = [(c.expected_class, c.predicted_class or "(none)") for c in cases if c.expected_class]
+    labels = sorted({label for pair in pairs for label in pair})
+    matrix = {e: dict.fromkeys(labels, 0) for e in labels}
+    for expected, predicted in pairs:
+        matrix[expected][predicted] += 1
+    predicted_totals = Counter(p for _, p in pairs)
+    support = Counter(e for e, _ in pairs)
+    precision = {
+        label: matrix[label][label] / predicted_totals[label] if predicted_totals[label] else None
+        for label in labels
+    }
+    recall = {
+        label: matrix[label][label] / support[label] if support[label] else None for label in labels
+    }
+    return ClassReport(field_name, labels, matrix, precision, recall, dict(support))
+
+
+def run_suite(suite: Suite) -> SuiteResult:
+    """Run every case of a suite in order."""
+    cache: dict[str, RulePack] = {}
+    cases = [_run_case(case, suite, cache) for case in suite.cases]
+    return SuiteResult(
+        suite=suite.suite,
+        path=str(suite.path),
+        router=suite.router,
+        cases=cases,
+        report=_report(_CLASS_FIELDS[suite.router], cases),
+    )
+
+
+def update_goldens(suite: Suite, result: SuiteResult, only: set[str] | None = None) -> int:
+    """Accept the current results as the goldens of failing exact expectations (all failing
+    cases, or the ids in `only`). Comments, order and tolerant matchers are kept; the file is
+    replaced atomically. Returns how many values changed."""
+    yaml = YAML()  # round-trip: keeps comments, order and quoting
+    yaml.preserve_quotes = True
+    yaml.width = 4096
+    document = yaml.load(suite.path.read_text(encoding="utf-8"))
+    by_id = {case["id"]: case for case in document["cases"]}
+    changed = 0
+    for case in result.cases:
+        if case.passed or (only is not None and case.id not in only):
+            continue
+        expect = by_id[case.id]["expect"]
+        for diff in case.diffs:
+            if diff.matcher == "equals" and not is_matcher(expect[diff.path]):
+                expect[diff.path] = diff.actual
+                changed += 1
+    if changed:
+        _write_atomically(suite.path, yaml, document)
+    return changed
+
+
+def _write_atomically(path: Path, yaml: YAML, document: Any) -> None:
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as stream:
+            yaml.dump(document, stream)
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
