@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import datetime as dt
+import json
 from pathlib import Path
 
 from PySide6.QtCore import QDate, QObject, Qt, QTimer, Signal
@@ -26,11 +27,13 @@ from PySide6.QtWidgets import (
 import routescope
 from routescope import Inspection, RoutescopeError, RulePack
 from routescope.contract import RouterContext
+from routescope.regress import Case, Suite, rules_path
 
 from ._contract_panel import ContractPanel
 from ._editor import Legend, PromptEditor, highlights
 from ._linter_panel import LinterPanel
 from ._panels import ContextPanel, PlanModel, PlanView, StrategyPanel
+from ._regression import RegressionView
 from ._style import STYLE_SHEET
 
 __all__ = ["LiveInspector", "MainWindow"]
@@ -182,12 +185,18 @@ class MainWindow(QMainWindow):
         self.banner.setObjectName("banner")
         self.banner.setWordWrap(True)
         self.banner.setVisible(False)
-        central = QWidget()
-        central.setObjectName("central")
-        layout = QVBoxLayout(central)
+        live = QWidget()
+        live.setObjectName("central")
+        layout = QVBoxLayout(live)
         layout.addWidget(self.banner)
         layout.addWidget(body, 1)
-        self.setCentralWidget(central)
+        self.regression = RegressionView()
+        self.regression.open_case.connect(self.open_case)
+        self.views = QTabWidget()
+        self.views.setDocumentMode(True)
+        self.views.addTab(live, "Live")
+        self.views.addTab(self.regression, "Regression")
+        self.setCentralWidget(self.views)
 
     @staticmethod
     def _qdate(day: dt.date) -> QDate:
@@ -198,6 +207,20 @@ class MainWindow(QMainWindow):
         """Replace the prompt and inspect it at once (no debounce)."""
         self.editor.setPlainText(text)
         self.refresh()
+
+    def open_case(self, suite: Suite, case: Case) -> None:
+        """Show a regression case in the live view with its exact inputs."""
+        pack = rules_path(case, suite)
+        if pack is not None:
+            if not self.load_rules(str(pack)):
+                return
+        else:
+            self.set_rules(routescope.default_rules())
+        self.set_today(case.today or suite.today or dt.date(2026, 1, 1))
+        context = json.dumps(case.context, indent=2, default=str) if case.context else ""
+        self.contract_panel.context_edit.setPlainText(context)
+        self.set_prompt(case.prompt)
+        self.views.setCurrentIndex(0)
 
     def set_today(self, day: dt.date) -> None:
         self.today_edit.setDate(self._qdate(day))

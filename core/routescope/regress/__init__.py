@@ -5,7 +5,10 @@ from ._run import (
     ClassReport,
     FieldDiff,
     SuiteResult,
+    class_report,
     resolve,
+    rules_path,
+    run_case,
     run_suite,
     update_goldens,
 )
@@ -20,9 +23,12 @@ __all__ = [
     "Suite",
     "SuiteError",
     "SuiteResult",
+    "class_report",
     "is_matcher",
     "load_suite",
     "resolve",
+    "rules_path",
+    "run_case",
     "run_suite",
     "update_goldens",
 ]

@@ -24,7 +24,10 @@ __all__ = [
     "ClassReport",
     "FieldDiff",
     "SuiteResult",
+    "class_report",
     "resolve",
+    "rules_path",
+    "run_case",
     "run_suite",
     "update_goldens",
 ]
@@ -135,16 +138,23 @@ def _contains(value: Any, operand: Any) -> bool:
     return False
 
 
+def rules_path(case: Case, suite: Suite) -> Path | None:
+    """The rule pack file a case names, resolved against its suite's folder."""
+    return None if case.rules is None else (suite.path.parent / case.rules).resolve()
+
+
 def _rules_for(case: Case, suite: Suite, cache: dict[str, RulePack]) -> RulePack:
-    if case.rules is None:
+    path = str(rules_path(case, suite) or "")
+    if not path:
         return default_rules()
-    path = str((suite.path.parent / case.rules).resolve())
     if path not in cache:
         cache[path] = load_rules(path)
     return cache[path]
 
 
-def _run_case(case: Case, suite: Suite, cache: dict[str, RulePack]) -> CaseResult:
+def run_case(case: Case, suite: Suite, cache: dict[str, RulePack] | None = None) -> CaseResult:
+    """Run one case of a suite (`cache` keeps rule packs between cases)."""
+    cache = {} if cache is None else cache
     today = case.today or suite.today or dt.date(2026, 1, 1)
     root = _ROOTS[suite.router]
     class_field = _CLASS_FIELDS[suite.router]
@@ -180,7 +190,9 @@ def _run_case(case: Case, suite: Suite, cache: dict[str, RulePack]) -> CaseResul
     )
 
 
-def _report(field_name: str, cases: list[CaseResult]) -> ClassReport:
+def class_report(router: str, cases: list[CaseResult]) -> ClassReport:
+    """The per-class report of a router's cases."""
+    field_name = _CLASS_FIELDS[router]
     pairs = [(c.expected_class, c.predicted_class or "(none)") for c in cases if c.expected_class]
     labels = sorted({label for pair in pairs for label in pair})
     matrix = {e: dict.fromkeys(labels, 0) for e in labels}
@@ -201,13 +213,13 @@ def _report(field_name: str, cases: list[CaseResult]) -> ClassReport:
 def run_suite(suite: Suite) -> SuiteResult:
     """Run every case of a suite in order."""
     cache: dict[str, RulePack] = {}
-    cases = [_run_case(case, suite, cache) for case in suite.cases]
+    cases = [run_case(case, suite, cache) for case in suite.cases]
     return SuiteResult(
         suite=suite.suite,
         path=str(suite.path),
         router=suite.router,
         cases=cases,
-        report=_report(_CLASS_FIELDS[suite.router], cases),
+        report=class_report(suite.router, cases),
     )
 
 
