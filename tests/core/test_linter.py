@@ -104,3 +104,13 @@ def test_weak_anchor_inside_a_strong_one_is_not_counted_twice() -> None:
 def test_fold_keeps_length() -> None:
     assert fold("Sesión Ñandú") == "sesion nandu"
     assert fold("İstanbul") is None
+
+
+def test_aliases_and_anchors_with_letters_that_casefold_differently() -> None:
+    text = routescope.resources_root().joinpath("rules", "default.toml").read_text(encoding="utf-8")
+    pack = routescope.parse_rules(
+        text.replace('alias = "telemetría"', 'alias = "Straße der Sitzung"')
+    )
+    result = lint("zeige die straße der sitzung bitte jetzt", pack)
+    assert result.anchors_detected.aliases_matched == ["Straße der Sitzung"]
+    assert result.anchors_detected.strong == ["telemetry"]

@@ -10,8 +10,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from .._phrases import PhraseSet, lowered_or_none
-from .._rules import ArgSpec, ContractRules, RulePack
+from .._phrases import PhraseSet, key, lowered_or_none
+from .._rules import AgentName, ArgSpec, ContractRules, RulePack, ToolSpec
 from ._models import (
     GuardrailEvent,
     RouterContext,
@@ -35,38 +35,61 @@ _NO_CONTEXT = RouterContext()
 
 @dataclass(frozen=True, eq=False)
 class _Compiled:
-    agents: list[tuple[str, PhraseSet]]
-    execute: PhraseSet
-    decide: PhraseSet
-    retry: PhraseSet
-    arg_rules: list[tuple[PhraseSet, dict[str, Any]]]
+    triggers: PhraseSet
+    """Every phrase a decision rule looks for, found in one pass per text."""
+    tags: dict[str, list[str]]
+    """Phrase -> the rules it triggers: `agent:<name>`, `mode:<mode>`, `retry`, `arg:<n>`."""
+    agents: list[AgentName]
+    arg_rules: list[tuple[str, dict[str, Any]]]
+    tools: dict[str, ToolSpec]
 
 
 def _compile(rules: RulePack) -> _Compiled:
     contract = rules.contract
+    tags: dict[str, list[str]] = {}
+    terms: list[str] = []
+
+    def add(term: str, tag: str) -> None:
+        terms.append(term)
+        tags.setdefault(key(term), []).append(tag)
+
+    for agent in contract.agents:
+        for keyword in agent.keywords:
+            add(keyword, f"agent:{agent.name}")
+    for mode, keywords in (("execute", contract.modes.execute), ("decide", contract.modes.decide)):
+        for keyword in keywords:
+            add(keyword, f"mode:{mode}")
+    for phrase in _RETRY:
+        add(phrase, "retry")
+    for index, rule in enumerate(contract.arg_rules):
+        add(rule.phrase, f"arg:{index}")
     return _Compiled(
-        agents=[(a.name, PhraseSet(a.keywords)) for a in contract.agents],
-        execute=PhraseSet(contract.modes.execute),
-        decide=PhraseSet(contract.modes.decide),
-        retry=PhraseSet(list(_RETRY)),
-        arg_rules=[(PhraseSet([r.phrase]), dict(r.args)) for r in contract.arg_rules],
+        triggers=PhraseSet(terms),
+        tags=tags,
+        agents=[agent.name for agent in contract.agents],
+        arg_rules=[(key(rule.phrase), dict(rule.args)) for rule in contract.arg_rules],
+        tools={tool.name: tool for tool in contract.tools},
     )
 
 
-def _first(phrases: PhraseSet, text: str, lowered: str | None) -> RuleHit | None:
-    firsts = [spans[0] for _, spans in phrases.found(text, lowered)]
-    if not firsts:
-        return None
-    start, end = min(firsts)
-    return RuleHit(rule="", text=text[start:end], start=start, end=end)
+_Triggers = dict[str, tuple[int, int]]
 
 
-def _hit(rule: str, found: RuleHit | None) -> RuleHit:
-    return (
-        RuleHit(rule=rule, text=found.text, start=found.start, end=found.end)
-        if found
-        else (RuleHit(rule=rule))
-    )
+def _triggers(text: str, compiled: _Compiled) -> _Triggers:
+    """Where each decision rule's phrases first occur in the text."""
+    first: _Triggers = {}
+    for phrase, spans in compiled.triggers.found(text, lowered_or_none(text)):
+        for tag in compiled.tags[phrase.text]:
+            if tag not in first or spans[0] < first[tag]:
+                first[tag] = spans[0]
+    return first
+
+
+def _hit(rule: str, text: str, span: tuple[int, int] | None = None) -> RuleHit:
+    if span is None:
+        return RuleHit(rule=rule)
+    start, end = span
+    return RuleHit(rule=rule, text=text[start:end], start=start, end=end)
 
 
 def _ui(agent: str, mode: str) -> str:
@@ -86,21 +109,20 @@ def _stop(plan: list[ToolCall], mode: str) -> str:
 def _args_for(
     tool: str,
     text: str,
-    lowered: str | None,
+    triggers: _Triggers,
     context: RouterContext,
-    rules: RulePack,
     compiled: _Compiled,
     hits: list[RuleHit],
 ) -> dict[str, Any]:
-    spec = rules.contract.tool(tool)
+    spec = compiled.tools.get(tool)
     if spec is None:
         return {}
     args: dict[str, Any] = {}
     if tool.endswith("_yields"):
-        for phrases, values in compiled.arg_rules:
-            found = _first(phrases, text, lowered)
-            if found:
-                hits.append(_hit(f"arg_rule:{phrases.phrases[0].text}", found))
+        for index, (phrase, values) in enumerate(compiled.arg_rules):
+            span = triggers.get(f"arg:{index}")
+            if span:
+                hits.append(_hit(f"arg_rule:{phrase}", text, span))
                 for name, value in values.items():
                     args.setdefault(name, value)
     prefs = context.preferences
@@ -173,21 +195,20 @@ def _retry(
 
 def _rule_decision(text: str, context: RouterContext, rules: RulePack) -> RouterDecision:
     compiled = rules.derived(_compile)
-    lowered = lowered_or_none(text)
+    triggers = _triggers(text, compiled)
     hits: list[RuleHit] = []
     events: list[GuardrailEvent] = []
-    retry = _first(compiled.retry, text, lowered)
     chosen = None
-    if retry:
-        hits.append(_hit("retry", retry))
+    if "retry" in triggers:
+        hits.append(_hit("retry", text, triggers["retry"]))
         chosen = _retry(context, rules, hits, events)
     if chosen is None:
-        agent = _agent(text, lowered, context, compiled, hits)
+        agent = _agent(text, triggers, context, compiled, hits)
         default_mode = rules.contract.default_modes.get(agent)  # type: ignore[call-overload]
-        mode = _mode(text, lowered, compiled, hits, default_mode)
+        mode = _mode(text, triggers, hits, default_mode)
         names = rules.contract.plans.get(agent, {}).get(mode, [])  # type: ignore[call-overload]
         plan = [
-            ToolCall(tool=name, args=_args_for(name, text, lowered, context, rules, compiled, hits))
+            ToolCall(tool=name, args=_args_for(name, text, triggers, context, compiled, hits))
             for name in names
         ]
     else:
@@ -207,12 +228,12 @@ def _rule_decision(text: str, context: RouterContext, rules: RulePack) -> Router
 
 
 def _agent(
-    text: str, lowered: str | None, context: RouterContext, compiled: _Compiled, hits: list[RuleHit]
+    text: str, triggers: _Triggers, context: RouterContext, compiled: _Compiled, hits: list[RuleHit]
 ) -> str:
-    for name, phrases in compiled.agents:
-        found = _first(phrases, text, lowered)
-        if found:
-            hits.append(_hit(f"agent:{name}", found))
+    for name in compiled.agents:
+        span = triggers.get(f"agent:{name}")
+        if span:
+            hits.append(_hit(f"agent:{name}", text, span))
             return name
     if context.last_yield is not None:
         hits.append(RuleHit(rule=f"agent:from last_yield ({context.last_yield.tool})"))
@@ -221,13 +242,11 @@ def _agent(
     return "knowledge"
 
 
-def _mode(
-    text: str, lowered: str | None, compiled: _Compiled, hits: list[RuleHit], default: str | None
-) -> str:
-    for mode, phrases in (("execute", compiled.execute), ("decide", compiled.decide)):
-        found = _first(phrases, text, lowered)
-        if found:
-            hits.append(_hit(f"mode:{mode}", found))
+def _mode(text: str, triggers: _Triggers, hits: list[RuleHit], default: str | None) -> str:
+    for mode in ("execute", "decide"):
+        span = triggers.get(f"mode:{mode}")
+        if span:
+            hits.append(_hit(f"mode:{mode}", text, span))
             return mode
     if default:
         hits.append(RuleHit(rule=f"mode:{default} (the agent's default)"))
@@ -329,7 +348,7 @@ def _gate(
                 GuardrailEvent(rule="invalid_args", detail=f"{problem}: dropped", tool=call.tool)
             )
             continue
-        identity = json.dumps([call.tool, call.args], sort_keys=True, default=str)
+        identity = _identity(call)
         if identity in seen:
             events.append(
                 GuardrailEvent(
@@ -342,6 +361,13 @@ def _gate(
         seen.add(identity)
         kept.append(call)
     return kept
+
+
+def _identity(call: ToolCall) -> str:
+    try:
+        return repr((call.tool, sorted(call.args.items())))
+    except TypeError:  # unorderable values from an LLM
+        return json.dumps([call.tool, call.args], sort_keys=True, default=str)
 
 
 def _repeats(plan: list[ToolCall], events: list[GuardrailEvent]) -> int | None:

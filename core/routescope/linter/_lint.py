@@ -5,7 +5,7 @@ from __future__ import annotations
 import unicodedata
 from dataclasses import dataclass
 
-from .._phrases import PhraseSet
+from .._phrases import PhraseSet, key
 from .._rules import LinterRules, RulePack
 from ._models import AnchorMatch, AnchorsDetected, Classification, LintResult, QueryClass
 
@@ -37,12 +37,15 @@ def _folded_terms(terms: list[str]) -> list[str]:
     return [fold(t) or t.lower() for t in terms]
 
 
+_KINDS = ("alias", "strong", "weak", "doc")
+
+
 @dataclass(frozen=True, eq=False)
 class _Compiled:
-    strong: PhraseSet
-    weak: PhraseSet
-    docs: PhraseSet
-    aliases: PhraseSet
+    terms: PhraseSet
+    """Aliases, anchors and doc-intent terms together, found in one pass per query."""
+    kinds: dict[str, list[str]]
+    """Folded term -> what it is: alias, strong, weak, doc (a term may be several)."""
     alias_anchors: dict[str, tuple[str, list[str]]]
     """Folded alias -> (alias as written in the pack, its anchors)."""
     canonical: dict[str, str]
@@ -52,34 +55,51 @@ class _Compiled:
 def _compile(rules: RulePack) -> _Compiled:
     linter = rules.linter
     anchors = linter.strong_anchors + linter.weak_anchors
+    groups = {
+        "alias": _folded_terms([a.alias for a in linter.aliases]),
+        "strong": _folded_terms(linter.strong_anchors),
+        "weak": _folded_terms(linter.weak_anchors),
+        "doc": _folded_terms(linter.doc_intent_terms),
+    }
+    kinds: dict[str, list[str]] = {}
+    for kind, terms in groups.items():
+        for term in terms:
+            kinds.setdefault(key(term), []).append(kind)
     return _Compiled(
-        strong=PhraseSet(_folded_terms(linter.strong_anchors)),
-        weak=PhraseSet(_folded_terms(linter.weak_anchors)),
-        docs=PhraseSet(_folded_terms(linter.doc_intent_terms)),
-        aliases=PhraseSet(_folded_terms([a.alias for a in linter.aliases])),
-        alias_anchors={
-            (fold(a.alias) or a.alias.lower()): (a.alias, a.anchors) for a in linter.aliases
-        },
-        canonical={(fold(a) or a.lower()): a for a in anchors},
+        terms=PhraseSet([term for terms in groups.values() for term in terms]),
+        kinds=kinds,
+        alias_anchors={key(fold(a.alias) or a.alias): (a.alias, a.anchors) for a in linter.aliases},
+        canonical={key(fold(a) or a): a for a in anchors},
     )
 
 
-def _matches(phrases: PhraseSet, text: str, folded: str | None) -> list[tuple[int, int, str]]:
-    return [(s, e, p.text) for s, e, p in phrases.spans(text, folded)]
+def _matches(
+    text: str, folded: str | None, compiled: _Compiled
+) -> dict[str, list[tuple[int, int, str]]]:
+    """Every alias, anchor and doc term in the text, by kind, each list in text order."""
+    found: dict[str, list[tuple[int, int, str]]] = {kind: [] for kind in _KINDS}
+    for phrase, spans in compiled.terms.found(text, folded):
+        for kind in compiled.kinds[phrase.text]:
+            found[kind] += [(start, end, phrase.text) for start, end in spans]
+    for matches in found.values():
+        matches.sort()
+    return found
 
 
 def _overlaps(start: int, end: int, taken: list[tuple[int, int]]) -> bool:
     return any(start < t_end and t_start < end for t_start, t_end in taken)
 
 
-def _anchors(text: str, folded: str | None, compiled: _Compiled) -> list[AnchorMatch]:
+def _anchors(
+    text: str, matches: dict[str, list[tuple[int, int, str]]], compiled: _Compiled
+) -> list[AnchorMatch]:
     found: list[AnchorMatch] = []
     taken: list[tuple[int, int]] = []
-    for start, end, term in _matches(compiled.aliases, text, folded):
+    for start, end, term in matches["alias"]:
         alias, anchors = compiled.alias_anchors[term]
         found += [AnchorMatch(a, "strong", text[start:end], start, end, alias) for a in anchors]
         taken.append((start, end))
-    for start, end, term in _matches(compiled.strong, text, folded):
+    for start, end, term in matches["strong"]:
         if not _overlaps(start, end, taken):
             found.append(
                 AnchorMatch(
@@ -87,7 +107,7 @@ def _anchors(text: str, folded: str | None, compiled: _Compiled) -> list[AnchorM
                 )
             )
             taken.append((start, end))
-    for start, end, term in _matches(compiled.weak, text, folded):
+    for start, end, term in matches["weak"]:
         if not _overlaps(start, end, taken):
             found.append(
                 AnchorMatch(compiled.canonical.get(term, term), "weak", text[start:end], start, end)
@@ -144,13 +164,14 @@ def lint(text: str, rules: RulePack) -> LintResult:
     linter = rules.linter
     query = " ".join(text.split())
     folded = fold(text)
-    evidence = _anchors(text, folded, compiled)
+    matches = _matches(text, folded, compiled)
+    evidence = _anchors(text, matches, compiled)
     strong = _unique([m.anchor for m in evidence if m.kind == "strong"])
     weak = _unique([m.anchor for m in evidence if m.kind == "weak"])
     aliases = _unique([m.alias for m in evidence if m.alias is not None])
     tokens = len(query.split())
     query_class, rule = _classify(tokens, len(strong), len(weak), linter)
-    doc_terms = _unique([term for _, _, term in _matches(compiled.docs, text, folded)])
+    doc_terms = _unique([term for _, _, term in matches["doc"]])
     added: list[str] = []
     reasons: list[str] = []
     if query_class == "vague":
