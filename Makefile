@@ -10,11 +10,11 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 
 $(VENV)/.gui-installed: pyproject.toml | $(BIN)/python
-	$(PIP) install -e '.[gui]'
+	$(PIP) install -e '.[gui,semantic]'
 	touch $@
 
 $(VENV)/.dev-installed: pyproject.toml | $(BIN)/python
-	$(PIP) install -e '.[gui,dev]'
+	$(PIP) install -e '.[gui,semantic,dev]'
 	touch $@ $(VENV)/.gui-installed
 
 run: $(VENV)/.gui-installed

@@ -7,7 +7,7 @@
 ('tech', ['site:docs.* FastAPI (install OR docs OR getting started)'])
 """
 
-from . import contract, linter, regress, strategy
+from . import contract, linter, regress, strategy, toolsearch
 from ._errors import InputError, RoutescopeError, RulePackError
 from ._inspect import Inspection, inspect, prepare
 from ._resources import resources_root
@@ -29,6 +29,7 @@ __all__ = [
     "regress",
     "resources_root",
     "strategy",
+    "toolsearch",
 ]
 
 __version__ = "0.1.0"

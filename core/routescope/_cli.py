@@ -16,9 +16,11 @@ from pydantic import BaseModel, ValidationError
 
 from ._errors import InputError, RoutescopeError
 from ._inspect import Inspection, inspect, validate_text
+from ._resources import resources_root
 from ._rules import RulePack, default_rules, load_rules
 from .contract import RouterContext, RouterDecision, decide
 from .regress import ClassReport, SuiteResult, load_suite, run_suite, update_goldens
+from .toolsearch import SearchSettings, ToolSearch, ToolSearchResult, evaluate, load_catalog
 
 __all__ = ["main"]
 
@@ -46,6 +48,8 @@ def _build_parser() -> argparse.ArgumentParser:
     run.add_argument("--today", metavar="YYYY-MM-DD", help="the date the routers see")
     run.add_argument("--rules", metavar="FILE", help="a TOML rule pack (default: built-in)")
     run.add_argument("--context", metavar="FILE", help="router contract context (JSON)")
+    run.add_argument("--catalog", metavar="PATH", help="tool catalog (default: the sample)")
+    run.add_argument("--no-tools", action="store_true", help="skip the tool search")
 
     contract = commands.add_parser(
         "decide", help="the router contract's decision and tool plan for one user turn"
@@ -54,6 +58,18 @@ def _build_parser() -> argparse.ArgumentParser:
     contract.add_argument("--json", action="store_true", help="print one JSON object")
     contract.add_argument("--context", metavar="FILE", help="router context as JSON")
     contract.add_argument("--rules", metavar="FILE", help="a TOML rule pack (default: built-in)")
+
+    tools = commands.add_parser(
+        "tools", help="rank the tools of a catalog for a prompt, every rank explained"
+    )
+    tools.add_argument("text", metavar="TEXT", nargs="?", help="the prompt; '-' reads stdin")
+    tools.add_argument("--json", action="store_true", help="print one JSON object")
+    tools.add_argument("--catalog", metavar="PATH", help="SKILL.md folder or JSON list")
+    tools.add_argument(
+        "--strategy", default="auto", choices=["auto", "exact", "semantic", "hybrid"]
+    )
+    tools.add_argument("-k", type=int, default=10, help="how many tools to show (default 10)")
+    tools.add_argument("--eval", metavar="SUITE", help="hit@1, hit@3 and MRR per signal")
 
     regress = commands.add_parser(
         "regress", help="run regression suites; exit 1 when any case fails"
@@ -196,7 +212,8 @@ def _cmd_inspect(args: argparse.Namespace) -> int:
     today = _parse_today(args.today)
     rules = _rules(args.rules)
     context = _context(args.context)
-    result = inspect(_read_text(args.text), today=today, rules=rules, context=context)
+    tools = _catalog(args.catalog) if args.json and not args.no_tools else None
+    result = inspect(_read_text(args.text), today=today, rules=rules, context=context, tools=tools)
     if args.json:
         sys.stdout.write(result.model_dump_json(indent=2) + "\n")
     else:
@@ -216,6 +233,72 @@ def _cmd_decide(args: argparse.Namespace) -> int:
     else:
         sys.stdout.write("\n".join(_decision_lines(decision, _Style(sys.stdout))) + "\n")
     return 0
+
+
+def _catalog(path: str | None) -> ToolSearch:
+    return ToolSearch(load_catalog(path or str(resources_root() / "catalog")))
+
+
+def _cmd_tools(args: argparse.Namespace) -> int:
+    if args.k < 1:
+        raise _UsageError("-k must be at least 1")
+    search = _catalog(args.catalog)
+    if args.eval:
+        rows = evaluate(load_suite(args.eval), search)
+        if args.json:
+            sys.stdout.write(json.dumps([dataclasses.asdict(r) for r in rows], indent=2) + "\n")
+        else:
+            sys.stdout.write(f"{'signal':<10}{'cases':>6}{'hit@1':>8}{'hit@3':>8}{'MRR':>8}\n")
+            for r in rows:
+                sys.stdout.write(
+                    f"{r.mode:<10}{r.cases:>6}{r.hit_at_1:>8.2f}{r.hit_at_3:>8.2f}{r.mrr:>8.3f}\n"
+                )
+            if search.vector is None:
+                sys.stdout.write(f"vector: {search.semantic_status}\n")
+        return 0
+    if args.text is None:
+        raise _UsageError("give a TEXT to search for, or --eval SUITE")
+    text = validate_text(_read_text(args.text))
+    result = search.search(text, SearchSettings(strategy=args.strategy, k=args.k))
+    if args.json:
+        sys.stdout.write(
+            json.dumps(dataclasses.asdict(result), indent=2, ensure_ascii=False) + "\n"
+        )
+    else:
+        sys.stdout.write(_tools_text(result, search, _Style(sys.stdout)) + "\n")
+    return 0
+
+
+def _tools_text(result: ToolSearchResult, search: ToolSearch, style: _Style) -> str:
+    lines = [
+        f"{style('strategy', '1')}  {result.strategy}: {result.strategy_reason}",
+        f"{style('filter', '1')}    {result.category_filter or '—'} "
+        f"({result.category_filter_reason})",
+    ]
+    if search.vector is None:
+        lines.append(style(f"vector    {result.semantic}", "33"))
+    lines.append(
+        f"  {'#':>2} {'tool':<22}{'score':>9} {'keyword':>16} {'vector':>14} {'boosts':>8}"
+    )
+    for hit in result.results:
+        s = hit.signals
+        keyword = f"#{s.keyword.rank} bm25 {s.keyword.score:.1f}" if s.keyword else "—"
+        vector = f"#{s.vector.rank} cos {s.vector.similarity:.2f}" if s.vector else "—"
+        boosts = sum(s.boosts.values())
+        tie = style(f"  tie: {', '.join(hit.tied_with)}", "33") if hit.tied_with else ""
+        lines.append(
+            f"  {hit.rank:>2} {hit.tool_name:<22}{hit.score:>9.4f} {keyword:>16} {vector:>14} "
+            f"{boosts:>+8.3f}{tie}"
+        )
+        if s.keyword and s.keyword.fields:
+            parts = ", ".join(
+                f"{f} {v:.1f} ({' '.join(s.keyword.matched_terms[f])})"
+                for f, v in s.keyword.fields.items()
+            )
+            lines.append(style(f"       fields: {parts}", "2"))
+    if result.runner_up_gap is not None:
+        lines.append(f"runner-up gap {result.runner_up_gap:.4f}")
+    return "\n".join(lines)
 
 
 def _cmd_regress(args: argparse.Namespace) -> int:
@@ -304,6 +387,7 @@ def _cmd_gui(_: argparse.Namespace) -> int:
 _COMMANDS = {
     "inspect": _cmd_inspect,
     "decide": _cmd_decide,
+    "tools": _cmd_tools,
     "regress": _cmd_regress,
     "schema": _cmd_schema,
     "gui": _cmd_gui,

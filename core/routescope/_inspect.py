@@ -21,6 +21,7 @@ from .strategy import (
     route,
     sanitize_plan,
 )
+from .toolsearch import ToolSearch, ToolSearchResult
 
 __all__ = ["MAX_INPUT_CHARS", "Inspection", "inspect", "prepare", "validate_text"]
 
@@ -44,6 +45,8 @@ class Inspection(BaseModel):
     lint: LintResult
     decision: RouterDecision | None
     """The router contract's decision; None when the rule pack disables the contract."""
+    tools: ToolSearchResult | None
+    """The hybrid tool search over a catalog, when `inspect` was given one."""
     timings_us: dict[str, float]
 
 
@@ -87,11 +90,13 @@ def inspect(
     today: dt.date | None = None,
     rules: RulePack | None = None,
     context: RouterContext | None = None,
+    tools: ToolSearch | None = None,
 ) -> Inspection:
     """Run the routers over `text`.
 
     `today` defaults to the local date; it is the only clock the routers see.
-    `rules` defaults to the built-in pack; `context` is the router contract's context.
+    `rules` defaults to the built-in pack; `context` is the router contract's context;
+    `tools` is a searchable catalog to rank tools for the prompt.
     """
     text = validate_text(text)
     rules = rules or default_rules()
@@ -110,6 +115,8 @@ def inspect(
     t5 = clock()
     decision = decide(text, context, rules) if rules.contract.enabled else None
     t6 = clock()
+    found = tools.search(text) if tools is not None else None
+    t7 = clock()
     return _assemble(
         today=today,
         rules=rules.name,
@@ -121,6 +128,7 @@ def inspect(
         actions=actions,
         lint=linted,
         decision=decision,
+        tools=found,
         timings_us={
             "extract": (t1 - t0) / 1000,
             "route": (t2 - t1) / 1000,
@@ -128,6 +136,7 @@ def inspect(
             "sanitize": (t4 - t3) / 1000,
             "lint": (t5 - t4) / 1000,
             "decide": (t6 - t5) / 1000,
-            "total": (t6 - t0) / 1000,
+            **({"tools": (t7 - t6) / 1000} if tools is not None else {}),
+            "total": (t7 - t0) / 1000,
         },
     )

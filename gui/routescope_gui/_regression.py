@@ -67,7 +67,7 @@ class SuiteRunner(QObject):
         results: list[CaseResult] = []
         total = len(suite.cases)
         for index, case in enumerate(suite.cases, start=1):
-            results.append(run_case(case, suite, cache))  # type: ignore[arg-type]
+            results.append(run_case(case, suite, cache))
             if index % _BATCH == 0 or index == total:
                 self.progress.emit(index, total)
                 await asyncio.sleep(0)  # let the window paint between batches

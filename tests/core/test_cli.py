@@ -38,6 +38,7 @@ def test_inspect_json_contract() -> None:
         "sanitize",
         "lint",
         "decide",
+        "tools",
         "total",
     }
 

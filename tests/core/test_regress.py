@@ -12,7 +12,7 @@ from routescope.regress import SuiteError, load_suite, resolve, run_suite, updat
 FIXTURES = Path(str(resources_root() / "fixtures"))
 
 
-@pytest.mark.parametrize("name", ["strategy", "linter", "contract"])
+@pytest.mark.parametrize("name", ["strategy", "linter", "contract", "tools"])
 def test_built_in_suites_pass(name: str) -> None:
     result = run_suite(load_suite(FIXTURES / f"{name}.yaml"))
     failures = {

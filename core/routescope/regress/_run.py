@@ -15,8 +15,10 @@ from pydantic import ValidationError
 from ruamel.yaml import YAML
 
 from .._inspect import inspect
+from .._resources import resources_root
 from .._rules import RulePack, default_rules, load_rules
 from ..contract import RouterContext
+from ..toolsearch import ToolSearch, load_catalog
 from ._suite import Case, Suite, SuiteError, is_matcher
 
 __all__ = [
@@ -32,9 +34,14 @@ __all__ = [
     "update_goldens",
 ]
 
-_ROOTS = {"strategy": None, "linter": "lint", "contract": "decision"}
-_CLASS_FIELDS = {"strategy": "strategy", "linter": "query_class", "contract": "agent"}
-_STEP = re.compile(r"([^.\[\]]+)|\[(\*|-?\d+)\]")
+_ROOTS = {"strategy": None, "linter": "lint", "contract": "decision", "tools": "tools"}
+_CLASS_FIELDS = {
+    "strategy": "strategy",
+    "linter": "query_class",
+    "contract": "agent",
+    "tools": "family",
+}
+_STEP = re.compile(r"([^.\[\]]+)|\[(\*|-?\d+|:\d+)\]")
 _MISSING = object()
 
 
@@ -99,10 +106,11 @@ def _walk(data: Any, steps: list[str]) -> Any:
     if not steps:
         return data
     step, rest = steps[0], steps[1:]
-    if step == "*":
+    if step == "*" or step.startswith(":"):
         if not isinstance(data, list):
             return _MISSING
-        return [_walk(item, rest) for item in data]
+        items = data if step == "*" else data[: int(step[1:])]
+        return [_walk(item, rest) for item in items]
     if isinstance(data, list) and re.fullmatch(r"-?\d+", step):
         index = int(step)
         return _walk(data[index], rest) if -len(data) <= index < len(data) else _MISSING
@@ -115,7 +123,7 @@ def _holds(path: str, expected: Any, actual: Any) -> tuple[bool, str]:
     if not is_matcher(expected):
         return actual == expected, "equals"
     ((name, operand),) = expected.items()
-    many = "[*]" in path and isinstance(actual, list)
+    many = ("[*]" in path or "[:" in path) and isinstance(actual, list)
     values = actual if many else [actual]
     if name == "equals":
         return actual == operand, name
@@ -125,6 +133,9 @@ def _holds(path: str, expected: Any, actual: Any) -> tuple[bool, str]:
         return not any(_contains(v, operand) for v in values), name
     if name == "in":
         return all(v in operand for v in values), name
+    if name == "any_startswith":
+        prefixes = tuple(operand) if isinstance(operand, list) else (str(operand),)
+        return any(isinstance(v, str) and v.startswith(prefixes) for v in values), name
     if name == "matches":
         return all(isinstance(v, str) and re.search(str(operand), v) for v in values), name
     return (isinstance(actual, list | str | dict) and len(actual) == operand), name  # len
@@ -143,16 +154,30 @@ def rules_path(case: Case, suite: Suite) -> Path | None:
     return None if case.rules is None else (suite.path.parent / case.rules).resolve()
 
 
-def _rules_for(case: Case, suite: Suite, cache: dict[str, RulePack]) -> RulePack:
+def _tools_for(suite: Suite, cache: dict[str, Any]) -> ToolSearch:
+    catalog = (
+        suite.path.parent / suite.catalog
+        if suite.catalog
+        else Path(str(resources_root() / "catalog"))
+    ).resolve()
+    cache_key = f"tools:{catalog}"
+    if cache_key not in cache:
+        cache[cache_key] = ToolSearch(load_catalog(catalog))
+    searcher: ToolSearch = cache[cache_key]
+    return searcher
+
+
+def _rules_for(case: Case, suite: Suite, cache: dict[str, Any]) -> RulePack:
     path = str(rules_path(case, suite) or "")
     if not path:
         return default_rules()
     if path not in cache:
         cache[path] = load_rules(path)
-    return cache[path]
+    rules: RulePack = cache[path]
+    return rules
 
 
-def run_case(case: Case, suite: Suite, cache: dict[str, RulePack] | None = None) -> CaseResult:
+def run_case(case: Case, suite: Suite, cache: dict[str, Any] | None = None) -> CaseResult:
     """Run one case of a suite (`cache` keeps rule packs between cases)."""
     cache = {} if cache is None else cache
     today = case.today or suite.today or dt.date(2026, 1, 1)
@@ -164,8 +189,13 @@ def run_case(case: Case, suite: Suite, cache: dict[str, RulePack] | None = None)
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"])
         raise SuiteError(f"{suite.path}: case {case.id}: context.{where}: {first['msg']}") from None
+    tools = _tools_for(suite, cache) if suite.router == "tools" else None
     result = inspect(
-        case.prompt, today=today, rules=_rules_for(case, suite, cache), context=context
+        case.prompt,
+        today=today,
+        rules=_rules_for(case, suite, cache),
+        context=context,
+        tools=tools,
     )
     dumped = result.model_dump(mode="json", exclude={"timings_us"})
     data: Any = dumped if root is None else dumped.get(root)
@@ -178,6 +208,13 @@ def run_case(case: Case, suite: Suite, cache: dict[str, RulePack] | None = None)
             diffs.append(FieldDiff(path, expected, shown, matcher))
     expected_class = case.expect.get(class_field)
     predicted = resolve(data, class_field)
+    if suite.router == "tools":  # the class is the tool family: the skill before the dot
+        from ..toolsearch import expected_families
+
+        families = expected_families(case.expect)
+        expected_class = families[0].split(".")[0] if families else None
+        top = resolve(data, "results[0].tool_name")
+        predicted = top.split(".")[0] if isinstance(top, str) else None
     return CaseResult(
         id=case.id,
         passed=not diffs,
@@ -212,7 +249,7 @@ def class_report(router: str, cases: list[CaseResult]) -> ClassReport:
 
 def run_suite(suite: Suite) -> SuiteResult:
     """Run every case of a suite in order."""
-    cache: dict[str, RulePack] = {}
+    cache: dict[str, Any] = {}
     cases = [run_case(case, suite, cache) for case in suite.cases]
     return SuiteResult(
         suite=suite.suite,

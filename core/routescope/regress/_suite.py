@@ -11,7 +11,8 @@
           actions[0].query: {contains: near Austin}  # tolerant: never rewritten
           actions[*].query: {not_contains: "site:"}
 
-Paths are dotted names with `[n]` and `[*]` into the result's JSON. For the linter the root is
+Paths are dotted names with `[n]`, `[*]` and `[:n]` (the first n) into the result's JSON;
+`{any_startswith: [git.]}` checks a tool family. For the linter the root is
 the lint result, for the contract the decision, for the strategy router the whole inspection.
 A case may also give `context` (the contract's RouterContext) and `rules` (a pack file,
 relative to the suite).
@@ -31,8 +32,8 @@ from .._errors import RoutescopeError
 
 __all__ = ["MATCHERS", "Case", "Suite", "SuiteError", "is_matcher", "load_suite"]
 
-MATCHERS = ("equals", "contains", "not_contains", "in", "matches", "len")
-Router = Literal["strategy", "linter", "contract"]
+MATCHERS = ("equals", "contains", "not_contains", "in", "matches", "len", "any_startswith")
+Router = Literal["strategy", "linter", "contract", "tools"]
 
 
 class SuiteError(RoutescopeError):
@@ -56,6 +57,8 @@ class Suite(_Model):
     suite: str
     router: Router = "strategy"
     today: dt.date | None = None
+    catalog: str | None = None
+    """Tool catalog for the tools router, relative to the suite (default: the sample)."""
     cases: list[Case] = Field(min_length=1)
     path: Path = Field(Path("<memory>"), exclude=True)
 

