@@ -30,6 +30,7 @@ lint: $(VENV)/.dev-installed
 
 bench: $(VENV)/.dev-installed
 	$(BIN)/python tests/bench/bench_inspect.py --json .bench/inspect.json
+	$(BIN)/python tests/bench/bench_toolsearch.py .bench/toolsearch.json
 
 screenshot: $(VENV)/.dev-installed
 	QT_QPA_PLATFORM=offscreen $(BIN)/routescope-gui --screenshot packaging/screenshot.png \

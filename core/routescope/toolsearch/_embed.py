@@ -166,6 +166,13 @@ class VectorIndex:
             os.replace(temporary, path)
             self.built = True
 
+    @classmethod
+    def from_matrix(cls, matrix: np.ndarray, embedder: Embedder) -> VectorIndex:
+        """An index over vectors computed elsewhere (benchmarks, precomputed catalogs)."""
+        index = cls.__new__(cls)
+        index.embedder, index.matrix, index.built = embedder, _normalise(matrix), False
+        return index
+
     def _embed_all(self, catalog: Catalog) -> np.ndarray:
         texts = [embedding_text(tool) for tool in catalog.tools]
         return np.vstack([self.embedder.embed(texts[i : i + 64]) for i in range(0, len(texts), 64)])

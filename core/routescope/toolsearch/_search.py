@@ -142,6 +142,8 @@ class SearchSettings:
     boosts: dict[str, float] | None = None
     """Field boosts; None means the canonical ones (tool_name 5, intents 4, keywords 3,
     description 1)."""
+    explain: bool = True
+    """Fill each returned hit's per-field contributions from Tantivy's explanation."""
 
 
 def cache_folder() -> Path:
@@ -177,6 +179,7 @@ class ToolSearch:
             self.build_seconds["vector"] = time.perf_counter() - started
         self._names = {tool.tool_name.lower(): i for i, tool in enumerate(catalog.tools)}
         self._rerank_words = [_rerank_words(tool) for tool in catalog.tools]
+        self._categories = frozenset(tool.category for tool in catalog.tools)
 
     def default_boosts(self) -> dict[str, float]:
         fields = self.canonical["keyword"]["fields"]
@@ -203,8 +206,7 @@ class ToolSearch:
     def _category_filter(self, query: str) -> tuple[str | None, str]:
         values = self.canonical["intent"]["category_filter_values"]
         match = _FILE_DISCOVERY.search(query)
-        categories = {tool.category for tool in self.catalog.tools}
-        if match and "file_discovery" in values and "file_discovery" in categories:
+        if match and "file_discovery" in values and "file_discovery" in self._categories:
             return (
                 "file_discovery",
                 f"file discovery intent: “{match.group()}” @{match.start()}–{match.end()}",
@@ -250,16 +252,16 @@ class ToolSearch:
             vector_hits = self.vector.search(query_vector, settings.candidates)
             timings["vector"] = (clock() - t2) / 1000
         t3 = clock()
-        hits = self._fuse(query, keyword_hits, vector_hits, settings.rrf_k, category)
+        results = self._fuse(query, keyword_hits, vector_hits, settings.rrf_k, category, settings.k)
         timings["fusion_rerank"] = (clock() - t3) / 1000
-        results = hits[: settings.k]
-        t4 = clock()
-        explained = {h.tool_index: h for h in keyword_hits}
-        for hit in results:
-            keyword_hit = explained.get(self._names[hit.tool_name.lower()])
-            if keyword_hit is not None:  # fills the dicts the hit's KeywordSignal shares
-                self.keyword.explain(keyword_hit, query, boosts)
-        timings["explain"] = (clock() - t4) / 1000
+        if settings.explain:
+            t4 = clock()
+            explained = {h.tool_index: h for h in keyword_hits}
+            for hit in results:
+                keyword_hit = explained.get(self._names[hit.tool_name.lower()])
+                if keyword_hit is not None:  # fills the dicts the hit's KeywordSignal shares
+                    self.keyword.explain(keyword_hit, query, boosts)
+            timings["explain"] = (clock() - t4) / 1000
         gap = results[0].score - results[1].score if len(results) > 1 else None
         return ToolSearchResult(
             query=query,
@@ -280,49 +282,75 @@ class ToolSearch:
         vector_hits: list[tuple[int, float]],
         rrf_k: int,
         category: str | None,
+        limit: int,
     ) -> list[ToolHit]:
+        """Score every candidate (floats only), then build the explained hits for the top
+        `limit` and for any candidate tied with the last of them."""
         tools = self.catalog.tools
         keyword = {h.tool_index: h for h in keyword_hits}
         vector = {index: (rank, sim) for rank, (index, sim) in enumerate(vector_hits, start=1)}
-        candidates = [
-            i
-            for i in dict.fromkeys([*keyword, *vector])
-            if category is None or tools[i].category == category
-        ]
         query_terms = [t for t in dict.fromkeys(tokens(query)) if t not in _STOPWORDS]
         rerank = self.canonical["intent"]["rerank"]
-        wants_files = _FILE_DISCOVERY.search(query) is not None
-        scored: list[ToolHit] = []
-        for index in candidates:
+        alignment, most = rerank["metadata_alignment_boost"], rerank["metadata_alignment_max_terms"]
+        file_boost = rerank["file_discovery_boost"] if _FILE_DISCOVERY.search(query) else 0.0
+        query_set = frozenset(query_terms)
+        words = self._rerank_words
+        scores: list[tuple[float, str, int]] = []
+        for index in dict.fromkeys([*keyword, *vector]):
             tool = tools[index]
-            terms: list[RrfTerm] = []
-            keyword_signal = vector_signal = None
-            if index in keyword:
-                hit = keyword[index]
-                keyword_signal = KeywordSignal(hit.score, hit.rank, hit.fields, hit.matched_terms)
-                terms.append(RrfTerm("keyword", hit.rank, rrf_k, 1.0 / (rrf_k + hit.rank)))
+            if category is not None and tool.category != category:
+                continue
+            fused = 1.0 / (rrf_k + keyword[index].rank) if index in keyword else 0.0
             if index in vector:
-                rank, similarity = vector[index]
-                vector_signal = VectorSignal(similarity, rank)
-                terms.append(RrfTerm("vector", rank, rrf_k, 1.0 / (rrf_k + rank)))
-            fused = sum(t.value for t in terms)
-            words = self._rerank_words[index]
-            aligned = [t for t in query_terms if t in words]
-            boosts = {
-                "metadata_alignment_boost": rerank["metadata_alignment_boost"]
-                * min(len(aligned), rerank["metadata_alignment_max_terms"]),
-                "file_discovery_boost": rerank["file_discovery_boost"]
-                if wants_files and tool.category == "file_discovery"
-                else 0.0,
-            }
-            final = fused + sum(boosts.values())
-            signals = Signals(keyword_signal, vector_signal, terms, fused, boosts, aligned, final)
-            scored.append(ToolHit(0, tool.tool_name, tool.category, final, signals))
-        scored.sort(key=lambda h: (-round(h.score, 12), h.tool_name))
-        for rank, tool_hit in enumerate(scored, start=1):
-            tool_hit.rank = rank
-        _mark_ties(scored)
-        return scored
+                fused += 1.0 / (rrf_k + vector[index][0])
+            boost = alignment * min(len(query_set & words[index]), most)
+            if file_boost and tool.category == "file_discovery":
+                boost += file_boost
+            scores.append((-round(fused + boost, 12), tool.tool_name, index))
+        scores.sort()
+        cut = len(scores) if limit >= len(scores) else limit
+        while 0 < cut < len(scores) and scores[cut][0] == scores[cut - 1][0]:
+            cut += 1  # keep the whole tie at the boundary, so it can be reported
+        hits = [
+            self._hit(rank, index, keyword, vector, query_terms, rrf_k, file_boost)
+            for rank, (_, _, index) in enumerate(scores[:cut], start=1)
+        ]
+        _mark_ties(hits)
+        return hits[:limit]
+
+    def _hit(
+        self,
+        rank: int,
+        index: int,
+        keyword: dict[int, KeywordHit],
+        vector: dict[int, tuple[int, float]],
+        query_terms: list[str],
+        rrf_k: int,
+        file_boost: float,
+    ) -> ToolHit:
+        tool = self.catalog.tools[index]
+        rerank = self.canonical["intent"]["rerank"]
+        terms: list[RrfTerm] = []
+        keyword_signal = vector_signal = None
+        if index in keyword:
+            hit = keyword[index]
+            keyword_signal = KeywordSignal(hit.score, hit.rank, hit.fields, hit.matched_terms)
+            terms.append(RrfTerm("keyword", hit.rank, rrf_k, 1.0 / (rrf_k + hit.rank)))
+        if index in vector:
+            vector_rank, similarity = vector[index]
+            vector_signal = VectorSignal(similarity, vector_rank)
+            terms.append(RrfTerm("vector", vector_rank, rrf_k, 1.0 / (rrf_k + vector_rank)))
+        fused = sum(t.value for t in terms)
+        words = self._rerank_words[index]
+        aligned = [t for t in query_terms if t in words]
+        boosts = {
+            "metadata_alignment_boost": rerank["metadata_alignment_boost"]
+            * min(len(aligned), rerank["metadata_alignment_max_terms"]),
+            "file_discovery_boost": file_boost if tool.category == "file_discovery" else 0.0,
+        }
+        final = fused + sum(boosts.values())
+        signals = Signals(keyword_signal, vector_signal, terms, fused, boosts, aligned, final)
+        return ToolHit(rank, tool.tool_name, tool.category, final, signals)
 
 
 def _rerank_words(tool: Tool) -> frozenset[str]:
