@@ -35,6 +35,7 @@ from ._linter_panel import LinterPanel
 from ._panels import ContextPanel, PlanModel, PlanView, StrategyPanel
 from ._regression import RegressionView
 from ._style import STYLE_SHEET
+from ._tools_panel import ToolsController, ToolsPanel
 
 __all__ = ["LiveInspector", "MainWindow"]
 
@@ -118,6 +119,9 @@ class MainWindow(QMainWindow):
         self.editor.textChanged.connect(self._debounce.start)
         self.resize(1360, 860)
         self._show(None)
+        # Load the sample catalog once the event loop runs: it embeds 41 tools off the UI thread.
+        sample = routescope.resources_root() / "catalog"
+        QTimer.singleShot(0, lambda: self.tools_controller.load(str(sample)))
 
     # -- construction --------------------------------------------------------------------
     def _build_toolbar(self) -> None:
@@ -160,12 +164,15 @@ class MainWindow(QMainWindow):
         self.json_view = QPlainTextEdit(readOnly=True)
         self.json_view.setObjectName("json")
         self.tabs = QTabWidget()
+        self.tools_controller = ToolsController(self)
+        self.tools_panel = ToolsPanel(self.tools_controller)
         self.linter_panel = LinterPanel()
         self.contract_panel = ContractPanel()
         self.contract_panel.context_changed.connect(self._context_changed)
         self.tabs.addTab(self.plan_view, "Plan")
         self.tabs.addTab(self.linter_panel, "Linter")
         self.tabs.addTab(self.contract_panel, "Contract")
+        self.tabs.addTab(self.tools_panel, "Tools")
         self.tabs.addTab(self.json_view, "Raw JSON")
         right = QWidget()
         right_layout = QVBoxLayout(right)
@@ -271,6 +278,7 @@ class MainWindow(QMainWindow):
         self.context_panel.show_result(result)
         self.strategy_panel.show_result(result)
         self.plan_model.set_actions(result.actions if result else ())
+        self.tools_controller.set_text(result.context.raw_text if result else "")
         self.linter_panel.show_result(result)
         self.contract_panel.show_decision(result.decision if result else None)
         self.json_view.setPlainText(result.model_dump_json(indent=2) if result else "")

@@ -22,7 +22,9 @@ from ._search import (
     ToolSearch,
     ToolSearchResult,
     VectorSignal,
+    WhyNot,
     cache_folder,
+    why_not,
 )
 
 __all__ = [
@@ -44,6 +46,7 @@ __all__ = [
     "ToolSearchResult",
     "VectorIndex",
     "VectorSignal",
+    "WhyNot",
     "cache_folder",
     "canonical",
     "default_embedder",
@@ -53,4 +56,5 @@ __all__ = [
     "load_catalog",
     "standardise",
     "tokens",
+    "why_not",
 ]

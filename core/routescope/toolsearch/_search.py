@@ -25,6 +25,8 @@ __all__ = [
     "ToolSearch",
     "ToolSearchResult",
     "VectorSignal",
+    "WhyNot",
+    "why_not",
 ]
 
 Strategy = Literal["auto", "exact", "semantic", "hybrid"]
@@ -351,6 +353,75 @@ class ToolSearch:
         final = fused + sum(boosts.values())
         signals = Signals(keyword_signal, vector_signal, terms, fused, boosts, aligned, final)
         return ToolHit(rank, tool.tool_name, tool.category, final, signals)
+
+
+@dataclass(slots=True)
+class WhyNot:
+    """Where one tool stands in each list for a query, and why it is not higher."""
+
+    tool_name: str
+    keyword_rank: int | None
+    keyword_score: float | None
+    vector_rank: int | None
+    similarity: float | None
+    final_rank: int | None
+    reason: str
+
+
+def why_not(
+    search: ToolSearch,
+    query: str,
+    tool_name: str,
+    settings: SearchSettings,
+    query_vector: np.ndarray | None = None,
+) -> WhyNot:
+    """Rank one tool in the full keyword list, the full vector list and the fused list."""
+    index = search._names.get(tool_name.lower())
+    if index is None:
+        return WhyNot(tool_name, None, None, None, None, None, "not in the catalog")
+    boosts = settings.boosts or search.default_boosts()
+    everything = len(search.catalog.tools)
+    keyword = {h.tool_index: h for h in search.keyword.search(query, boosts, everything)}
+    keyword_rank = keyword[index].rank if index in keyword else None
+    keyword_score = keyword[index].score if index in keyword else None
+    vector_rank = similarity = None
+    if search.vector is not None and query_vector is not None:
+        scores = search.vector.matrix @ query_vector
+        similarity = float(scores[index])
+        vector_rank = int((scores > scores[index]).sum()) + 1
+    full = search.search(
+        query,
+        SearchSettings(
+            strategy=settings.strategy,
+            k=everything,
+            rrf_k=settings.rrf_k,
+            candidates=settings.candidates,
+            boosts=settings.boosts,
+            explain=False,
+        ),
+        query_vector=query_vector,
+    )
+    final_rank = next((h.rank for h in full.results if h.tool_name == tool_name), None)
+    reasons = []
+    if keyword_rank is None:
+        reasons.append("no query term is in its indexed fields")
+    elif keyword_rank > settings.candidates:
+        reasons.append(f"keyword rank {keyword_rank} is outside the top {settings.candidates}")
+    if vector_rank is not None and vector_rank > settings.candidates:
+        reasons.append(f"vector rank {vector_rank} is outside the top {settings.candidates}")
+    if full.category_filter and search.catalog.tools[index].category != full.category_filter:
+        reasons.append(f"the {full.category_filter} filter excludes its category")
+    if final_rank is not None and not reasons:
+        reasons.append(f"fused rank {final_rank}: other tools have higher RRF + boosts")
+    return WhyNot(
+        tool_name,
+        keyword_rank,
+        keyword_score,
+        vector_rank,
+        similarity,
+        final_rank,
+        "; ".join(reasons) or "not ranked",
+    )
 
 
 def _rerank_words(tool: Tool) -> frozenset[str]:
