@@ -46,6 +46,7 @@ class CompiledRules:
     """Intents listing each keyword (one keyword may serve several)."""
     capitalized: re.Pattern[str]
     preposition_before: re.Pattern[str]
+    preposition_words: tuple[str, ...]
     always_prepositions: frozenset[str]
     local_prepositions: frozenset[str]
     gazetteer: frozenset[str]
@@ -76,6 +77,7 @@ def _compile(rules: RulePack) -> CompiledRules:
         preposition_before=re.compile(
             rf"(?<!\w)(?P<prep>{preposition_alternation})[ \t]++\Z", re.IGNORECASE
         ),
+        preposition_words=tuple(p.lower().split()[-1] for p in prepositions),
         always_prepositions=frozenset(key(p) for p in rules.place.always_prepositions),
         local_prepositions=frozenset(key(p) for p in rules.place.local_intent_prepositions),
         gazetteer=frozenset(key(p) for p in rules.place.gazetteer),

@@ -293,7 +293,11 @@ def _demote_sentence_start_words(text: str, scored: list[EntityCandidate]) -> No
 def _place_hint(
     text: str, runs: list[tuple[int, int]], compiled: CompiledRules
 ) -> PlaceHint | None:
+    words = compiled.preposition_words
     for index, (start, end) in enumerate(runs):
+        window = text[max(0, start - 16) : start].lower()
+        if not any(word in window for word in words):
+            continue  # cheap test before the regex: no preposition just before the name
         before = compiled.preposition_before.search(text, max(0, start - 16), start)
         if before is None:
             continue

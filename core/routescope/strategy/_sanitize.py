@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import datetime as dt
-import itertools
 import operator
 import re
 
@@ -139,13 +138,12 @@ def _say_once(current: str, edits: list[SanitizeEdit]) -> str:
 
 
 def _may_repeat(folded: list[str]) -> bool:
-    """Cheap test: a repeated phrase needs a word pair that comes back 2-4 words later."""
-    if len(set(folded)) == len(folded):
-        return False
-    pairs = list(itertools.pairwise(folded))
-    return len(set(pairs)) < len(pairs) and any(
-        any(map(operator.eq, pairs, pairs[size:])) for size in (2, 3, 4)
-    )
+    """Cheap test: a repeated phrase needs two adjacent words that come back 2-4 words later."""
+    for size in (2, 3, 4):
+        same = list(map(operator.eq, folded, folded[size:]))
+        if any(map(operator.and_, same, same[1:])):
+            return True
+    return False
 
 
 def _collapse(words: list[str], folded: list[str]) -> tuple[list[str], list[str]]:
@@ -166,7 +164,7 @@ def _collapse(words: list[str], folded: list[str]) -> tuple[list[str], list[str]
 
 
 def _has_as_of(query: str) -> bool:
-    return "of" in query.lower() and _AS_OF.search(query) is not None
+    return "as of" in query.lower() and _AS_OF.search(query) is not None
 
 
 def _action(planned: PlannedQuery, query: str, edits: list[SanitizeEdit]) -> Action:
