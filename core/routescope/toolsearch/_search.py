@@ -140,7 +140,8 @@ class SearchSettings:
     strategy: Strategy = "auto"
     k: int = 10
     rrf_k: int = 60
-    candidates: int = 50
+    candidates: int = 30
+    """How many tools each list (keyword, vector) contributes to the fusion."""
     boosts: dict[str, float] | None = None
     """Field boosts; None means the canonical ones (tool_name 5, intents 4, keywords 3,
     description 1)."""
@@ -181,7 +182,9 @@ class ToolSearch:
             self.build_seconds["vector"] = time.perf_counter() - started
         self._names = {tool.tool_name.lower(): i for i, tool in enumerate(catalog.tools)}
         self._rerank_words = [_rerank_words(tool) for tool in catalog.tools]
-        self._categories = frozenset(tool.category for tool in catalog.tools)
+        self._tool_categories = [tool.category for tool in catalog.tools]
+        self._tool_names = [tool.tool_name for tool in catalog.tools]
+        self._categories = frozenset(self._tool_categories)
 
     def default_boosts(self) -> dict[str, float]:
         fields = self.canonical["keyword"]["fields"]
@@ -288,7 +291,6 @@ class ToolSearch:
     ) -> list[ToolHit]:
         """Score every candidate (floats only), then build the explained hits for the top
         `limit` and for any candidate tied with the last of them."""
-        tools = self.catalog.tools
         keyword = {h.tool_index: h for h in keyword_hits}
         vector = {index: (rank, sim) for rank, (index, sim) in enumerate(vector_hits, start=1)}
         query_terms = [t for t in dict.fromkeys(tokens(query)) if t not in _STOPWORDS]
@@ -296,19 +298,19 @@ class ToolSearch:
         alignment, most = rerank["metadata_alignment_boost"], rerank["metadata_alignment_max_terms"]
         file_boost = rerank["file_discovery_boost"] if _FILE_DISCOVERY.search(query) else 0.0
         query_set = frozenset(query_terms)
-        words = self._rerank_words
+        words, categories, names = self._rerank_words, self._tool_categories, self._tool_names
         scores: list[tuple[float, str, int]] = []
         for index in dict.fromkeys([*keyword, *vector]):
-            tool = tools[index]
-            if category is not None and tool.category != category:
+            tool_category = categories[index]
+            if category is not None and tool_category != category:
                 continue
             fused = 1.0 / (rrf_k + keyword[index].rank) if index in keyword else 0.0
             if index in vector:
                 fused += 1.0 / (rrf_k + vector[index][0])
             boost = alignment * min(len(query_set & words[index]), most)
-            if file_boost and tool.category == "file_discovery":
+            if file_boost and tool_category == "file_discovery":
                 boost += file_boost
-            scores.append((-round(fused + boost, 12), tool.tool_name, index))
+            scores.append((-round(fused + boost, 12), names[index], index))
         scores.sort()
         cut = len(scores) if limit >= len(scores) else limit
         while 0 < cut < len(scores) and scores[cut][0] == scores[cut - 1][0]:
