@@ -35,6 +35,8 @@ bench: $(VENV)/.dev-installed
 screenshot: $(VENV)/.dev-installed
 	QT_QPA_PLATFORM=offscreen $(BIN)/routescope-gui --screenshot packaging/screenshot.png \
 		--today 2026-11-22 "Best ramen near Denver, Colorado open tonight — or how do I install OpenClaw?"
+	QT_QPA_PLATFORM=offscreen $(BIN)/routescope-gui --screenshot packaging/screenshot-tools.png \
+		--tab Tools --today 2026-11-22 "why is my container crashing after the deploy?"
 
 clean:
 	rm -rf $(VENV) .bench build dist .mypy_cache .ruff_cache

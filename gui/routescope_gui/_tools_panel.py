@@ -72,11 +72,17 @@ class ToolsController(QObject):
         try:
             loop = asyncio.get_running_loop()
         except RuntimeError:  # no event loop runs (a script, a test without one): finish now
-            asyncio.run(coroutine)
+            asyncio.run(self._drain(coroutine))
             return
         task = loop.create_task(coroutine)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
+
+    async def _drain(self, coroutine: Coroutine[object, object, None]) -> None:
+        """Run `coroutine` and whatever it spawns, so a loop made just for it ends empty."""
+        await coroutine
+        while pending := [task for task in self._tasks if not task.done()]:
+            await asyncio.gather(*pending)
 
     def load(self, path: str | Path) -> None:
         self._spawn(self._load(Path(path)))

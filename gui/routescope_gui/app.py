@@ -25,6 +25,7 @@ def _parse(argv: Sequence[str]) -> argparse.Namespace:
     parser.add_argument("--today", type=dt.date.fromisoformat, help="YYYY-MM-DD")
     parser.add_argument("--rules", metavar="FILE", help="a TOML rule pack")
     parser.add_argument("--screenshot", metavar="PNG", help="render the window to PNG and exit")
+    parser.add_argument("--tab", default="Plan", help="the result tab to show (Plan, Tools, …)")
     return parser.parse_args(argv)
 
 
@@ -60,7 +61,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.prompt:
         window.set_prompt(args.prompt)
     if args.screenshot:
-        return _screenshot(window, args.screenshot)
+        return _screenshot(window, args.screenshot, args.tab)
     with asyncio.Runner(loop_factory=qasync.QEventLoop) as runner:
         return runner.run(_run(app, window))
 
@@ -73,8 +74,16 @@ async def _run(app: QApplication, window: MainWindow) -> int:
     return 0
 
 
-def _screenshot(window: MainWindow, path: str) -> int:
+def _screenshot(window: MainWindow, path: str, tab: str) -> int:
     window.show()
+    QApplication.processEvents()  # runs the deferred catalog load, which searches the prompt
+    names = [window.tabs.tabText(i) for i in range(window.tabs.count())]
+    if tab not in names:
+        print(f"routescope-gui: error: no tab {tab!r} (one of {', '.join(names)})", file=sys.stderr)
+        return 2
+    window.tabs.setCurrentIndex(names.index(tab))
+    if window.tools_panel.table.topLevelItemCount():
+        window.tools_panel.table.topLevelItem(0).setExpanded(True)  # type: ignore[union-attr]
     QApplication.processEvents()
     if not window.grab().save(path):
         print(f"routescope-gui: error: cannot write {path}", file=sys.stderr)
