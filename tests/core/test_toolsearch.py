@@ -341,3 +341,9 @@ def test_tools_cli_bad_input(args: list[str]) -> None:
 def test_inspect_json_gains_tools() -> None:
     data = json.loads(cli("inspect", "--json", "find files named config.yaml").stdout)
     assert data["tools"]["results"][0]["tool_name"] == "files.find"
+
+
+def test_a_huge_prompt_is_cut_and_says_so(search: ToolSearch) -> None:
+    result = search.search("find files named config.yaml " * 40_000)
+    assert "cut to its first 2,000 characters" in result.strategy_reason
+    assert len(result.query) <= 2_000 and result.results

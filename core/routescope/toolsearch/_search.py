@@ -30,6 +30,7 @@ __all__ = [
 ]
 
 Strategy = Literal["auto", "exact", "semantic", "hybrid"]
+MAX_QUERY_CHARS = 2_000
 _FILE_DISCOVERY = re.compile(
     r"\b(?:find|locate|list|search for|look for|where is|where are|which)\b[^.?!]{0,40}\b"
     r"(?:file|files|folder|folders|directory|directories|path|paths)\b"
@@ -235,6 +236,9 @@ class ToolSearch:
         UI thread); otherwise the query is embedded here when the strategy needs it."""
         settings = settings or SearchSettings()
         timings: dict[str, float] = {}
+        cut = len(query) > MAX_QUERY_CHARS
+        if cut:  # a tool router reads the request, not a whole pasted document
+            query = query[:MAX_QUERY_CHARS].rsplit(" ", 1)[0] or query[:MAX_QUERY_CHARS]
         clock = time.perf_counter_ns
         strategy, reason = self.choose_strategy(query, settings.strategy)
         category, category_reason = self._category_filter(query)
@@ -268,6 +272,8 @@ class ToolSearch:
                     self.keyword.explain(keyword_hit, query, boosts)
             timings["explain"] = (clock() - t4) / 1000
         gap = results[0].score - results[1].score if len(results) > 1 else None
+        if cut:
+            reason += f" (query cut to its first {MAX_QUERY_CHARS:,} characters)"
         return ToolSearchResult(
             query=query,
             strategy=strategy,  # type: ignore[arg-type]
