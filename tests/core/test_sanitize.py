@@ -1,5 +1,6 @@
 import datetime as dt
 
+import routescope
 from routescope.strategy import (
     Plan,
     PlannedQuery,
@@ -90,3 +91,13 @@ def test_repeated_phrases_collapse_completely(rules) -> None:  # type: ignore[no
     assert sanitize("near me near me near me near me near me", "x", rules)[0] == "near me"
     assert sanitize("a b c a b c a b c d", "x", rules)[0] == "a b c d"
     assert sanitize("walla walla washington", "x", rules)[0] == "walla walla washington"
+
+
+def test_site_operators_are_removed_outside_the_tech_strategy() -> None:
+    local = run("near me site:reddit.com pizza")
+    assert local.strategy == "local"
+    assert not any("site:" in a.query for a in local.actions)
+    assert local.actions[0].edits[0].rule == "site_operator"
+    rules = routescope.default_rules()
+    kept, _ = sanitize_query("site:pypi.org requests", local.context, TODAY, rules)
+    assert kept == "site:pypi.org requests"

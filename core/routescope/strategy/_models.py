@@ -112,6 +112,7 @@ class StrategyDecision:
 class SanitizeEdit:
     rule: Literal[
         "whitespace",
+        "site_operator",
         "banned_modifier",
         "repeated_phrase",
         "canonical_openclaw",

@@ -28,6 +28,7 @@ _MONTHS = (
     "December",
 )
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+_SITE = re.compile(r"(?<!\S)site:\S*", re.IGNORECASE)
 _AS_OF = re.compile(r"(?<!\w)as\s+of(?!\w)", re.IGNORECASE)
 _ABBREVIATE = 80
 # Room for what the rules may remove before the final cut to the query limit.
@@ -63,14 +64,21 @@ def _cut(text: str, limit: int) -> str:
 
 
 def sanitize_query(
-    query: str, context: QueryContext, today: dt.date, rules: RulePack
+    query: str,
+    context: QueryContext,
+    today: dt.date,
+    rules: RulePack,
+    *,
+    allow_site: bool = True,
 ) -> tuple[str, list[SanitizeEdit]]:
-    """Sanitize one planned query; return the final query and the edits that made it."""
-    return _sanitize(query, context, format_as_of(today, rules), compile_rules(rules))
+    """Sanitize one planned query; return the final query and the edits that made it.
+    With `allow_site=False` (general and local strategies) `site:` operators are removed."""
+    as_of = format_as_of(today, rules)
+    return _sanitize(query, context, as_of, compile_rules(rules), allow_site)
 
 
 def _sanitize(
-    query: str, context: QueryContext, as_of: str, compiled: CompiledRules
+    query: str, context: QueryContext, as_of: str, compiled: CompiledRules, allow_site: bool
 ) -> tuple[str, list[SanitizeEdit]]:
     limit = compiled.rules.sanitize.max_query_chars
     huge = len(query) > limit + _SLACK
@@ -79,6 +87,18 @@ def _sanitize(
     current = _squash(_cut(query, limit + _SLACK) if huge else query)
     if current != query and not huge:
         edits.append(_edit("whitespace", query, current, "trimmed and squashed whitespace"))
+    if not allow_site and "site:" in current.lower():
+        after = _squash(_SITE.sub(" ", current))
+        removed = ", ".join(f'"{m.group()}"' for m in _SITE.finditer(current))
+        edits.append(
+            _edit(
+                "site_operator",
+                current,
+                after,
+                f"removed {removed}: no site: searches outside the tech strategy",
+            )
+        )
+        current = after
     lowered = current.lower()
     current = _remove_banned(current, compiled, edits)
     current = _say_once(current, edits)
@@ -176,16 +196,17 @@ def sanitize_plan(
 ) -> list[Action]:
     """Sanitize every planned query in order; never return an empty list."""
     compiled, as_of = compile_rules(rules), format_as_of(today, rules)
+    allow_site = plan.strategy == "tech"
     actions = []
     for planned in plan.queries:
-        query, edits = _sanitize(planned.query, context, as_of, compiled)
+        query, edits = _sanitize(planned.query, context, as_of, compiled, allow_site)
         if query:
             actions.append(_action(planned, query, edits))
     if actions:
         return actions
     # The pack produced nothing usable: fall back to one search for the goal itself.
     fallback = PlannedQuery(context.user_goal, 1, "fallback")
-    query, edits = _sanitize(fallback.query, context, as_of, compiled)
+    query, edits = _sanitize(fallback.query, context, as_of, compiled, allow_site)
     if not query:
         query = _cut(_squash(context.raw_text), rules.sanitize.max_query_chars)
         edits = [*edits, _edit("empty", "", query, "fallback: the prompt itself, unsanitized")]
