@@ -10,6 +10,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from routescope import resources_root
 from routescope.toolsearch import (
@@ -347,3 +349,14 @@ def test_a_huge_prompt_is_cut_and_says_so(search: ToolSearch) -> None:
     result = search.search("find files named config.yaml " * 40_000)
     assert "cut to its first 2,000 characters" in result.strategy_reason
     assert len(result.query) <= 2_000 and result.results
+
+
+@given(st.text(min_size=1, max_size=300))
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+def test_any_text_ranks_without_error(search: ToolSearch, text: str) -> None:
+    result = search.search(text)
+    assert len(result.results) <= 10
+    scores = [h.score for h in result.results]
+    assert scores == sorted(scores, reverse=True)
