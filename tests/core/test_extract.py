@@ -145,3 +145,9 @@ def test_place_span_ends_with_the_name(text: str, place: str) -> None:
     hint = run(text).context.entities.place
     assert hint is not None and hint.text == place
     assert text[hint.start : hint.end] == place
+
+
+def test_capitals_inside_a_word_do_not_start_an_entity() -> None:
+    entities = run("my iPhone and macOS and McDonald's near the O'Hare gate").context.entities
+    assert {"iPhone", "macOS"} <= set(entities.candidates)
+    assert not {"Phone", "OS", "Donald", "Hare"} & set(entities.candidates)

@@ -73,7 +73,9 @@ def _compile(rules: RulePack) -> CompiledRules:
         rules=rules,
         keywords=PhraseSet([t for terms in rules.intents.keywords().values() for t in terms]),
         keyword_intents=_keyword_intents(rules.intents.keywords()),
-        capitalized=re.compile(rf"{_CAP_WORD}(?:[ \t]++(?:(?:{connectors})[ \t]++)?{_CAP_WORD})*+"),
+        capitalized=re.compile(
+            rf"{_RUN_START}(?:[ \t]++(?:(?:{connectors})[ \t]++)?{_CAP_WORD})*+"
+        ),
         preposition_before=re.compile(
             rf"(?<!\w)(?P<prep>{preposition_alternation})[ \t]++\Z", re.IGNORECASE
         ),

@@ -11,7 +11,7 @@ import re
 from collections.abc import Iterator
 
 from .._rules import RulePack
-from ._compiled import UPPER, CompiledRules, compile_rules, is_word_char, key, lowered_or_none
+from ._compiled import CompiledRules, compile_rules, is_word_char, key, lowered_or_none
 from ._models import (
     Entities,
     EntityCandidate,
@@ -40,7 +40,6 @@ _DOMAIN = re.compile(r"[A-Za-z0-9][A-Za-z0-9\-]*+(?:\.[A-Za-z0-9\-]++)*+")
 _DOMAIN_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-.")
 _CAMEL_STEP = re.compile(r"[A-Z](?<=[a-z].)")  # an upper-case letter after a lower-case one
 _WORD_TAIL = re.compile(r"\w*+")
-_UPPER_CHAR = re.compile(f"[{UPPER}]")
 _ABBREVIATIONS = frozenset({"St", "Mt", "Ft"})
 _CONTROL_TO_SPACE = dict.fromkeys([*range(0x09), *range(0x0B, 0x20), 0x7F], " ")
 _GOAL_EDGES = " \t\"'“”‘’`?!.,;:…"
