@@ -141,7 +141,7 @@ class SearchSettings:
     strategy: Strategy = "auto"
     k: int = 10
     rrf_k: int = 60
-    candidates: int = 30
+    candidates: int = 20
     """How many tools each list (keyword, vector) contributes to the fusion."""
     boosts: dict[str, float] | None = None
     """Field boosts; None means the canonical ones (tool_name 5, intents 4, keywords 3,
