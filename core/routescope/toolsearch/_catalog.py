@@ -35,6 +35,7 @@ class Catalog:
     source: str
     problems: list[str] = field(default_factory=list)
     """One line per skill or record that was skipped: file, field and problem."""
+    _names: set[str] = field(default_factory=set, repr=False, compare=False)
 
     @property
     def fingerprint(self) -> str:
@@ -44,6 +45,14 @@ class Catalog:
 
     def by_name(self) -> dict[str, Tool]:
         return {tool.tool_name: tool for tool in self.tools}
+
+    def add(self, tool: Tool, where: str) -> None:
+        """Add a tool; a second tool of the same name is reported and skipped."""
+        if tool.tool_name in self._names:
+            self.problems.append(f"{where}: duplicate tool {tool.tool_name}: skipped")
+            return
+        self._names.add(tool.tool_name)
+        self.tools.append(tool)
 
 
 def _string_list(value: Any, where: str) -> list[str]:
@@ -142,7 +151,6 @@ def _front_matter(path: Path) -> dict[str, Any]:
 
 def _from_folder(folder: Path) -> Catalog:
     catalog = Catalog(tools=[], source=str(folder))
-    seen: set[str] = set()
     for path in sorted(folder.rglob("SKILL.md")):
         try:
             tools = _skill_tools(_front_matter(path), str(path))
@@ -150,11 +158,7 @@ def _from_folder(folder: Path) -> Catalog:
             catalog.problems.append(str(exc))
             continue
         for tool in tools:
-            if tool.tool_name in seen:
-                catalog.problems.append(f"{path}: duplicate tool {tool.tool_name}: skipped")
-                continue
-            seen.add(tool.tool_name)
-            catalog.tools.append(tool)
+            catalog.add(tool, str(path))
     return catalog
 
 
@@ -168,7 +172,6 @@ def _from_json(path: Path) -> Catalog:
     if not isinstance(records, list):
         raise CatalogError(f"{path}: a JSON catalog is a list of tool records")
     catalog = Catalog(tools=[], source=str(path))
-    seen: set[str] = set()
     for index, record in enumerate(records):
         where = f"{path}: [{index}]"
         try:
@@ -189,11 +192,7 @@ def _from_json(path: Path) -> Catalog:
         except ValueError as exc:
             catalog.problems.append(str(exc))
             continue
-        if tool.tool_name in seen:
-            catalog.problems.append(f"{where}: duplicate tool {tool.tool_name}: skipped")
-            continue
-        seen.add(tool.tool_name)
-        catalog.tools.append(tool)
+        catalog.add(tool, where)
     return catalog
 
 
