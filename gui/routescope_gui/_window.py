@@ -174,6 +174,7 @@ class MainWindow(QMainWindow):
         self.tabs.addTab(self.contract_panel, "Contract")
         self.tabs.addTab(self.tools_panel, "Tools")
         self.tabs.addTab(self.json_view, "Raw JSON")
+        self.tabs.currentChanged.connect(lambda _: self._show_json())
         right = QWidget()
         right_layout = QVBoxLayout(right)
         right_layout.setContentsMargins(0, 0, 0, 0)
@@ -281,7 +282,7 @@ class MainWindow(QMainWindow):
         self.tools_controller.set_text(result.context.raw_text if result else "")
         self.linter_panel.show_result(result)
         self.contract_panel.show_decision(result.decision if result else None)
-        self.json_view.setPlainText(result.model_dump_json(indent=2) if result else "")
+        self._show_json()
         if result is None:
             self.statusBar().showMessage("Type a prompt: results update as you type.")
             return
@@ -289,6 +290,13 @@ class MainWindow(QMainWindow):
         self.statusBar().showMessage(
             f"{timings}    rules: {result.rules}    today: {result.today.isoformat()}"
         )
+
+    def _show_json(self) -> None:
+        """The raw JSON, rendered only while its tab is shown: it can be megabytes."""
+        if self.tabs.currentWidget() is self.json_view:
+            self.json_view.setPlainText(
+                self.result.model_dump_json(indent=2) if self.result else ""
+            )
 
     def _show_error(self, message: str) -> None:
         self._show(None)

@@ -1,4 +1,6 @@
 import datetime as dt
+import subprocess
+import sys
 
 import pytest
 
@@ -22,3 +24,10 @@ def run(text: str, **kwargs: object) -> Inspection:
 
 def queries(text: str, **kwargs: object) -> list[str]:
     return [a.query for a in run(text, **kwargs).actions]
+
+
+def routescope_cli(*args: str) -> subprocess.CompletedProcess[str]:
+    """`python -m routescope ARGS` as a user runs it, output as text."""
+    return subprocess.run(
+        [sys.executable, "-m", "routescope", *args], capture_output=True, text=True, timeout=120
+    )

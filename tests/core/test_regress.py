@@ -1,13 +1,14 @@
 import json
 import re
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from routescope import resources_root
 from routescope.regress import SuiteError, load_suite, resolve, run_suite, update_goldens
+
+from .conftest import routescope_cli
 
 FIXTURES = Path(str(resources_root() / "fixtures"))
 
@@ -136,12 +137,7 @@ def test_a_missing_path_is_reported(tmp_path: Path) -> None:
 
 
 def regress(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "routescope", "regress", *args],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    return routescope_cli("regress", *args)
 
 
 def test_cli_exit_codes_and_json(tmp_path: Path) -> None:

@@ -1,8 +1,6 @@
 """Hybrid tool search: catalog standardisation, Tantivy keyword index, vectors, RRF, rerank."""
 
 import json
-import subprocess
-import sys
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, HTTPServer
@@ -27,6 +25,8 @@ from routescope.toolsearch import (
     load_catalog,
     standardise,
 )
+
+from .conftest import routescope_cli
 
 SAMPLE = Path(str(resources_root() / "catalog"))
 
@@ -308,14 +308,8 @@ def test_same_query_same_ranking(search: ToolSearch) -> None:
 
 
 # -- CLI ---------------------------------------------------------------------------------------
-def cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "routescope", *args], capture_output=True, text=True, timeout=120
-    )
-
-
 def test_tools_cli_json() -> None:
-    done = cli("tools", "--json", "-k", "3", "find files named config.yaml")
+    done = routescope_cli("tools", "--json", "-k", "3", "find files named config.yaml")
     assert done.returncode == 0, done.stderr
     data = json.loads(done.stdout)
     assert {"strategy", "strategy_reason", "category_filter", "results"} <= set(data)
@@ -324,7 +318,7 @@ def test_tools_cli_json() -> None:
 
 
 def test_tools_eval_prints_three_signals() -> None:
-    done = cli("tools", "--eval", str(resources_root() / "fixtures" / "tools.yaml"))
+    done = routescope_cli("tools", "--eval", str(resources_root() / "fixtures" / "tools.yaml"))
     assert done.returncode == 0, done.stderr
     rows = {line.split()[0]: line.split() for line in done.stdout.splitlines()[1:]}
     assert {"keyword", "vector", "hybrid"} <= set(rows)
@@ -336,12 +330,12 @@ def test_tools_eval_prints_three_signals() -> None:
     "args", [["tools", "--catalog", "/nope", "x"], ["tools", "-k", "0", "x"], ["tools"]]
 )
 def test_tools_cli_bad_input(args: list[str]) -> None:
-    done = cli(*args)
+    done = routescope_cli(*args)
     assert done.returncode == 2 and done.stderr.count("\n") == 1
 
 
 def test_inspect_json_gains_tools() -> None:
-    data = json.loads(cli("inspect", "--json", "find files named config.yaml").stdout)
+    data = json.loads(routescope_cli("inspect", "--json", "find files named config.yaml").stdout)
     assert data["tools"]["results"][0]["tool_name"] == "files.find"
 
 

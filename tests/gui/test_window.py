@@ -65,7 +65,12 @@ def test_typing_updates_every_panel(qtbot, window) -> None:  # type: ignore[no-u
     # Timings per stage in the status bar, and the raw JSON.
     assert "extract" in window.statusBar().currentMessage()
     assert "µs" in window.statusBar().currentMessage()
+    # The raw JSON is rendered when its tab is shown, and follows later edits while shown.
+    assert window.json_view.toPlainText() == ""
+    window.tabs.setCurrentWidget(window.json_view)
     assert '"strategy": "tech"' in window.json_view.toPlainText()
+    window.set_prompt("pizza near me")
+    assert '"strategy": "local"' in window.json_view.toPlainText()
 
 
 def test_results_follow_every_edit(qtbot, window) -> None:  # type: ignore[no-untyped-def]

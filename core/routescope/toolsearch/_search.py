@@ -3,6 +3,7 @@ rerank, with every signal of every hit kept for the explanation."""
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import time
 from dataclasses import dataclass, field
@@ -397,18 +398,8 @@ def why_not(
         scores = search.vector.matrix @ query_vector
         similarity = float(scores[index])
         vector_rank = int((scores > scores[index]).sum()) + 1
-    full = search.search(
-        query,
-        SearchSettings(
-            strategy=settings.strategy,
-            k=everything,
-            rrf_k=settings.rrf_k,
-            candidates=settings.candidates,
-            boosts=settings.boosts,
-            explain=False,
-        ),
-        query_vector=query_vector,
-    )
+    every = dataclasses.replace(settings, k=everything, explain=False)
+    full = search.search(query, every, query_vector=query_vector)
     final_rank = next((h.rank for h in full.results if h.tool_name == tool_name), None)
     reasons = []
     if keyword_rank is None:
