@@ -1,7 +1,8 @@
 """Whole-word, case-insensitive phrase finding shared by the routers.
 
-Every pattern starts with a literal so the regex engine skips ahead in C; the word boundary
-before a match is checked in Python on one character, so no input can make matching backtrack.
+A set's phrases are compiled into one pattern shaped as a trie (so at each word start the regex
+engine follows one branch per character, in C) inside a look-ahead (so overlapping phrases that
+start at different words are all found). Python then only sees actual occurrences.
 """
 
 from __future__ import annotations
@@ -23,86 +24,139 @@ def is_word_char(char: str) -> bool:
     return char.isalnum() or char == "_"
 
 
-_WORDS = re.compile(r"\w+")
-_SHORT_TEXT = 400
-_MANY_PHRASES = 12
-
-
 def phrase_pattern(term: str) -> str:
     """A phrase as a pattern: words escaped, any run of white space between them."""
     return r"\s++".join(re.escape(word) for word in term.split())
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False)
 class Phrase:
-    """One keyword or phrase: a literal to test for, and patterns that start with it."""
+    """One keyword or phrase of a set."""
 
     text: str
-    first_word: str
-    plain_word: bool
-    """The first word is all word characters, so a set of the text's words can rule it out."""
-    lowered: re.Pattern[str]
-    """Matches in `text.lower()`. It starts with the literal, which lets the regex engine jump
-    ahead in C; the word boundary before a match is checked apart (see `PhraseSet.spans`)."""
-    any_case: re.Pattern[str]
-    """Matches in the original text, for the rare text whose lower() changes its length."""
+    """The phrase's key (case-folded, single-spaced): what the lookup tables use."""
+    index: int
+    """Its position in the set, which orders results the same way on every run."""
+    shorter: tuple[tuple[Phrase, re.Pattern[str]], ...]
+    """Phrases of the set that are its first words ("how" for "how to fix"): an occurrence of
+    this phrase is one of each of them too, at the same start."""
+
+
+def _trie_pattern(spellings: list[str]) -> str:
+    """One pattern matching the longest of `spellings` at a position, shaped as a trie."""
+    trie: dict[str, dict] = {}  # type: ignore[type-arg]
+    for spelling in spellings:
+        node = trie
+        for char in spelling:
+            node = node.setdefault(char, {})
+        node[""] = {}
+
+    def build(node: dict[str, dict]) -> str:  # type: ignore[type-arg]
+        branches = [
+            (r"\s++" if char == " " else re.escape(char)) + build(node[char])
+            for char in sorted(node)
+            if char
+        ]
+        if not branches:
+            return ""
+        body = branches[0] if len(branches) == 1 else f"(?:{'|'.join(branches)})"
+        return f"(?:{body})?" if "" in node else body
+
+    return build(trie)
+
+
+def _compile(spellings: list[str], flags: int) -> re.Pattern[str]:
+    # The look-ahead finds a phrase at every word start without consuming it, so a phrase that
+    # begins inside an earlier one ("new york" in "visit new york") is still found.
+    try:
+        alternation = _trie_pattern(spellings)
+        return re.compile(rf"(?<!\w)(?=({alternation})(?!\w))", flags)
+    except (RecursionError, re.error):  # a trie too deep for the regex compiler
+        longest_first = sorted(spellings, key=len, reverse=True)
+        alternation = "|".join(phrase_pattern(s) for s in longest_first)
+        return re.compile(rf"(?<!\w)(?=((?:{alternation}))(?!\w))", flags)
 
 
 class PhraseSet:
     """Finds whole-word, case-insensitive occurrences of a list of phrases, fast."""
 
     def __init__(self, terms: list[str]) -> None:
-        spellings: dict[str, str] = {}
+        folded_first: dict[str, str] = {}
         for term in terms:
-            spellings.setdefault(key(term), " ".join(term.lower().split()))
-        self.phrases = tuple(
-            Phrase(
-                text=folded,
-                first_word=spelling.split()[0],
-                plain_word=_WORDS.fullmatch(spelling.split()[0]) is not None,
-                lowered=re.compile(rf"{phrase_pattern(spelling)}(?!\w)"),
-                any_case=re.compile(rf"(?<!\w){phrase_pattern(folded)}(?!\w)", re.IGNORECASE),
+            if term.split():
+                folded_first.setdefault(key(term), " ".join(term.lower().split()))
+        spellings = {spelling: folded for folded, spelling in folded_first.items()}
+        keys = {
+            spelling: (folded, index) for index, (spelling, folded) in enumerate(spellings.items())
+        }
+        self._by_spelling: dict[str, Phrase] = {}
+        patterns: dict[str, re.Pattern[str]] = {}
+        # Fewest words first, so a phrase's shorter phrases exist when it is built.
+        for spelling, (folded, index) in sorted(keys.items(), key=lambda kv: kv[0].count(" ")):
+            words = spelling.split()
+            prefixes = (" ".join(words[:count]) for count in range(len(words) - 1, 0, -1))
+            shorter = tuple(
+                (self._by_spelling[prefix], patterns[prefix])
+                for prefix in prefixes
+                if prefix in keys
             )
-            for folded, spelling in spellings.items()
-        )
+            self._by_spelling[spelling] = Phrase(folded, index, shorter)
+            patterns[spelling] = re.compile(phrase_pattern(spelling), re.IGNORECASE)
+        self._by_key = {phrase.text: phrase for phrase in self._by_spelling.values()}
+        self._has_shorter = any(phrase.shorter for phrase in self._by_spelling.values())
+        self._lowered = _compile(list(spellings), 0) if spellings else None
+        self._any_case = _compile(list(spellings), re.IGNORECASE) if spellings else None
 
     def __bool__(self) -> bool:
-        return bool(self.phrases)
+        return bool(self._by_spelling)
+
+    def _occurrences(self, text: str, lowered: str | None) -> Iterator[tuple[Phrase, int, int]]:
+        if lowered is not None and self._lowered is not None:
+            by_spelling = self._by_spelling
+            for match in self._lowered.finditer(lowered):
+                found = match.group(1)
+                phrase = by_spelling.get(found) or by_spelling.get(" ".join(found.split()))
+                if phrase is not None:
+                    yield phrase, match.start(1), match.end(1)
+        elif self._any_case is not None:
+            by_key = self._by_key
+            for match in self._any_case.finditer(text):
+                phrase = by_key.get(key(match.group(1)))
+                if phrase is not None:
+                    yield phrase, match.start(1), match.end(1)
 
     def found(
         self, text: str, lowered: str | None
     ) -> Iterator[tuple[Phrase, list[tuple[int, int]]]]:
-        """Each phrase that occurs, with the spans of its occurrences in text order.
-        `lowered` is `text.lower()` when it has the same length as `text`, else None."""
-        phrases = self.phrases
-        if lowered is not None and len(lowered) < _SHORT_TEXT and len(phrases) > _MANY_PHRASES:
-            # Short text: one set intersection beats a substring test per phrase.
-            words = set(_WORDS.findall(lowered))
-            phrases = tuple(p for p in phrases if p.first_word in words or not p.plain_word)
-        for phrase in phrases:
-            if lowered is None:
-                spans = [m.span() for m in phrase.any_case.finditer(text)]
-            elif phrase.first_word in lowered:
-                spans = [
-                    m.span()
-                    for m in phrase.lowered.finditer(lowered)
-                    if not (m.start() and is_word_char(lowered[m.start() - 1]))
-                ]
-            else:
-                continue
-            if spans:
-                yield phrase, spans
+        """Each phrase that occurs, with the spans of its occurrences in text order, phrases in
+        the set's order. `lowered` is `text.lower()` when it has the same length as `text`,
+        else None."""
+        spans: dict[Phrase, list[tuple[int, int]]] = {}
+        searched = lowered if lowered is not None else text
+        for phrase, start, end in self._occurrences(text, lowered):
+            spans.setdefault(phrase, []).append((start, end))
+            for prefix, pattern in phrase.shorter:
+                short = pattern.match(searched, start, end)
+                if short is not None:
+                    spans.setdefault(prefix, []).append((start, short.end()))
+        if not spans:
+            return
+        if self._has_shorter:
+            for phrase_spans in spans.values():
+                phrase_spans.sort()
+        yield from sorted(spans.items(), key=lambda item: item[0].index)
 
     def spans(self, text: str, lowered: str | None) -> list[tuple[int, int, Phrase]]:
-        """Every occurrence as (start, end, phrase), in text order."""
+        """Every occurrence as (start, end, phrase), in text order (longest first at a start)."""
         return sorted(
-            (
-                (start, end, phrase)
-                for phrase, spans in self.found(text, lowered)
-                for start, end in spans
-            ),
+            ((start, end, phrase) for phrase, start, end in self._all(text, lowered)),
             key=lambda item: (item[0], -item[1]),
         )
+
+    def _all(self, text: str, lowered: str | None) -> Iterator[tuple[Phrase, int, int]]:
+        for phrase, spans in self.found(text, lowered):
+            for start, end in spans:
+                yield phrase, start, end
 
     def remove(self, text: str) -> tuple[str, list[str]]:
         """`text` without the phrases (each cut leaves a space) and what was removed."""

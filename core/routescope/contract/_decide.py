@@ -13,13 +13,10 @@ from pydantic import ValidationError
 from .._phrases import PhraseSet, key, lowered_or_none
 from .._rules import AgentName, ArgSpec, ContractRules, RulePack, ToolSpec
 from ._models import (
-    GuardrailEvent,
     RouterContext,
     RouterDecision,
-    RuleHit,
     Step,
     StepResult,
-    ToolCall,
 )
 
 __all__ = ["LLMClient", "apply_guardrails", "decide", "prepare_step"]
@@ -85,11 +82,20 @@ def _triggers(text: str, compiled: _Compiled) -> _Triggers:
     return first
 
 
-def _hit(rule: str, text: str, span: tuple[int, int] | None = None) -> RuleHit:
+_Data = dict[str, Any]
+"""A decision, tool call, rule hit or guardrail event as plain data: the rules build and guard
+these, and `RouterDecision` validates the result once."""
+
+
+def _hit(rule: str, text: str = "", span: tuple[int, int] | None = None) -> _Data:
     if span is None:
-        return RuleHit(rule=rule)
+        return {"rule": rule}
     start, end = span
-    return RuleHit(rule=rule, text=text[start:end], start=start, end=end)
+    return {"rule": rule, "text": text[start:end], "start": start, "end": end}
+
+
+def _event(rule: str, detail: str, tool: str | None = None) -> _Data:
+    return {"rule": rule, "detail": detail, "tool": tool}
 
 
 def _ui(agent: str, mode: str) -> str:
@@ -98,10 +104,10 @@ def _ui(agent: str, mode: str) -> str:
     return "cards" if mode == "explore" else "cards_then_text"
 
 
-def _stop(plan: list[ToolCall], mode: str) -> str:
+def _stop(plan: list[_Data], mode: str) -> str:
     if not plan:
         return "none"
-    if mode == "explore" and plan[0].tool.endswith("_yields"):
+    if mode == "explore" and plan[0]["tool"].endswith("_yields"):
         return "when_first_yields_result_received"
     return "after_tool_plan_complete"
 
@@ -112,7 +118,7 @@ def _args_for(
     triggers: _Triggers,
     context: RouterContext,
     compiled: _Compiled,
-    hits: list[RuleHit],
+    hits: list[_Data],
 ) -> dict[str, Any]:
     spec = compiled.tools.get(tool)
     if spec is None:
@@ -140,28 +146,17 @@ def _amount_args(
     context: RouterContext,
     spec: dict[str, ArgSpec],
     args: dict[str, Any],
-    hits: list[RuleHit],
+    hits: list[_Data],
 ) -> None:
     amount = _AMOUNT.search(text)
     if amount:
-        hits.append(
-            RuleHit(
-                rule="amount_and_token", text=amount.group(), start=amount.start(), end=amount.end()
-            )
-        )
+        hits.append(_hit("amount_and_token", text, amount.span()))
         if "amount" in spec:
             args["amount"] = float(amount.group(1))
         args["token"] = amount.group(2)
     protocol = _PROTOCOL.search(text)
     if protocol:
-        hits.append(
-            RuleHit(
-                rule="protocol",
-                text=protocol.group(1),
-                start=protocol.start(1),
-                end=protocol.end(1),
-            )
-        )
+        hits.append(_hit("protocol", text, protocol.span(1)))
         args["protocol"] = protocol.group(1).lower()
     selection = context.last_selection
     if selection:
@@ -174,30 +169,26 @@ def _amount_args(
 
 
 def _retry(
-    context: RouterContext, rules: RulePack, hits: list[RuleHit], events: list[GuardrailEvent]
-) -> tuple[str, str, list[ToolCall]] | None:
+    context: RouterContext, rules: RulePack, hits: list[_Data], events: list[_Data]
+) -> tuple[str, str, list[_Data]] | None:
     last = context.last_action
     spec = rules.contract.tool(last.tool) if last else None
     if last is None or spec is None:
-        events.append(
-            GuardrailEvent(
-                rule="nothing_to_retry", detail="“try again” without a known last action"
-            )
-        )
+        events.append(_event("nothing_to_retry", "“try again” without a known last action"))
         return None
-    hits.append(RuleHit(rule=f"retry:last_action={last.tool} ({last.status})"))
+    hits.append(_hit(f"retry:last_action={last.tool} ({last.status})"))
     mode = "execute" if spec.kind in ("execution", "wallet") else "explore"
     prefix = rules.contract.plans.get(spec.agent, {}).get(mode, [])  # type: ignore[call-overload]
-    plan = [ToolCall(tool=name) for name in prefix if name != last.tool]
-    plan.append(ToolCall(tool=last.tool, args=dict(last.args)))
+    plan = [{"tool": name, "args": {}} for name in prefix if name != last.tool]
+    plan.append({"tool": last.tool, "args": dict(last.args)})
     return spec.agent, mode, plan
 
 
-def _rule_decision(text: str, context: RouterContext, rules: RulePack) -> RouterDecision:
+def _rule_decision(text: str, context: RouterContext, rules: RulePack) -> _Data:
     compiled = rules.derived(_compile)
     triggers = _triggers(text, compiled)
-    hits: list[RuleHit] = []
-    events: list[GuardrailEvent] = []
+    hits: list[_Data] = []
+    events: list[_Data] = []
     chosen = None
     if "retry" in triggers:
         hits.append(_hit("retry", text, triggers["retry"]))
@@ -208,27 +199,21 @@ def _rule_decision(text: str, context: RouterContext, rules: RulePack) -> Router
         mode = _mode(text, triggers, hits, default_mode)
         names = rules.contract.plans.get(agent, {}).get(mode, [])  # type: ignore[call-overload]
         plan = [
-            ToolCall(tool=name, args=_args_for(name, text, triggers, context, compiled, hits))
+            {"tool": name, "args": _args_for(name, text, triggers, context, compiled, hits)}
             for name in names
         ]
     else:
         agent, mode, plan = chosen
-    hits = list({(h.rule, h.start): h for h in hits}.values())
-    decision = RouterDecision(
-        agent=agent,
-        mode=mode,
-        ui=_ui(agent, mode),
-        tool_plan=plan,
-        stop_condition=_stop(plan, mode),
-        layout=["tool", "text"] if plan else ["text"],
-        rules_fired=hits,
-        guardrails=events,
+    unique_hits = list({(h["rule"], h.get("start")): h for h in hits}.values())
+    return _guarded(
+        {"agent": agent, "mode": mode, "tool_plan": plan, "rules_fired": unique_hits},
+        events,
+        rules.contract,
     )
-    return apply_guardrails(decision, rules)
 
 
 def _agent(
-    text: str, triggers: _Triggers, context: RouterContext, compiled: _Compiled, hits: list[RuleHit]
+    text: str, triggers: _Triggers, context: RouterContext, compiled: _Compiled, hits: list[_Data]
 ) -> str:
     for name in compiled.agents:
         span = triggers.get(f"agent:{name}")
@@ -236,32 +221,39 @@ def _agent(
             hits.append(_hit(f"agent:{name}", text, span))
             return name
     if context.last_yield is not None:
-        hits.append(RuleHit(rule=f"agent:from last_yield ({context.last_yield.tool})"))
+        hits.append(_hit(f"agent:from last_yield ({context.last_yield.tool})"))
         return "lending" if "lending" in context.last_yield.tool else "staking"
-    hits.append(RuleHit(rule="agent:knowledge (default: no agent keyword)"))
+    hits.append(_hit("agent:knowledge (default: no agent keyword)"))
     return "knowledge"
 
 
-def _mode(text: str, triggers: _Triggers, hits: list[RuleHit], default: str | None) -> str:
+def _mode(text: str, triggers: _Triggers, hits: list[_Data], default: str | None) -> str:
     for mode in ("execute", "decide"):
         span = triggers.get(f"mode:{mode}")
         if span:
             hits.append(_hit(f"mode:{mode}", text, span))
             return mode
     if default:
-        hits.append(RuleHit(rule=f"mode:{default} (the agent's default)"))
+        hits.append(_hit(f"mode:{default} (the agent's default)"))
         return default
-    hits.append(RuleHit(rule="mode:explore (default)"))
+    hits.append(_hit("mode:explore (default)"))
     return "explore"
 
 
-def _check_args(call: ToolCall, spec: dict[str, ArgSpec]) -> str | None:
-    for name, value in call.args.items():
+_ARG_TYPES: dict[str, tuple[type, ...]] = {
+    "string": (str,),
+    "integer": (int,),
+    "number": (int, float),
+    "boolean": (bool,),
+}
+
+
+def _check_args(args: dict[str, Any], spec: dict[str, ArgSpec]) -> str | None:
+    for name, value in args.items():
         arg = spec.get(name)
         if arg is None:
             return f"unknown argument {name!r}"
-        kinds = {"string": (str,), "integer": (int,), "number": (int, float), "boolean": (bool,)}
-        if not isinstance(value, kinds[arg.type]) or (
+        if not isinstance(value, _ARG_TYPES[arg.type]) or (
             arg.type != "boolean" and isinstance(value, bool)
         ):
             return f"{name} must be {arg.type}"
@@ -277,111 +269,83 @@ def _check_args(call: ToolCall, spec: dict[str, ArgSpec]) -> str | None:
 
 def apply_guardrails(decision: RouterDecision, rules: RulePack) -> RouterDecision:
     """Enforce the contract's guardrails; every change is reported as an event with its reason."""
-    contract = rules.contract
-    events = list(decision.guardrails)
-    mode = decision.mode
+    data = decision.model_dump()
+    return RouterDecision.model_validate(_guarded(data, data["guardrails"], rules.contract))
+
+
+def _guarded(data: _Data, events: list[_Data], contract: ContractRules) -> _Data:
+    """`data` with the guardrails applied: the mode rolled out, the plan gated, deduplicated
+    and cut to the mode's steps, and each change added to `events`. Decisions from the rules
+    get the ui, stop condition and layout of the final plan."""
+    mode = data["mode"]
     if mode not in contract.rollout_modes:
-        events.append(GuardrailEvent(rule="rollout", detail=f"{mode} not rolled out: explore"))
+        events.append(_event("rollout", f"{mode} not rolled out: explore"))
         mode = "explore"
-    plan = _gate(decision.tool_plan, mode, contract, events)
+    plan = _gate(data["tool_plan"], mode, contract, events)
     abort_after = _repeats(plan, events)
     low, high = contract.steps.get(mode, (0, 99))
     if len(plan) > high:
-        dropped = ", ".join(c.tool for c in plan[high:])
-        events.append(
-            GuardrailEvent(
-                rule="max_steps", detail=f"{mode} allows {high} steps: dropped {dropped}"
-            )
-        )
+        dropped = ", ".join(c["tool"] for c in plan[high:])
+        events.append(_event("max_steps", f"{mode} allows {high} steps: dropped {dropped}"))
         plan = plan[:high]
     if plan and len(plan) < low:
         events.append(
-            GuardrailEvent(
-                rule="min_steps",
-                detail=f"{mode} expects at least {low} steps, plan has {len(plan)}",
-            )
+            _event("min_steps", f"{mode} expects at least {low} steps, plan has {len(plan)}")
         )
-    return decision.model_copy(
-        update={
-            "mode": mode,
-            "tool_plan": plan,
-            "guardrails": events,
-            "abort_after": abort_after,
-            "stop_condition": _stop(plan, mode)
-            if decision.source == "rules"
-            else decision.stop_condition,
-            "ui": _ui(decision.agent, mode) if decision.source == "rules" else decision.ui,
-            "layout": (["tool", "text"] if plan else ["text"])
-            if decision.source == "rules"
-            else decision.layout,
-        }
-    )
+    guarded = {**data, "mode": mode, "tool_plan": plan, "guardrails": events}
+    guarded["abort_after"] = abort_after
+    if data.get("source", "rules") == "rules":
+        guarded["ui"] = _ui(data["agent"], mode)
+        guarded["stop_condition"] = _stop(plan, mode)
+        guarded["layout"] = ["tool", "text"] if plan else ["text"]
+    return guarded
 
 
 def _gate(
-    plan: list[ToolCall], mode: str, contract: ContractRules, events: list[GuardrailEvent]
-) -> list[ToolCall]:
+    plan: list[_Data], mode: str, contract: ContractRules, events: list[_Data]
+) -> list[_Data]:
     allowed = contract.allowed_kinds.get(mode, [])  # type: ignore[call-overload]
-    kept: list[ToolCall] = []
+    kept: list[_Data] = []
     seen: set[str] = set()
     for call in plan:
-        spec = contract.tool(call.tool)
+        tool = call["tool"]
+        spec = contract.tool(tool)
         if spec is None:
-            events.append(
-                GuardrailEvent(
-                    rule="unknown_tool", detail="not in the registry: dropped", tool=call.tool
-                )
-            )
+            events.append(_event("unknown_tool", "not in the registry: dropped", tool))
             continue
         if spec.kind not in allowed:
-            events.append(
-                GuardrailEvent(
-                    rule="tool_gating",
-                    detail=f"{spec.kind} tool not allowed in {mode}: dropped",
-                    tool=call.tool,
-                )
-            )
+            detail = f"{spec.kind} tool not allowed in {mode}: dropped"
+            events.append(_event("tool_gating", detail, tool))
             continue
-        problem = _check_args(call, spec.args)
+        problem = _check_args(call["args"], spec.args)
         if problem:
-            events.append(
-                GuardrailEvent(rule="invalid_args", detail=f"{problem}: dropped", tool=call.tool)
-            )
+            events.append(_event("invalid_args", f"{problem}: dropped", tool))
             continue
         identity = _identity(call)
         if identity in seen:
-            events.append(
-                GuardrailEvent(
-                    rule="dedupe",
-                    detail="identical tool and args this turn: dropped",
-                    tool=call.tool,
-                )
-            )
+            detail = "identical tool and args this turn: dropped"
+            events.append(_event("dedupe", detail, tool))
             continue
         seen.add(identity)
         kept.append(call)
     return kept
 
 
-def _identity(call: ToolCall) -> str:
+def _identity(call: _Data) -> str:
     try:
-        return repr((call.tool, sorted(call.args.items())))
+        return repr((call["tool"], sorted(call["args"].items())))
     except TypeError:  # unorderable values from an LLM
-        return json.dumps([call.tool, call.args], sort_keys=True, default=str)
+        return json.dumps([call["tool"], call["args"]], sort_keys=True, default=str)
 
 
-def _repeats(plan: list[ToolCall], events: list[GuardrailEvent]) -> int | None:
+def _repeats(plan: list[_Data], events: list[_Data]) -> int | None:
     for index, call in enumerate(plan):
         for later in plan[index + 1 :]:
-            if later.tool == call.tool and later.args.items() <= call.args.items():
-                events.append(
-                    GuardrailEvent(
-                        rule="repeat_without_new_args",
-                        detail=f"{call.tool} planned again without new args: "
-                        f"abort after step {index + 1}",
-                        tool=call.tool,
-                    )
+            if later["tool"] == call["tool"] and later["args"].items() <= call["args"].items():
+                detail = (
+                    f"{call['tool']} planned again without new args: abort after step {index + 1}"
                 )
+                events.append(_event("repeat_without_new_args", detail, call["tool"]))
                 return index
     return None
 
@@ -412,7 +376,7 @@ def _llm_decision(reply: str, rules: RulePack) -> RouterDecision:
             raise ValueError(f"unknown tool {call.tool!r}")
         if spec.kind not in contract.allowed_kinds.get(decision.mode, []):
             raise ValueError(f"wrong mode: {call.tool} ({spec.kind}) in {decision.mode}")
-        problem = _check_args(call, spec.args)
+        problem = _check_args(call.args, spec.args)
         if problem:
             raise ValueError(f"{call.tool}: {problem}")
     if len(decision.tool_plan) > high:
@@ -438,12 +402,10 @@ def decide(
             return apply_guardrails(_llm_decision(llm(text, context), rules), rules)
         except ValueError as exc:
             fallback = _rule_decision(text, context, rules)
-            event = GuardrailEvent(
-                rule="llm_fallback",
-                detail=f"LLM decision rejected ({exc}): deterministic rules used",
-            )
-            return fallback.model_copy(update={"guardrails": [event, *fallback.guardrails]})
-    return _rule_decision(text, context, rules)
+            detail = f"LLM decision rejected ({exc}): deterministic rules used"
+            fallback["guardrails"].insert(0, _event("llm_fallback", detail))
+            return RouterDecision.model_validate(fallback)
+    return RouterDecision.model_validate(_rule_decision(text, context, rules))
 
 
 def prepare_step(decision: RouterDecision, results: list[StepResult]) -> Step:
