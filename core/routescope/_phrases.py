@@ -65,16 +65,21 @@ def _trie_pattern(spellings: list[str]) -> str:
     return build(trie)
 
 
-def _compile(spellings: list[str], flags: int) -> re.Pattern[str]:
-    # The look-ahead finds a phrase at every word start without consuming it, so a phrase that
-    # begins inside an earlier one ("new york" in "visit new york") is still found.
+def _compile(spellings: list[str], flags: int) -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """(occurrences, first candidate). The first pattern finds a phrase at every word start
+    without consuming it, so a phrase that begins inside an earlier one ("new york" in "visit
+    new york") is still found. The second has no look-around, so the regex engine can skip in C
+    to where a phrase might start; the first then runs from there, or not at all."""
     try:
         alternation = _trie_pattern(spellings)
-        return re.compile(rf"(?<!\w)(?=({alternation})(?!\w))", flags)
+        re.compile(alternation)
     except (RecursionError, re.error):  # a trie too deep for the regex compiler
         longest_first = sorted(spellings, key=len, reverse=True)
-        alternation = "|".join(phrase_pattern(s) for s in longest_first)
-        return re.compile(rf"(?<!\w)(?=((?:{alternation}))(?!\w))", flags)
+        alternation = f"(?:{'|'.join(phrase_pattern(s) for s in longest_first)})"
+    return (
+        re.compile(rf"(?<!\w)(?=({alternation})(?!\w))", flags),
+        re.compile(alternation, flags),
+    )
 
 
 class PhraseSet:
@@ -112,15 +117,19 @@ class PhraseSet:
 
     def _occurrences(self, text: str, lowered: str | None) -> Iterator[tuple[Phrase, int, int]]:
         if lowered is not None and self._lowered is not None:
+            occurrences, candidate = self._lowered
+            first = candidate.search(lowered)
+            if first is None:
+                return
             by_spelling = self._by_spelling
-            for match in self._lowered.finditer(lowered):
+            for match in occurrences.finditer(lowered, first.start()):
                 found = match.group(1)
                 phrase = by_spelling.get(found) or by_spelling.get(" ".join(found.split()))
                 if phrase is not None:
                     yield phrase, match.start(1), match.end(1)
         elif self._any_case is not None:
             by_key = self._by_key
-            for match in self._any_case.finditer(text):
+            for match in self._any_case[0].finditer(text):
                 phrase = by_key.get(key(match.group(1)))
                 if phrase is not None:
                     yield phrase, match.start(1), match.end(1)
