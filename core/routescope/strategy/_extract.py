@@ -126,15 +126,10 @@ def _capitalized_runs(text: str, compiled: CompiledRules) -> list[tuple[int, int
 
 
 def _split_run(
-    text: str, start: int, end: int, compiled: CompiledRules, dropped: list[str]
+    text: str, start: int, end: int, leading: bool, compiled: CompiledRules, dropped: list[str]
 ) -> Iterator[tuple[int, int, int]]:
     """(start, end, word count) of the entity parts of one capitalized run: sentence-start
     common words and the pronoun "I" are cut out, trailing connectors trimmed."""
-    leading = _starts_sentence(text, start)
-    surface = text[start:end]
-    if not leading and " " not in surface and "\t" not in surface and not _is_pronoun(surface):
-        yield start, end, 1  # the common case: one capitalized word mid-sentence
-        return
     part: list[tuple[int, int]] = []
     for word_match in _WORD.finditer(text, start, end):
         word = key(word_match.group())
@@ -217,17 +212,33 @@ class _Candidates:
     def __init__(self, compiled: CompiledRules) -> None:
         self.compiled = compiled
         self.weights = compiled.rules.entities.weights
+        self.openclaw_needle = compiled.rules.openclaw.pattern.lower()
         self.seen: set[str] = set()
         self.scored: list[EntityCandidate] = []
 
-    def add(self, text: str, kind: EntityKind, start: int, end: int, reason: str) -> None:
+    def add(
+        self, text: str, kind: EntityKind, start: int, end: int, reason: str, weight: float = 1.0
+    ) -> None:
         folded = key(text)
         if folded in self.seen:
             return
         self.seen.add(folded)
-        self.scored.append(
-            EntityCandidate(text, kind, start, end, getattr(self.weights, kind), reason)
-        )
+        score = getattr(self.weights, kind) * weight
+        self.scored.append(EntityCandidate(text, kind, start, end, score, reason))
+
+    def add_run_part(self, text: str, start: int, end: int, words: int) -> None:
+        """One part of a capitalized run: a phrase, an acronym, a CamelCase token or a word."""
+        surface = text[start:end]
+        if surface.endswith(("'s", "’s")):
+            surface, end = surface[:-2], end - 2
+        if self.openclaw_needle in surface.lower():
+            return
+        kind = _classify(surface, words)
+        if kind == "word" and _starts_sentence(text, start):
+            reason = "capitalized word at sentence start (less certain)"
+            self.add(surface, kind, start, end, reason, weight=0.5)
+        else:
+            self.add(" ".join(surface.split()), kind, start, end, _REASONS[kind])
 
     def ranked(self) -> list[EntityCandidate]:
         self.scored.sort(key=lambda c: (-c.score, c.start))
@@ -255,23 +266,21 @@ def _entities(
         candidates.add(text[start:end], "domain", start, end, _REASONS["domain"])
     for start, end in _camel_tokens(text):
         candidates.add(text[start:end], "camel_case", start, end, _REASONS["camel_case"])
-    openclaw_needle = compiled.rules.openclaw.pattern.lower()
     processed: set[tuple[str, bool]] = set()
     for run_start, run_end in runs:
+        surface = text[run_start:run_end]
+        leading = _starts_sentence(text, run_start)
         # Only a first mention can become a candidate: skip exact repeats cheaply.
-        repeat = (text[run_start:run_end], _starts_sentence(text, run_start))
-        if repeat in processed:
+        if (surface, leading) in processed:
             continue
-        processed.add(repeat)
-        for start, end, words in _split_run(text, run_start, run_end, compiled, dropped):
-            surface = text[start:end]
-            if surface.endswith(("'s", "’s")):
-                surface, end = surface[:-2], end - 2
-            if openclaw_needle in surface.lower():
-                continue
-            kind = _classify(surface, words)
-            candidates.add(" ".join(surface.split()), kind, start, end, _REASONS[kind])
-    _demote_sentence_start_words(text, candidates.scored)
+        processed.add((surface, leading))
+        if leading or " " in surface or "\t" in surface or _is_pronoun(surface):
+            for start, end, words in _split_run(
+                text, run_start, run_end, leading, compiled, dropped
+            ):
+                candidates.add_run_part(text, start, end, words)
+        else:  # the common case: one capitalized word mid-sentence
+            candidates.add_run_part(text, run_start, run_end, 1)
     details = candidates.ranked()
     return Entities(
         candidates=[c.text for c in details],
@@ -280,13 +289,6 @@ def _entities(
         place=place,
         dropped=dropped,
     )
-
-
-def _demote_sentence_start_words(text: str, scored: list[EntityCandidate]) -> None:
-    for candidate in scored:
-        if candidate.kind == "word" and _starts_sentence(text, candidate.start):
-            candidate.score /= 2
-            candidate.reason = "capitalized word at sentence start (less certain)"
 
 
 def _place_hint(
