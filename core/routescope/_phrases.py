@@ -71,29 +71,28 @@ def _compile(spellings: list[str], flags: int) -> tuple[re.Pattern[str], re.Patt
     new york") is still found. The second has no look-around, so the regex engine can skip in C
     to where a phrase might start; the first then runs from there, or not at all."""
     try:
-        alternation = _trie_pattern(spellings)
-        re.compile(alternation)
+        return _patterns(_trie_pattern(spellings), flags)
     except (RecursionError, re.error):  # a trie too deep for the regex compiler
         longest_first = sorted(spellings, key=len, reverse=True)
-        alternation = f"(?:{'|'.join(phrase_pattern(s) for s in longest_first)})"
-    return (
-        re.compile(rf"(?<!\w)(?=({alternation})(?!\w))", flags),
-        re.compile(alternation, flags),
-    )
+        return _patterns(f"(?:{'|'.join(phrase_pattern(s) for s in longest_first)})", flags)
+
+
+def _patterns(alternation: str, flags: int) -> tuple[re.Pattern[str], re.Pattern[str]]:
+    return re.compile(rf"(?<!\w)(?=({alternation})(?!\w))", flags), re.compile(alternation, flags)
 
 
 class PhraseSet:
     """Finds whole-word, case-insensitive occurrences of a list of phrases, fast."""
 
     def __init__(self, terms: list[str]) -> None:
-        folded_first: dict[str, str] = {}
+        keys: dict[str, tuple[str, int]] = {}
+        """Lower-cased, single-spaced spelling -> (key, position in the set)."""
+        folded_seen: set[str] = set()
         for term in terms:
-            if term.split():
-                folded_first.setdefault(key(term), " ".join(term.lower().split()))
-        spellings = {spelling: folded for folded, spelling in folded_first.items()}
-        keys = {
-            spelling: (folded, index) for index, (spelling, folded) in enumerate(spellings.items())
-        }
+            folded = key(term)
+            if folded and folded not in folded_seen:
+                folded_seen.add(folded)
+                keys[" ".join(term.lower().split())] = (folded, len(keys))
         self._by_spelling: dict[str, Phrase] = {}
         patterns: dict[str, re.Pattern[str]] = {}
         # Fewest words first, so a phrase's shorter phrases exist when it is built.
@@ -109,8 +108,8 @@ class PhraseSet:
             patterns[spelling] = re.compile(phrase_pattern(spelling), re.IGNORECASE)
         self._by_key = {phrase.text: phrase for phrase in self._by_spelling.values()}
         self._has_shorter = any(phrase.shorter for phrase in self._by_spelling.values())
-        self._lowered = _compile(list(spellings), 0) if spellings else None
-        self._any_case = _compile(list(spellings), re.IGNORECASE) if spellings else None
+        self._lowered = _compile(list(keys), 0) if keys else None
+        self._any_case = _compile(list(keys), re.IGNORECASE) if keys else None
 
     def __bool__(self) -> bool:
         return bool(self._by_spelling)
@@ -158,14 +157,13 @@ class PhraseSet:
     def spans(self, text: str, lowered: str | None) -> list[tuple[int, int, Phrase]]:
         """Every occurrence as (start, end, phrase), in text order (longest first at a start)."""
         return sorted(
-            ((start, end, phrase) for phrase, start, end in self._all(text, lowered)),
+            (
+                (start, end, phrase)
+                for phrase, spans in self.found(text, lowered)
+                for start, end in spans
+            ),
             key=lambda item: (item[0], -item[1]),
         )
-
-    def _all(self, text: str, lowered: str | None) -> Iterator[tuple[Phrase, int, int]]:
-        for phrase, spans in self.found(text, lowered):
-            for start, end in spans:
-                yield phrase, start, end
 
     def remove(self, text: str) -> tuple[str, list[str]]:
         """`text` without the phrases (each cut leaves a space) and what was removed."""

@@ -292,8 +292,13 @@ def _guarded(data: _Data, events: list[_Data], contract: ContractRules) -> _Data
         events.append(
             _event("min_steps", f"{mode} expects at least {low} steps, plan has {len(plan)}")
         )
-    guarded = {**data, "mode": mode, "tool_plan": plan, "guardrails": events}
-    guarded["abort_after"] = abort_after
+    guarded = {
+        **data,
+        "mode": mode,
+        "tool_plan": plan,
+        "guardrails": events,
+        "abort_after": abort_after,
+    }
     if data.get("source", "rules") == "rules":
         guarded["ui"] = _ui(data["agent"], mode)
         guarded["stop_condition"] = _stop(plan, mode)
