@@ -1,13 +1,35 @@
-"""The exceptions Routescope raises.
+"""The exceptions Routescope raises, and the one way a validation error becomes a message.
 
-RoutescopeError
- ├── InputError      the text given to a router cannot be used (empty, too large, not text)
- └── RulePackError   a rule pack cannot be read or does not validate
+RoutescopeError            every message is one line a user can act on
+ ├── InputError            the text given to a router cannot be used (empty, too large, not text)
+ ├── RulePackError         a rule pack cannot be read or does not validate
+ ├── ContextError          a router context cannot be read or does not validate
+ ├── SuiteError            a regression suite cannot be read or does not validate
+ ├── CatalogError          no tool could be loaded from a catalog path
+ └── EmbedderError         no embedding model can run here (searches go keyword-only)
 """
 
 from __future__ import annotations
 
-__all__ = ["InputError", "RoutescopeError", "RulePackError"]
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # pydantic is imported by whoever has a ValidationError to describe
+    from pydantic import ValidationError
+
+__all__ = [
+    "CatalogError",
+    "ContextError",
+    "EmbedderError",
+    "InputError",
+    "RoutescopeError",
+    "RulePackError",
+    "SuiteError",
+    "describe",
+    "dotted",
+]
+
+Location = tuple[int | str, ...]
 
 
 class RoutescopeError(Exception):
@@ -20,3 +42,32 @@ class InputError(RoutescopeError, ValueError):
 
 class RulePackError(RoutescopeError):
     """A rule pack file is unreadable or invalid; the message names file, place and problem."""
+
+
+class ContextError(RoutescopeError):
+    """A router context is unreadable or invalid; the message names file and field."""
+
+
+class SuiteError(RoutescopeError):
+    """A suite file cannot be read or does not validate; the message names file and place."""
+
+
+class CatalogError(RoutescopeError):
+    """No tool could be loaded from a catalog path."""
+
+
+class EmbedderError(RoutescopeError):
+    """No embedding model can run here; searches fall back to keyword-only and say so."""
+
+
+def dotted(loc: Location) -> str:
+    """`cases.2.expect` for a pydantic error location; `(top level)` for an empty one."""
+    return ".".join(str(part) for part in loc) or "(top level)"
+
+
+def describe(error: ValidationError, where: Callable[[Location], str] = dotted) -> str:
+    """The first problem of a validation error as `<where>: <message>`, with how many more."""
+    first = error.errors()[0]
+    message = first["msg"].removeprefix("Value error, ")
+    more = f" (and {error.error_count() - 1} more)" if error.error_count() > 1 else ""
+    return f"{where(tuple(first['loc']))}: {message}{more}"

@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import datetime as dt
 import time
+from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict
 
 from ._errors import InputError
-from ._rules import RulePack, default_rules
+from ._request import Request, default_today
 from .contract import RouterContext, RouterDecision, decide
 from .linter import LintResult, lint
+from .rules import RulePack, default_rules
 from .strategy import (
     Action,
     Plan,
@@ -21,9 +23,12 @@ from .strategy import (
     route,
     sanitize_plan,
 )
-from .toolsearch import ToolSearch, ToolSearchResult
+from .toolsearch import SearchSettings, ToolSearchResult
 
-__all__ = ["MAX_INPUT_CHARS", "Inspection", "inspect", "prepare", "validate_text"]
+if TYPE_CHECKING:  # the engine is given by the caller; importing it loads tantivy and numpy
+    from .toolsearch import ToolSearch
+
+__all__ = ["MAX_INPUT_CHARS", "Inspection", "inspect", "validate_text", "warm_up"]
 
 MAX_INPUT_CHARS = 10_000_000
 _BLANK = str.maketrans("", "", "".join(map(chr, range(0x20))) + "\x7f")
@@ -50,20 +55,6 @@ class Inspection(BaseModel):
     timings_us: dict[str, float]
 
 
-_FIELD_NAMES = frozenset(Inspection.model_fields)
-
-
-def _assemble(**fields: object) -> Inspection:
-    """`Inspection.model_construct` for a caller that gives every field, without its per-field
-    default handling: the stages built (and typed) the values, and this runs per keystroke."""
-    result = Inspection.__new__(Inspection)
-    object.__setattr__(result, "__dict__", fields)
-    object.__setattr__(result, "__pydantic_fields_set__", set(_FIELD_NAMES))
-    object.__setattr__(result, "__pydantic_extra__", None)
-    object.__setattr__(result, "__pydantic_private__", None)
-    return result
-
-
 def validate_text(text: object) -> str:
     """Return `text` if a router can use it, else raise InputError with a one-line reason."""
     if not isinstance(text, str):
@@ -79,28 +70,49 @@ def validate_text(text: object) -> str:
     return text
 
 
-def prepare(rules: RulePack) -> None:
+def warm_up(rules: RulePack) -> None:
     """Compile a pack's patterns now rather than on the first prompt (a few milliseconds)."""
     inspect("warm up", today=dt.date(2000, 1, 1), rules=rules)
 
 
 def inspect(
-    text: str,
+    request: Request | str,
     *,
     today: dt.date | None = None,
     rules: RulePack | None = None,
     context: RouterContext | None = None,
     tools: ToolSearch | None = None,
 ) -> Inspection:
-    """Run the routers over `text`.
+    """Run the routers over a `Request`, or over a text with the other inputs given here.
 
     `today` defaults to the local date; it is the only clock the routers see.
-    `rules` defaults to the built-in pack; `context` is the router contract's context;
-    `tools` is a searchable catalog to rank tools for the prompt.
+    `rules` defaults to the built-in pack; `context` is the router contract's context.
+    `tools` is the engine for the request's catalog (tool search is slow work that lives beside
+    `inspect`, built once): when given, its ranking of the prompt is part of the result.
     """
+    if isinstance(request, Request):
+        if today is not None or rules is not None or context is not None:
+            raise TypeError("inspect(request): today, rules and context come from the request")
+        return _run(
+            request.text,
+            request.today,
+            request.rules.load(),
+            request.context,
+            tools,
+            request.search,
+        )
+    return _run(request, today or default_today(), rules or default_rules(), context, tools, None)
+
+
+def _run(
+    text: str,
+    today: dt.date,
+    rules: RulePack,
+    context: RouterContext | None,
+    tools: ToolSearch | None,
+    settings: SearchSettings | None,
+) -> Inspection:
     text = validate_text(text)
-    rules = rules or default_rules()
-    today = today or dt.date.today()
     clock = time.perf_counter_ns
     t0 = clock()
     query_context = extract(text, rules)
@@ -115,9 +127,10 @@ def inspect(
     t5 = clock()
     decision = decide(text, context, rules) if rules.contract.enabled else None
     t6 = clock()
-    found = tools.search(text) if tools is not None else None
+    found = tools.search(text, settings) if tools is not None else None
     t7 = clock()
-    return _assemble(
+    # Each stage built and typed its own value: skip validating them again on every keystroke.
+    return Inspection.model_construct(
         today=today,
         rules=rules.name,
         context=query_context,

@@ -33,14 +33,13 @@ from PySide6.QtWidgets import (
 )
 
 from routescope import Inspection
-from routescope.strategy import Action
+from routescope.strategy import INTENTS, Action, IntentName
 
 from ._style import LABELS, STRATEGY_COLOURS, accent, fill
 
 __all__ = ["ContextPanel", "PlanModel", "PlanView", "StrategyPanel", "word_diff_html"]
 
 HTML_ROLE = Qt.ItemDataRole.UserRole + 1
-_INTENT_NAMES = ("tech", "local", "purchase", "troubleshooting", "time_sensitive")
 _Index = QModelIndex | QPersistentModelIndex
 
 
@@ -119,7 +118,7 @@ class ContextPanel(QTreeWidget):
         if place:
             place_item.setBackground(1, QBrush(fill("place")))
         flags = QTreeWidgetItem(self, ["Intent flags", "", ""])
-        for name in _INTENT_NAMES:
+        for name in INTENTS:
             self._flag(flags, result, name)
         goal = QTreeWidgetItem(self, ["Goal", _clip(ctx.user_goal, 40), "normalised request"])
         goal.setToolTip(1, _clip(ctx.user_goal, 2000))
@@ -139,7 +138,7 @@ class ContextPanel(QTreeWidget):
                     item.setToolTip(column, item.text(column))
             iterator += 1
 
-    def _flag(self, parent: QTreeWidgetItem, result: Inspection, name: str) -> None:
+    def _flag(self, parent: QTreeWidgetItem, result: Inspection, name: IntentName) -> None:
         on = getattr(result.context.intent, name)
         matches = [m for m in result.context.intent_matches if m.intent == name]
         total = result.context.intent_match_counts.get(name, 0)

@@ -57,7 +57,7 @@ class LiveInspector(QObject):
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.rules: RulePack = routescope.default_rules()
-        routescope.prepare(self.rules)
+        routescope.warm_up(self.rules)
         self.today = dt.date.today()
         self.context: RouterContext | None = None
         self._generation = 0
@@ -234,7 +234,7 @@ class MainWindow(QMainWindow):
         self.today_edit.setDate(self._qdate(day))
 
     def set_rules(self, rules: RulePack) -> None:
-        routescope.prepare(rules)
+        routescope.warm_up(rules)
         self.inspector.rules = rules
         self.rules_label.setText(f"{rules.name}  ({Path(rules.source).name})")
         self._set_banner("")

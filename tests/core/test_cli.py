@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from routescope._cli import main
+from routescope.cli import main
 
 
 def cli(*args: str, stdin: bytes | None = None) -> subprocess.CompletedProcess[bytes]:

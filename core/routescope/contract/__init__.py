@@ -1,5 +1,6 @@
 """The router contract (seed 001): agent, mode, UI and a guarded tool plan per user turn."""
 
+from ._context import load_context, parse_context
 from ._decide import LLMClient, apply_guardrails, decide, prepare_step
 from ._models import (
     GuardrailEvent,
@@ -30,5 +31,7 @@ __all__ = [
     "ToolCall",
     "apply_guardrails",
     "decide",
+    "load_context",
+    "parse_context",
     "prepare_step",
 ]

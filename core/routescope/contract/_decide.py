@@ -11,7 +11,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from .._phrases import PhraseSet, key, lowered_or_none
-from .._rules import AgentName, ArgSpec, ContractRules, RulePack, ToolSpec
+from ..rules import AgentName, ArgSpec, ContractRules, RulePack, ToolSpec
 from ._models import (
     RouterContext,
     RouterDecision,
@@ -398,7 +398,7 @@ def decide(
 ) -> RouterDecision:
     """The router decision for the latest user text: from the LLM when one is given and its
     answer passes the schema and the registry, otherwise from the deterministic rules."""
-    from .._rules import default_rules
+    from ..rules import default_rules
 
     rules = rules or default_rules()
     context = context or _NO_CONTEXT

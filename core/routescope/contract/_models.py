@@ -6,7 +6,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from .._rules import AgentName, ModeName
+from ..rules import AgentName, ModeName
 
 __all__ = [
     "UI",

@@ -6,7 +6,7 @@ import unicodedata
 from dataclasses import dataclass
 
 from .._phrases import PhraseSet, key
-from .._rules import LinterRules, RulePack
+from ..rules import LinterRules, RulePack
 from ._models import AnchorMatch, AnchorsDetected, Classification, LintResult, QueryClass
 
 __all__ = ["fold", "lint"]

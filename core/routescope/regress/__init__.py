@@ -13,17 +13,21 @@ from ._run import (
     update_goldens,
 )
 from ._suite import MATCHERS, Case, Suite, SuiteError, is_matcher, load_suite
+from ._tool_eval import EvalRow, evaluate, expected_families
 
 __all__ = [
     "MATCHERS",
     "Case",
     "CaseResult",
     "ClassReport",
+    "EvalRow",
     "FieldDiff",
     "Suite",
     "SuiteError",
     "SuiteResult",
     "class_report",
+    "evaluate",
+    "expected_families",
     "is_matcher",
     "load_suite",
     "resolve",

@@ -7,7 +7,7 @@ import os
 import re
 import tempfile
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -16,10 +16,11 @@ from ruamel.yaml import YAML
 
 from .._inspect import inspect
 from .._resources import resources_root
-from .._rules import RulePack, default_rules, load_rules
 from ..contract import RouterContext
+from ..rules import RulePack, default_rules, load_rules
 from ..toolsearch import ToolSearch, load_catalog
 from ._suite import Case, Suite, SuiteError, is_matcher
+from ._tool_eval import expected_families
 
 __all__ = [
     "CaseResult",
@@ -88,8 +89,9 @@ class SuiteResult:
     router: str
     cases: list[CaseResult]
     report: ClassReport
-    passed: int = field(init=False)
-    failed: int = field(init=False)
+    passed: int = 0
+    """Computed from `cases` (a field, so it is serialized)."""
+    failed: int = 0
 
     def __post_init__(self) -> None:
         self.passed = sum(c.passed for c in self.cases)
@@ -209,8 +211,6 @@ def run_case(case: Case, suite: Suite, cache: dict[str, Any] | None = None) -> C
     expected_class = case.expect.get(class_field)
     predicted = resolve(data, class_field)
     if suite.router == "tools":  # the class is the tool family: the skill before the dot
-        from ..toolsearch import expected_families
-
         families = expected_families(case.expect)
         expected_class = families[0].split(".")[0] if families else None
         top = resolve(data, "results[0].tool_name")

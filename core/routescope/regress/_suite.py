@@ -28,16 +28,12 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from ruamel.yaml import YAML
 from ruamel.yaml.error import YAMLError
 
-from .._errors import RoutescopeError
+from .._errors import SuiteError
 
 __all__ = ["MATCHERS", "Case", "Suite", "SuiteError", "is_matcher", "load_suite"]
 
 MATCHERS = ("equals", "contains", "not_contains", "in", "matches", "len", "any_startswith")
 Router = Literal["strategy", "linter", "contract", "tools"]
-
-
-class SuiteError(RoutescopeError):
-    """A suite file cannot be read or does not validate; the message names file and place."""
 
 
 class _Model(BaseModel):

@@ -1,5 +1,6 @@
 """The search-strategy router (seed 000): extract → route → plan → sanitize."""
 
+from ..rules import INTENTS, IntentName
 from ._extract import MAX_MATCHES_PER_INTENT, extract, normalize_goal
 from ._models import (
     Action,
@@ -19,11 +20,13 @@ from ._route import route
 from ._sanitize import format_as_of, sanitize_plan, sanitize_query
 
 __all__ = [
+    "INTENTS",
     "MAX_MATCHES_PER_INTENT",
     "Action",
     "Entities",
     "EntityCandidate",
     "IntentFlags",
+    "IntentName",
     "KeywordMatch",
     "PlaceHint",
     "Plan",

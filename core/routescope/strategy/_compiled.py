@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 
 from .._phrases import PhraseSet, is_word_char, key, lowered_or_none, phrase_pattern
-from .._rules import RulePack
+from ..rules import IntentName, RulePack
 
 __all__ = [
     "UPPER",
@@ -30,8 +30,10 @@ _CAP_WORD = rf"[{UPPER}]\w*+(?:['’\-]\w++)*+"
 _RUN_START = rf"[{UPPER}](?<![\w'’\-].)\w*+(?:['’\-]\w++)*+"
 
 
-def _keyword_intents(keywords: dict[str, list[str]]) -> dict[str, tuple[str, ...]]:
-    intents: dict[str, list[str]] = {}
+def _keyword_intents(
+    keywords: dict[IntentName, list[str]],
+) -> dict[str, tuple[IntentName, ...]]:
+    intents: dict[str, list[IntentName]] = {}
     for intent, terms in keywords.items():
         for term in terms:
             intents.setdefault(key(term), []).append(intent)
@@ -42,7 +44,7 @@ def _keyword_intents(keywords: dict[str, list[str]]) -> dict[str, tuple[str, ...
 class CompiledRules:
     rules: RulePack
     keywords: PhraseSet
-    keyword_intents: dict[str, tuple[str, ...]]
+    keyword_intents: dict[str, tuple[IntentName, ...]]
     """Intents listing each keyword (one keyword may serve several)."""
     capitalized: re.Pattern[str]
     preposition_before: re.Pattern[str]

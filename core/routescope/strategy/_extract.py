@@ -10,7 +10,7 @@ import itertools
 import re
 from collections.abc import Iterator
 
-from .._rules import RulePack
+from ..rules import INTENTS, IntentName, RulePack
 from ._compiled import CompiledRules, compile_rules, is_word_char, key, lowered_or_none
 from ._models import (
     Entities,
@@ -28,7 +28,6 @@ __all__ = ["MAX_MATCHES_PER_INTENT", "extract", "normalize_goal"]
 MAX_MATCHES_PER_INTENT = 20
 """Evidence kept per intent (and per list of dropped words); full counts are kept apart."""
 
-_INTENTS = ("tech", "local", "purchase", "troubleshooting", "time_sensitive")
 _SENTENCE_END = frozenset(".!?:;\n\r")
 _OPENERS = frozenset(" \t\"'“‘([{«¿¡*-–—•")
 _WORD = re.compile(r"\S+")
@@ -65,23 +64,25 @@ class _Evidence:
     """Per-intent matches, capped, with full counts."""
 
     def __init__(self) -> None:
-        self.found: dict[str, list[KeywordMatch]] = {name: [] for name in _INTENTS}
-        self.counts = dict.fromkeys(_INTENTS, 0)
+        self.found: dict[IntentName, list[KeywordMatch]] = {name: [] for name in INTENTS}
+        self.counts: dict[IntentName, int] = dict.fromkeys(INTENTS, 0)
 
-    def add(self, intent: str, keyword: str, text: str, start: int, end: int) -> None:
+    def add(self, intent: IntentName, keyword: str, text: str, start: int, end: int) -> None:
         self.counts[intent] += 1
         if self.counts[intent] <= MAX_MATCHES_PER_INTENT:
-            self.found[intent].append(KeywordMatch(intent, keyword, text[start:end], start, end))  # type: ignore[arg-type]
+            self.found[intent].append(KeywordMatch(intent, keyword, text[start:end], start, end))
 
-    def add_all(self, intent: str, keyword: str, text: str, spans: list[tuple[int, int]]) -> None:
+    def add_all(
+        self, intent: IntentName, keyword: str, text: str, spans: list[tuple[int, int]]
+    ) -> None:
         room = MAX_MATCHES_PER_INTENT - self.counts[intent]
         self.counts[intent] += len(spans)
         for start, end in spans[: max(room, 0)]:
-            self.found[intent].append(KeywordMatch(intent, keyword, text[start:end], start, end))  # type: ignore[arg-type]
+            self.found[intent].append(KeywordMatch(intent, keyword, text[start:end], start, end))
 
     def matches(self) -> list[KeywordMatch]:
         return sorted(
-            (m for name in _INTENTS for m in self.found[name]), key=lambda m: (m.start, m.intent)
+            (m for name in INTENTS for m in self.found[name]), key=lambda m: (m.start, m.intent)
         )
 
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from ..rules import IntentName
+
 __all__ = [
     "Action",
     "Entities",
@@ -22,7 +24,6 @@ __all__ = [
 ]
 
 Strategy = Literal["general", "local", "tech"]
-IntentName = Literal["tech", "local", "purchase", "troubleshooting", "time_sensitive"]
 EntityKind = Literal["openclaw", "camel_case", "url", "domain", "phrase", "acronym", "word"]
 
 
@@ -96,7 +97,7 @@ class QueryContext:
     intent: IntentFlags
     intent_matches: list[KeywordMatch]
     """Evidence for the flags; at most `MAX_MATCHES_PER_INTENT` per intent."""
-    intent_match_counts: dict[str, int]
+    intent_match_counts: dict[IntentName, int]
     has_openclaw: bool
     openclaw_spans: list[Span]
 

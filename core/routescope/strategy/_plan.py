@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .._rules import RulePack
+from ..rules import RulePack
 from ._compiled import compile_rules, lowered_or_none
 from ._models import KeywordMatch, QueryContext, Strategy
 

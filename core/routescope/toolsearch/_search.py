@@ -3,34 +3,31 @@ rerank, with every signal of every hit kept for the explanation."""
 
 from __future__ import annotations
 
-import dataclasses
 import re
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
 import numpy as np
 import platformdirs
 
+from ._canonical import canonical, default_boosts
 from ._catalog import Catalog, Tool
 from ._embed import Embedder, EmbedderError, VectorIndex, default_embedder
-from ._keyword import KeywordHit, KeywordIndex, canonical, tokens
+from ._keyword import KeywordHit, KeywordIndex, tokens
+from ._models import (
+    KeywordSignal,
+    RrfTerm,
+    SearchSettings,
+    SearchStrategy,
+    Signals,
+    ToolHit,
+    ToolSearchResult,
+    VectorSignal,
+)
 
-__all__ = [
-    "KeywordSignal",
-    "RrfTerm",
-    "SearchSettings",
-    "Signals",
-    "ToolHit",
-    "ToolSearch",
-    "ToolSearchResult",
-    "VectorSignal",
-    "WhyNot",
-    "why_not",
-]
+__all__ = ["MAX_QUERY_CHARS", "ToolSearch", "cache_folder"]
 
-Strategy = Literal["auto", "exact", "semantic", "hybrid"]
 MAX_QUERY_CHARS = 2_000
 _FILE_DISCOVERY = re.compile(
     r"\b(?:find|locate|list|search for|look for|where is|where are|which)\b[^.?!]{0,40}\b"
@@ -75,82 +72,6 @@ _STOPWORDS = frozenset(
 )
 
 
-@dataclass(slots=True)
-class KeywordSignal:
-    score: float
-    """Tantivy BM25 with the field boosts."""
-    rank: int
-    fields: dict[str, float]
-    """Per-field contributions (filled for the results returned)."""
-    matched_terms: dict[str, list[str]]
-
-
-@dataclass(slots=True)
-class VectorSignal:
-    similarity: float
-    """Cosine similarity of the query and the tool's canonical template."""
-    rank: int
-
-
-@dataclass(slots=True)
-class RrfTerm:
-    source: Literal["keyword", "vector"]
-    rank: int
-    k: int
-    value: float
-    """1 / (k + rank)."""
-
-
-@dataclass(slots=True)
-class Signals:
-    keyword: KeywordSignal | None
-    vector: VectorSignal | None
-    rrf: list[RrfTerm]
-    fused: float
-    boosts: dict[str, float]
-    boost_terms: list[str]
-    """Query terms found in the tool's routing keywords, intents, description or category."""
-    final: float
-
-
-@dataclass(slots=True)
-class ToolHit:
-    rank: int
-    tool_name: str
-    category: str
-    score: float
-    signals: Signals
-    tied_with: list[str] = field(default_factory=list)
-
-
-@dataclass(slots=True)
-class ToolSearchResult:
-    query: str
-    strategy: Literal["exact", "semantic", "hybrid"]
-    strategy_reason: str
-    category_filter: str | None
-    category_filter_reason: str
-    results: list[ToolHit]
-    runner_up_gap: float | None
-    semantic: str
-    """"ready" or why vector search is off (then the search is keyword-only and says so)."""
-    timings_us: dict[str, float]
-
-
-@dataclass(slots=True)
-class SearchSettings:
-    strategy: Strategy = "auto"
-    k: int = 10
-    rrf_k: int = 60
-    candidates: int = 20
-    """How many tools each list (keyword, vector) contributes to the fusion."""
-    boosts: dict[str, float] | None = None
-    """Field boosts; None means the canonical ones (tool_name 5, intents 4, keywords 3,
-    description 1)."""
-    explain: bool = True
-    """Fill each returned hit's per-field contributions from Tantivy's explanation."""
-
-
 def cache_folder() -> Path:
     return Path(platformdirs.user_cache_dir("routescope")) / "toolsearch"
 
@@ -169,19 +90,15 @@ class ToolSearch:
         folder = cache or cache_folder()
         self.catalog = catalog
         self.canonical = canonical()
-        started = time.perf_counter()
         self.keyword = KeywordIndex(catalog, folder)
-        self.build_seconds = {"keyword": time.perf_counter() - started}
         self.vector: VectorIndex | None = None
         self.semantic_status = "off"
         if semantic:
-            started = time.perf_counter()
             try:
                 self.vector = VectorIndex(catalog, embedder or default_embedder(), folder)
                 self.semantic_status = "ready"
             except EmbedderError as exc:
                 self.semantic_status = f"unavailable: {exc}"
-            self.build_seconds["vector"] = time.perf_counter() - started
         self._names = {tool.tool_name.lower(): i for i, tool in enumerate(catalog.tools)}
         self._rerank_words = [_rerank_words(tool) for tool in catalog.tools]
         self._tool_categories = [tool.category for tool in catalog.tools]
@@ -189,8 +106,11 @@ class ToolSearch:
         self._categories = frozenset(self._tool_categories)
 
     def default_boosts(self) -> dict[str, float]:
-        fields = self.canonical["keyword"]["fields"]
-        return {f["name"]: float(f["boost"]) for f in fields if f["in_query_parser"]}
+        return default_boosts()
+
+    def index_of(self, tool_name: str) -> int | None:
+        """The catalog position of a tool, by name (case-insensitive)."""
+        return self._names.get(tool_name.lower())
 
     # -- strategy ------------------------------------------------------------------------
     def _named_tool(self, query: str) -> str | None:
@@ -199,7 +119,9 @@ class ToolSearch:
                 return self.catalog.tools[self._names[word.strip(".")]].tool_name
         return None
 
-    def choose_strategy(self, query: str, requested: Strategy) -> tuple[str, str]:
+    def choose_strategy(
+        self, query: str, requested: SearchStrategy
+    ) -> tuple[Literal["exact", "semantic", "hybrid"], str]:
         if requested != "auto":
             strategy, reason = requested, f"{requested} requested"
         elif (named := self._named_tool(query)) is not None:
@@ -277,7 +199,7 @@ class ToolSearch:
             reason += f" (query cut to its first {MAX_QUERY_CHARS:,} characters)"
         return ToolSearchResult(
             query=query,
-            strategy=strategy,  # type: ignore[arg-type]
+            strategy=strategy,
             strategy_reason=reason,
             category_filter=category,
             category_filter_reason=category_reason,
@@ -362,65 +284,6 @@ class ToolSearch:
         final = fused + sum(boosts.values())
         signals = Signals(keyword_signal, vector_signal, terms, fused, boosts, aligned, final)
         return ToolHit(rank, tool.tool_name, tool.category, final, signals)
-
-
-@dataclass(slots=True)
-class WhyNot:
-    """Where one tool stands in each list for a query, and why it is not higher."""
-
-    tool_name: str
-    keyword_rank: int | None
-    keyword_score: float | None
-    vector_rank: int | None
-    similarity: float | None
-    final_rank: int | None
-    reason: str
-
-
-def why_not(
-    search: ToolSearch,
-    query: str,
-    tool_name: str,
-    settings: SearchSettings,
-    query_vector: np.ndarray | None = None,
-) -> WhyNot:
-    """Rank one tool in the full keyword list, the full vector list and the fused list."""
-    index = search._names.get(tool_name.lower())
-    if index is None:
-        return WhyNot(tool_name, None, None, None, None, None, "not in the catalog")
-    boosts = settings.boosts or search.default_boosts()
-    everything = len(search.catalog.tools)
-    keyword = {h.tool_index: h for h in search.keyword.search(query, boosts, everything)}
-    keyword_rank = keyword[index].rank if index in keyword else None
-    keyword_score = keyword[index].score if index in keyword else None
-    vector_rank = similarity = None
-    if search.vector is not None and query_vector is not None:
-        scores = search.vector.matrix @ query_vector
-        similarity = float(scores[index])
-        vector_rank = int((scores > scores[index]).sum()) + 1
-    every = dataclasses.replace(settings, k=everything, explain=False)
-    full = search.search(query, every, query_vector=query_vector)
-    final_rank = next((h.rank for h in full.results if h.tool_name == tool_name), None)
-    reasons = []
-    if keyword_rank is None:
-        reasons.append("no query term is in its indexed fields")
-    elif keyword_rank > settings.candidates:
-        reasons.append(f"keyword rank {keyword_rank} is outside the top {settings.candidates}")
-    if vector_rank is not None and vector_rank > settings.candidates:
-        reasons.append(f"vector rank {vector_rank} is outside the top {settings.candidates}")
-    if full.category_filter and search.catalog.tools[index].category != full.category_filter:
-        reasons.append(f"the {full.category_filter} filter excludes its category")
-    if final_rank is not None and not reasons:
-        reasons.append(f"fused rank {final_rank}: other tools have higher RRF + boosts")
-    return WhyNot(
-        tool_name,
-        keyword_rank,
-        keyword_score,
-        vector_rank,
-        similarity,
-        final_rank,
-        "; ".join(reasons) or "not ranked",
-    )
 
 
 def _rerank_words(tool: Tool) -> frozenset[str]:

@@ -3,16 +3,18 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import Literal
 
-from ._search import SearchSettings, ToolSearch
-
-if TYPE_CHECKING:  # regress runs inspect(), which uses this package
-    from ..regress import Suite
+from ..toolsearch import SearchSettings, ToolSearch
+from ._suite import Suite
 
 __all__ = ["EvalRow", "evaluate", "expected_families"]
 
-MODES = {"keyword": "exact", "vector": "semantic", "hybrid": "hybrid"}
+_SIGNALS: dict[str, Literal["exact", "semantic", "hybrid"]] = {
+    "keyword": "exact",
+    "vector": "semantic",
+    "hybrid": "hybrid",
+}
 
 
 @dataclass(slots=True)
@@ -39,12 +41,12 @@ def evaluate(suite: Suite, search: ToolSearch) -> list[EvalRow]:
     """Rank every case three ways; the first hit of an expected family gives its rank."""
     cases = [(c.prompt, families) for c in suite.cases if (families := expected_families(c.expect))]
     rows = []
-    for mode, strategy in MODES.items():
+    for mode, strategy in _SIGNALS.items():
         if strategy == "semantic" and search.vector is None:
             continue
         ranks = []
         for prompt, families in cases:
-            settings = SearchSettings(strategy=strategy, k=50)  # type: ignore[arg-type]
+            settings = SearchSettings(strategy=strategy, k=50)
             vector = search.embed_query(prompt) if strategy != "exact" else None
             results = search.search(prompt, settings, query_vector=vector).results
             rank = next((h.rank for h in results if h.tool_name.startswith(families)), None)

@@ -1,0 +1,173 @@
+"""`Request`: the named input of a router run. Frozen, picklable, with a content fingerprint.
+
+The command line, the window, regression cases and (later) history, compare and batch all build
+their input here, so a run can be stored, diffed, repeated and sent to another process.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+import functools
+import hashlib
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .contract import RouterContext, load_context, parse_context
+from .rules import RulePack, default_rules, default_rules_text, parse_rules, read_rules_text
+from .toolsearch import SearchSettings
+
+__all__ = ["BUILTIN_RULES", "CatalogRef", "Request", "RulesRef", "default_today"]
+
+BUILTIN_RULES = "default.toml"
+"""The `source` of the built-in rule pack."""
+
+
+def default_today() -> dt.date:
+    """The date the routers see when none is given: the local date. The only clock read."""
+    return dt.date.today()
+
+
+def _digest(data: str | bytes) -> str:
+    raw = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data
+    return hashlib.sha256(raw).hexdigest()[:16]
+
+
+@functools.lru_cache(maxsize=32)
+def _parsed(text: str, source: str) -> RulePack:
+    return parse_rules(text, source)
+
+
+@dataclass(frozen=True, slots=True)
+class RulesRef:
+    """A rule pack by content: its TOML text, where it came from, and a digest of the text."""
+
+    source: str
+    text: str = field(repr=False)
+    digest: str
+
+    @classmethod
+    def builtin(cls) -> RulesRef:
+        return _builtin_ref()
+
+    @classmethod
+    def from_text(cls, text: str, source: str = "<memory>") -> RulesRef:
+        """A pack given as TOML text; validated now (RulePackError names source, line, field)."""
+        ref = cls(source, text, _digest(text))
+        ref.load()
+        return ref
+
+    @classmethod
+    def from_path(cls, path: str | Path) -> RulesRef:
+        """A pack file, read and validated now."""
+        return cls.from_text(read_rules_text(path), str(path))
+
+    @property
+    def is_builtin(self) -> bool:
+        return self.source == BUILTIN_RULES and self.digest == _builtin_ref().digest
+
+    def load(self) -> RulePack:
+        """The validated pack (parsed once per text and kept)."""
+        return default_rules() if self.is_builtin else _parsed(self.text, self.source)
+
+
+@functools.cache
+def _builtin_ref() -> RulesRef:
+    text = default_rules_text()
+    return RulesRef(BUILTIN_RULES, text, _digest(text))
+
+
+@dataclass(frozen=True, slots=True)
+class CatalogRef:
+    """A tool catalog by content: its path, a hash of its standardised tools, and the id of the
+    embedding model that vectorises it."""
+
+    path: str
+    digest: str
+    model: str
+
+    @classmethod
+    def from_path(cls, path: str | Path, model: str | None = None) -> CatalogRef:
+        """Load the catalog now (CatalogError when no tool loads) to take its fingerprint."""
+        from .toolsearch import load_catalog
+        from .toolsearch._embed import default_model_id
+
+        resolved = Path(path).resolve()
+        return cls(str(resolved), load_catalog(resolved).fingerprint, model or default_model_id())
+
+    @classmethod
+    def sample(cls) -> CatalogRef:
+        """The 41-tool sample catalog shipped in `resources/catalog`."""
+        from ._resources import resources_root
+
+        return cls.from_path(str(resources_root() / "catalog"))
+
+
+@dataclass(frozen=True, slots=True)
+class Request:
+    """Everything one run of the routers depends on. `inspect(request)` is a pure function of it.
+
+    Identity is `fingerprint()`, a hash of the contents (text, date, the pack's text, context,
+    the catalog's tools and model, search settings): two requests with equal fingerprints give
+    equal results.
+    """
+
+    text: str
+    today: dt.date
+    rules: RulesRef = field(default_factory=RulesRef.builtin)
+    context: RouterContext | None = None
+    catalog: CatalogRef | None = None
+    """The catalog whose tools are ranked for the prompt; None: no tool search."""
+    search: SearchSettings = field(default_factory=SearchSettings)
+
+    @classmethod
+    def build(
+        cls,
+        text: str,
+        *,
+        today: dt.date | None = None,
+        rules: RulesRef | str | Path | None = None,
+        context: RouterContext | dict[str, object] | str | Path | None = None,
+        catalog: CatalogRef | str | Path | None = None,
+        search: SearchSettings | None = None,
+    ) -> Request:
+        """The one place inputs are put together: paths are read and validated, `today`
+        defaults to the local date, `rules` to the built-in pack."""
+        if isinstance(context, dict):
+            context = parse_context(context)
+        elif isinstance(context, str | Path):
+            context = load_context(context)
+        return cls(
+            text=text,
+            today=today or default_today(),
+            rules=rules if isinstance(rules, RulesRef) else _rules_ref(rules),
+            context=context,
+            catalog=catalog
+            if isinstance(catalog, CatalogRef) or catalog is None
+            else CatalogRef.from_path(catalog),
+            search=search or SearchSettings(),
+        )
+
+    def replace(self, **changes: object) -> Request:
+        """A copy with some fields changed (`request.replace(text=…)`)."""
+        return dataclasses.replace(self, **changes)  # type: ignore[arg-type]
+
+    def fingerprint(self) -> str:
+        """A stable hash of the contents; equal for requests that must give equal results."""
+        payload = {
+            "text": self.text,
+            "today": self.today.isoformat(),
+            "rules": self.rules.digest,
+            "context": None if self.context is None else self.context.model_dump(mode="json"),
+            "catalog": None
+            if self.catalog is None
+            else {"tools": self.catalog.digest, "model": self.catalog.model},
+            "search": dataclasses.asdict(self.search),
+        }
+        encoded = json.dumps(payload, sort_keys=True, ensure_ascii=False, allow_nan=False)
+        return hashlib.sha256(encoded.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _rules_ref(path: str | Path | None) -> RulesRef:
+    return RulesRef.builtin() if path is None else RulesRef.from_path(path)

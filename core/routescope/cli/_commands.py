@@ -1,0 +1,170 @@
+"""The `routescope` commands: each builds a `Request`, runs it and prints text or JSON."""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from pydantic import BaseModel
+
+from .._errors import InputError
+from .._inspect import Inspection, inspect, validate_text
+from .._json import to_json
+from .._request import CatalogRef, Request
+from .._resources import resources_root
+from ..contract import RouterContext, RouterDecision, decide
+from ..toolsearch import SearchSettings
+from ._parser import UsageError
+from ._render import Style, decision_text, eval_text, inspection_text, regress_text, tools_text
+
+if TYPE_CHECKING:
+    from ..toolsearch import ToolSearch
+
+__all__ = ["COMMANDS"]
+
+
+def _read_text(value: str) -> str:
+    if value != "-":
+        return value
+    data = sys.stdin.buffer.read()
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError(f"stdin is not UTF-8 text (invalid byte at offset {exc.start})") from None
+
+
+def _parse_today(value: str | None) -> dt.date | None:
+    if value is None:
+        return None
+    try:
+        return dt.date.fromisoformat(value)
+    except ValueError:
+        raise UsageError(f"--today: expected a date as YYYY-MM-DD, got {value!r}") from None
+
+
+def _engine(catalog: CatalogRef) -> ToolSearch:
+    from ..toolsearch import ToolSearch, load_catalog
+
+    return ToolSearch(load_catalog(catalog.path))
+
+
+def _catalog(path: str | None) -> CatalogRef:
+    return CatalogRef.from_path(path) if path else CatalogRef.sample()
+
+
+def _write(text: str) -> int:
+    sys.stdout.write(text + "\n")
+    return 0
+
+
+def _cmd_inspect(args: argparse.Namespace) -> int:
+    # JSON holds every router, the sample catalog's ranking included; text mode ranks tools
+    # only for a catalog named on the command line.
+    wants_tools = not args.no_tools and (args.json or args.catalog is not None)
+    request = Request.build(
+        _read_text(args.text),
+        today=_parse_today(args.today),
+        rules=args.rules,
+        context=args.context,
+        catalog=_catalog(args.catalog) if wants_tools else None,
+    )
+    tools = _engine(request.catalog) if request.catalog else None
+    result = inspect(request, tools=tools)
+    if args.json:
+        return _write(to_json(result))
+    return _write(inspection_text(result, Style(sys.stdout)))
+
+
+def _cmd_decide(args: argparse.Namespace) -> int:
+    request = Request.build(_read_text(args.text), rules=args.rules, context=args.context)
+    rules = request.rules.load()
+    if not rules.contract.enabled:
+        raise UsageError(f"the router contract is disabled by rule pack {rules.name!r}")
+    decision = decide(validate_text(request.text), request.context, rules)
+    if args.json:
+        return _write(to_json(decision))
+    return _write(decision_text(decision, Style(sys.stdout)))
+
+
+def _cmd_tools(args: argparse.Namespace) -> int:
+    from ..regress import evaluate, load_suite
+
+    if args.k < 1:
+        raise UsageError("-k must be at least 1")
+    catalog = _catalog(args.catalog)
+    if args.eval:
+        suite = load_suite(args.eval)
+        search = _engine(catalog)
+        rows = evaluate(suite, search)
+        if args.json:
+            return _write(json.dumps([_eval_row(r) for r in rows], indent=2))
+        return _write(eval_text(rows, search.semantic_status))
+    if args.text is None:
+        raise UsageError("give a TEXT to search for, or --eval SUITE")
+    request = Request.build(
+        validate_text(_read_text(args.text)),
+        catalog=catalog,
+        search=SearchSettings(strategy=args.strategy, k=args.k),
+    )
+    result = _engine(catalog).search(request.text, request.search)
+    if args.json:
+        return _write(to_json(result))
+    return _write(tools_text(result, Style(sys.stdout)))
+
+
+def _eval_row(row: object) -> object:
+    return json.loads(to_json(row))
+
+
+def _builtin_suites() -> list[Path]:
+    return sorted(Path(str(resources_root() / "fixtures")).glob("*.yaml"))
+
+
+def _cmd_regress(args: argparse.Namespace) -> int:
+    from ..regress import load_suite, run_suite, update_goldens
+
+    paths = [Path(p) for p in args.suites] + (_builtin_suites() if args.builtin else [])
+    if not paths:
+        raise UsageError("give SUITE files, or --builtin for the suites shipped with Routescope")
+    if args.update and args.builtin:
+        raise UsageError("--update rewrites suite files: name them, not --builtin")
+    suites = [load_suite(path) for path in paths]
+    results = [run_suite(suite) for suite in suites]
+    updated = 0
+    if args.update:
+        updated = sum(update_goldens(s, r) for s, r in zip(suites, results, strict=True))
+        results = [run_suite(load_suite(suite.path)) for suite in suites]
+    if args.json:
+        payload = {"suites": [json.loads(to_json(r)) for r in results], "updated": updated}
+        _write(json.dumps(payload, indent=2, ensure_ascii=False))
+    else:
+        style = Style(sys.stdout)
+        for result in results:
+            _write(regress_text(result, style))
+        if args.update:
+            _write(f"updated {updated} golden value(s)")
+    return 0 if all(r.failed == 0 for r in results) else 1
+
+
+_SCHEMAS: dict[str, type[BaseModel]] = {
+    "inspection": Inspection,
+    "decision": RouterDecision,
+    "context": RouterContext,
+}
+
+
+def _cmd_schema(args: argparse.Namespace) -> int:
+    return _write(json.dumps(_SCHEMAS[args.model].model_json_schema(), indent=2))
+
+
+COMMANDS = {
+    "inspect": _cmd_inspect,
+    "decide": _cmd_decide,
+    "tools": _cmd_tools,
+    "regress": _cmd_regress,
+    "schema": _cmd_schema,
+}

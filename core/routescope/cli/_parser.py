@@ -1,0 +1,80 @@
+"""The `routescope` argument parser: usage errors become one line, never argparse's exit."""
+
+from __future__ import annotations
+
+import argparse
+from typing import NoReturn
+
+__all__ = ["UsageError", "build_parser"]
+
+
+class UsageError(Exception):
+    """Bad arguments or input: printed as one line, exit status 2."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(f"{message} (see '{self.prog} --help')")
+
+
+def _common(command: argparse.ArgumentParser, text_help: str, *, nargs: str | None = None) -> None:
+    command.add_argument("text", metavar="TEXT", nargs=nargs, help=text_help)
+    command.add_argument("--json", action="store_true", help="print one JSON object")
+
+
+def build_parser(version: str) -> argparse.ArgumentParser:
+    parser = _Parser(prog="routescope", description="Inspect what query routers decide, and why.")
+    parser.add_argument("--version", action="version", version=f"routescope {version}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+
+    run = commands.add_parser(
+        "inspect", help="route one prompt and show every decision with its evidence"
+    )
+    _common(run, "the prompt; '-' reads it from stdin")
+    run.add_argument("--today", metavar="YYYY-MM-DD", help="the date the routers see")
+    run.add_argument("--rules", metavar="FILE", help="a TOML rule pack (default: built-in)")
+    run.add_argument("--context", metavar="FILE", help="router contract context (JSON)")
+    run.add_argument(
+        "--catalog",
+        metavar="PATH",
+        help="rank this catalog's tools too (with --json: the sample catalog by default)",
+    )
+    run.add_argument("--no-tools", action="store_true", help="skip the tool search")
+
+    contract = commands.add_parser(
+        "decide", help="the router contract's decision and tool plan for one user turn"
+    )
+    _common(contract, "the user's text; '-' reads stdin")
+    contract.add_argument("--context", metavar="FILE", help="router context as JSON")
+    contract.add_argument("--rules", metavar="FILE", help="a TOML rule pack (default: built-in)")
+
+    tools = commands.add_parser(
+        "tools", help="rank the tools of a catalog for a prompt, every rank explained"
+    )
+    _common(tools, "the prompt; '-' reads stdin", nargs="?")
+    tools.add_argument("--catalog", metavar="PATH", help="SKILL.md folder or JSON list")
+    tools.add_argument(
+        "--strategy", default="auto", choices=["auto", "exact", "semantic", "hybrid"]
+    )
+    tools.add_argument("-k", type=int, default=10, help="how many tools to show (default 10)")
+    tools.add_argument("--eval", metavar="SUITE", help="hit@1, hit@3 and MRR per signal")
+
+    regress = commands.add_parser(
+        "regress",
+        help="run regression suites; exit 1 when any case fails, 2 for bad input",
+    )
+    regress.add_argument("suites", metavar="SUITE", nargs="*", help="suite files (YAML)")
+    regress.add_argument(
+        "--builtin", action="store_true", help="also run the suites shipped with Routescope"
+    )
+    regress.add_argument("--json", action="store_true", help="print one JSON object")
+    regress.add_argument(
+        "--update", action="store_true", help="accept current results as the new goldens"
+    )
+
+    schema = commands.add_parser("schema", help="print the JSON Schema of the result models")
+    schema.add_argument(
+        "model", nargs="?", default="inspection", choices=["inspection", "decision", "context"]
+    )
+    schema.add_argument("--json", action="store_true", help="accepted for symmetry; always JSON")
+    return parser

@@ -1,0 +1,162 @@
+"""The search-strategy router's configuration: intents, entities, places, templates, sanitizing."""
+
+from __future__ import annotations
+
+from typing import Literal, get_args
+
+from pydantic import Field, field_validator
+
+from ._base import Strict, clean_terms, require_placeholders
+
+__all__ = [
+    "INTENTS",
+    "EntityRules",
+    "EntityWeights",
+    "GeneralPack",
+    "IntentName",
+    "IntentRules",
+    "LocalPack",
+    "OpenClawRules",
+    "PlaceRules",
+    "QueryTemplates",
+    "SanitizeRules",
+    "TechPack",
+]
+
+IntentName = Literal["tech", "local", "purchase", "troubleshooting", "time_sensitive"]
+INTENTS: tuple[IntentName, ...] = get_args(IntentName)
+"""The intent flags, in their fixed order."""
+
+
+class IntentRules(Strict):
+    tech: list[str]
+    local: list[str]
+    purchase: list[str]
+    troubleshooting: list[str]
+    time_sensitive: list[str]
+    year_is_time_sensitive: bool = True
+
+    _clean = field_validator(*INTENTS)(clean_terms)
+
+    def keywords(self) -> dict[IntentName, list[str]]:
+        """Keyword lists by intent name, in the fixed intent order."""
+        return {name: getattr(self, name) for name in INTENTS}
+
+
+class EntityWeights(Strict):
+    openclaw: float = 6.0
+    camel_case: float = 5.0
+    url: float = 4.0
+    domain: float = 4.0
+    phrase: float = 3.0
+    acronym: float = 2.0
+    word: float = 1.0
+
+
+class EntityRules(Strict):
+    max_candidates: int = Field(6, ge=1, le=50)
+    sentence_start_stopwords: list[str] = []
+    phrase_connectors: list[str] = []
+    weights: EntityWeights = EntityWeights()
+
+    _clean = field_validator("sentence_start_stopwords", "phrase_connectors")(clean_terms)
+
+
+class PlaceRules(Strict):
+    always_prepositions: list[str] = ["near", "around"]
+    gazetteer_prepositions: list[str] = ["in"]
+    gazetteer: list[str] = []
+    local_intent_prepositions: list[str] = ["near", "around"]
+
+    _clean = field_validator(
+        "always_prepositions", "gazetteer_prepositions", "gazetteer", "local_intent_prepositions"
+    )(clean_terms)
+
+
+class GeneralPack(Strict):
+    first: str = "{goal}"
+    second: str = "{goal} overview"
+    second_purchase_or_troubleshooting: str = "{goal} how to"
+
+    @field_validator("first", "second", "second_purchase_or_troubleshooting")
+    @classmethod
+    def _templates(cls, value: str) -> str:
+        return require_placeholders(value, {"goal"}, {"goal"})
+
+
+class LocalPack(Strict):
+    first: str = "{goal} near {place}"
+    default_place: str = "me"
+    second: str = "{goal} hours reviews"
+    second_time_sensitive: str = "{goal} this weekend"
+    strip_from_goal: list[str] = []
+
+    _clean = field_validator("strip_from_goal")(clean_terms)
+
+    @field_validator("first")
+    @classmethod
+    def _first(cls, value: str) -> str:
+        return require_placeholders(value, {"goal", "place"}, {"goal", "place"})
+
+    @field_validator("second", "second_time_sensitive")
+    @classmethod
+    def _second(cls, value: str) -> str:
+        return require_placeholders(value, {"goal"}, {"goal"})
+
+
+class TechPack(Strict):
+    docs: str = "site:docs.* {entity} (install OR docs OR getting started)"
+    github: str = "site:github.com {entity} README"
+    safety: str = "{goal} (security OR sandbox OR permissions)"
+    safety_keywords: list[str] = []
+
+    _clean = field_validator("safety_keywords")(clean_terms)
+
+    @field_validator("docs", "github")
+    @classmethod
+    def _entity(cls, value: str) -> str:
+        return require_placeholders(value, {"entity"}, {"entity"})
+
+    @field_validator("safety")
+    @classmethod
+    def _goal(cls, value: str) -> str:
+        return require_placeholders(value, {"goal"}, {"goal"})
+
+
+class QueryTemplates(Strict):
+    """The strategy packs' query templates, by strategy."""
+
+    general: GeneralPack = GeneralPack()
+    local: LocalPack = LocalPack()
+    tech: TechPack = TechPack()
+
+
+class OpenClawRules(Strict):
+    pattern: str = "openclaw"
+    canonical: str = "OpenClaw"
+    queries: list[str] = Field(min_length=1)
+
+    @field_validator("pattern", "canonical")
+    @classmethod
+    def _non_empty(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("must not be empty")
+        return value.strip()
+
+    _clean = field_validator("queries")(clean_terms)
+
+
+class SanitizeRules(Strict):
+    banned_modifiers: list[str] = []
+    as_of: str = "as of {month} {day}, {year}"
+    max_query_chars: int = Field(400, ge=40, le=10_000)
+
+    _clean = field_validator("banned_modifiers")(clean_terms)
+
+    @field_validator("as_of")
+    @classmethod
+    def _as_of(cls, value: str) -> str:
+        require_placeholders(value, {"month", "day", "year"}, set())
+        if not value.lower().startswith("as of"):
+            raise ValueError('must start with "as of"')
+        return value

@@ -1,0 +1,58 @@
+""" "Why not this tool?": where one tool stands in each list for a query."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+
+from ._models import SearchSettings, WhyNot
+from ._search import ToolSearch
+
+__all__ = ["why_not"]
+
+
+def why_not(
+    search: ToolSearch,
+    query: str,
+    tool_name: str,
+    settings: SearchSettings,
+    query_vector: np.ndarray | None = None,
+) -> WhyNot:
+    """Rank one tool in the full keyword list, the full vector list and the fused list."""
+    index = search.index_of(tool_name)
+    if index is None:
+        return WhyNot(tool_name, None, None, None, None, None, "not in the catalog")
+    boosts = settings.boosts or search.default_boosts()
+    everything = len(search.catalog.tools)
+    keyword = {h.tool_index: h for h in search.keyword.search(query, boosts, everything)}
+    keyword_rank = keyword[index].rank if index in keyword else None
+    keyword_score = keyword[index].score if index in keyword else None
+    vector_rank = similarity = None
+    if search.vector is not None and query_vector is not None:
+        scores = search.vector.matrix @ query_vector
+        similarity = float(scores[index])
+        vector_rank = int((scores > scores[index]).sum()) + 1
+    every = dataclasses.replace(settings, k=everything, explain=False)
+    full = search.search(query, every, query_vector=query_vector)
+    final_rank = next((h.rank for h in full.results if h.tool_name == tool_name), None)
+    reasons = []
+    if keyword_rank is None:
+        reasons.append("no query term is in its indexed fields")
+    elif keyword_rank > settings.candidates:
+        reasons.append(f"keyword rank {keyword_rank} is outside the top {settings.candidates}")
+    if vector_rank is not None and vector_rank > settings.candidates:
+        reasons.append(f"vector rank {vector_rank} is outside the top {settings.candidates}")
+    if full.category_filter and search.catalog.tools[index].category != full.category_filter:
+        reasons.append(f"the {full.category_filter} filter excludes its category")
+    if final_rank is not None and not reasons:
+        reasons.append(f"fused rank {final_rank}: other tools have higher RRF + boosts")
+    return WhyNot(
+        tool_name,
+        keyword_rank,
+        keyword_score,
+        vector_rank,
+        similarity,
+        final_rank,
+        "; ".join(reasons) or "not ranked",
+    )
