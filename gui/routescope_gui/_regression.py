@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 from pathlib import Path
+from typing import Any
 
 from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtGui import QBrush, QColor
@@ -63,7 +64,7 @@ class SuiteRunner(QObject):
         self.task = asyncio.ensure_future(self._run(suite))
 
     async def _run(self, suite: Suite) -> None:
-        cache: dict[str, object] = {}
+        cache: dict[str, Any] = {}
         results: list[CaseResult] = []
         total = len(suite.cases)
         for index, case in enumerate(suite.cases, start=1):

@@ -27,7 +27,7 @@ from PySide6.QtWidgets import (
 import routescope
 from routescope import Inspection, RoutescopeError, RulePack
 from routescope.contract import RouterContext
-from routescope.regress import Case, Suite, rules_path
+from routescope.regress import Case, Suite
 
 from ._contract_panel import ContractPanel
 from ._editor import Legend, PromptEditor, highlights
@@ -218,7 +218,7 @@ class MainWindow(QMainWindow):
 
     def open_case(self, suite: Suite, case: Case) -> None:
         """Show a regression case in the live view with its exact inputs."""
-        pack = rules_path(case, suite)
+        pack = case.rules_path(suite)
         if pack is not None:
             if not self.load_rules(str(pack)):
                 return

@@ -1,22 +1,25 @@
 """Regression suites for every router: YAML cases, field-by-field diffs, per-class reports."""
 
 from ._run import (
+    MISSING,
     CaseResult,
     ClassReport,
     FieldDiff,
     SuiteResult,
     class_report,
+    iter_cases,
     resolve,
-    rules_path,
     run_case,
     run_suite,
     update_goldens,
 )
-from ._suite import MATCHERS, Case, Suite, SuiteError, is_matcher, load_suite
+from ._suite import MATCHERS, SUITE_TODAY, Case, Suite, SuiteError, is_matcher, load_suite
 from ._tool_eval import EvalRow, evaluate, expected_families
 
 __all__ = [
     "MATCHERS",
+    "MISSING",
+    "SUITE_TODAY",
     "Case",
     "CaseResult",
     "ClassReport",
@@ -29,9 +32,9 @@ __all__ = [
     "evaluate",
     "expected_families",
     "is_matcher",
+    "iter_cases",
     "load_suite",
     "resolve",
-    "rules_path",
     "run_case",
     "run_suite",
     "update_goldens",

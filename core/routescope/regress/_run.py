@@ -7,29 +7,30 @@ import os
 import re
 import tempfile
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from pydantic import ValidationError
 from ruamel.yaml import YAML
 
 from .._inspect import inspect
-from .._resources import resources_root
-from ..contract import RouterContext
-from ..rules import RulePack, default_rules, load_rules
-from ..toolsearch import ToolSearch, load_catalog
-from ._suite import Case, Suite, SuiteError, is_matcher
+from .._request import Request
+from ._suite import Case, Suite, is_matcher
 from ._tool_eval import expected_families
 
+if TYPE_CHECKING:
+    from ..toolsearch import ToolSearch
+
 __all__ = [
+    "MISSING",
     "CaseResult",
     "ClassReport",
     "FieldDiff",
     "SuiteResult",
     "class_report",
+    "iter_cases",
     "resolve",
-    "rules_path",
     "run_case",
     "run_suite",
     "update_goldens",
@@ -43,7 +44,8 @@ _CLASS_FIELDS = {
     "tools": "family",
 }
 _STEP = re.compile(r"([^.\[\]]+)|\[(\*|-?\d+|:\d+)\]")
-_MISSING = object()
+MISSING: Any = object()
+"""What `resolve` returns for a path that is not in the data."""
 
 
 @dataclass(slots=True)
@@ -110,15 +112,15 @@ def _walk(data: Any, steps: list[str]) -> Any:
     step, rest = steps[0], steps[1:]
     if step == "*" or step.startswith(":"):
         if not isinstance(data, list):
-            return _MISSING
+            return MISSING
         items = data if step == "*" else data[: int(step[1:])]
         return [_walk(item, rest) for item in items]
     if isinstance(data, list) and re.fullmatch(r"-?\d+", step):
         index = int(step)
-        return _walk(data[index], rest) if -len(data) <= index < len(data) else _MISSING
+        return _walk(data[index], rest) if -len(data) <= index < len(data) else MISSING
     if isinstance(data, dict) and step in data:
         return _walk(data[step], rest)
-    return _MISSING
+    return MISSING
 
 
 def _holds(path: str, expected: Any, actual: Any) -> tuple[bool, str]:
@@ -151,54 +153,24 @@ def _contains(value: Any, operand: Any) -> bool:
     return False
 
 
-def rules_path(case: Case, suite: Suite) -> Path | None:
-    """The rule pack file a case names, resolved against its suite's folder."""
-    return None if case.rules is None else (suite.path.parent / case.rules).resolve()
+def _engine(request: Request, engines: dict[str, ToolSearch]) -> ToolSearch | None:
+    """The tool-search engine for a request's catalog, built once per catalog and run."""
+    if request.catalog is None:
+        return None
+    key = f"{request.catalog.path}:{request.catalog.digest}"
+    if key not in engines:
+        from ..toolsearch import ToolSearch, load_catalog
+
+        engines[key] = ToolSearch(load_catalog(request.catalog.path))
+    return engines[key]
 
 
-def _tools_for(suite: Suite, cache: dict[str, Any]) -> ToolSearch:
-    catalog = (
-        suite.path.parent / suite.catalog
-        if suite.catalog
-        else Path(str(resources_root() / "catalog"))
-    ).resolve()
-    cache_key = f"tools:{catalog}"
-    if cache_key not in cache:
-        cache[cache_key] = ToolSearch(load_catalog(catalog))
-    searcher: ToolSearch = cache[cache_key]
-    return searcher
-
-
-def _rules_for(case: Case, suite: Suite, cache: dict[str, Any]) -> RulePack:
-    path = str(rules_path(case, suite) or "")
-    if not path:
-        return default_rules()
-    if path not in cache:
-        cache[path] = load_rules(path)
-    rules: RulePack = cache[path]
-    return rules
-
-
-def run_case(case: Case, suite: Suite, cache: dict[str, Any] | None = None) -> CaseResult:
-    """Run one case of a suite (`cache` keeps rule packs between cases)."""
-    cache = {} if cache is None else cache
-    today = case.today or suite.today or dt.date(2026, 1, 1)
+def run_case(case: Case, suite: Suite, engines: dict[str, ToolSearch] | None = None) -> CaseResult:
+    """Run one case of a suite (`engines` keeps tool-search engines between cases)."""
+    request = case.request(suite)
     root = _ROOTS[suite.router]
     class_field = _CLASS_FIELDS[suite.router]
-    try:
-        context = RouterContext.model_validate(case.context) if case.context else None
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(p) for p in first["loc"])
-        raise SuiteError(f"{suite.path}: case {case.id}: context.{where}: {first['msg']}") from None
-    tools = _tools_for(suite, cache) if suite.router == "tools" else None
-    result = inspect(
-        case.prompt,
-        today=today,
-        rules=_rules_for(case, suite, cache),
-        context=context,
-        tools=tools,
-    )
+    result = inspect(request, tools=_engine(request, {} if engines is None else engines))
     dumped = result.model_dump(mode="json", exclude={"timings_us"})
     data: Any = dumped if root is None else dumped.get(root)
     diffs = []
@@ -206,7 +178,7 @@ def run_case(case: Case, suite: Suite, cache: dict[str, Any] | None = None) -> C
         actual = resolve(data, path)
         ok, matcher = _holds(path, expected, actual)
         if not ok:
-            shown = "(missing)" if actual is _MISSING else actual
+            shown = "(missing)" if actual is MISSING else actual
             diffs.append(FieldDiff(path, expected, shown, matcher))
     expected_class = case.expect.get(class_field)
     predicted = resolve(data, class_field)
@@ -223,7 +195,7 @@ def run_case(case: Case, suite: Suite, cache: dict[str, Any] | None = None) -> C
         predicted_class=predicted if isinstance(predicted, str) else None,
         expected_class=expected_class if isinstance(expected_class, str) else None,
         prompt=case.prompt,
-        today=today,
+        today=request.today,
     )
 
 
@@ -247,10 +219,16 @@ def class_report(router: str, cases: list[CaseResult]) -> ClassReport:
     return ClassReport(field_name, labels, matrix, precision, recall, dict(support))
 
 
+def iter_cases(suite: Suite) -> Iterator[CaseResult]:
+    """Run the cases of a suite in order, one result at a time (for progress and cancelling)."""
+    engines: dict[str, ToolSearch] = {}
+    for case in suite.cases:
+        yield run_case(case, suite, engines)
+
+
 def run_suite(suite: Suite) -> SuiteResult:
     """Run every case of a suite in order."""
-    cache: dict[str, Any] = {}
-    cases = [run_case(case, suite, cache) for case in suite.cases]
+    cases = list(iter_cases(suite))
     return SuiteResult(
         suite=suite.suite,
         path=str(suite.path),

@@ -24,16 +24,29 @@ import datetime as dt
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator
 from ruamel.yaml import YAML
 from ruamel.yaml.error import YAMLError
 
-from .._errors import SuiteError
+from .._errors import SuiteError, describe, dotted
+from .._request import CatalogRef, Request, RulesRef
+from .._resources import resources_root
+from ..contract import RouterContext
 
-__all__ = ["MATCHERS", "Case", "Suite", "SuiteError", "is_matcher", "load_suite"]
+__all__ = [
+    "MATCHERS",
+    "SUITE_TODAY",
+    "Case",
+    "Suite",
+    "SuiteError",
+    "is_matcher",
+    "load_suite",
+]
 
 MATCHERS = ("equals", "contains", "not_contains", "in", "matches", "len", "any_startswith")
 Router = Literal["strategy", "linter", "contract", "tools"]
+SUITE_TODAY = dt.date(2026, 1, 1)
+"""The date of a case when neither the case nor its suite gives one (goldens must not age)."""
 
 
 class _Model(BaseModel):
@@ -48,6 +61,29 @@ class Case(_Model):
     rules: str | None = None
     expect: dict[str, Any] = Field(min_length=1)
 
+    def rules_path(self, suite: Suite) -> Path | None:
+        """The rule pack file the case names, resolved against its suite's folder."""
+        return None if self.rules is None else (suite.path.parent / self.rules).resolve()
+
+    def request(self, suite: Suite) -> Request:
+        """The case's exact inputs: what `regress` runs and "open in the live view" shows."""
+        path = self.rules_path(suite)
+        rules = RulesRef.builtin() if path is None else RulesRef.from_path(path)
+        try:
+            context = RouterContext.model_validate(self.context) if self.context else None
+        except ValidationError as exc:
+            where = describe(
+                exc, lambda loc: f"{suite.path}: case {self.id}: context.{dotted(loc)}"
+            )
+            raise SuiteError(where) from None
+        return Request(
+            text=self.prompt,
+            today=self.today or suite.today or SUITE_TODAY,
+            rules=rules,
+            context=context,
+            catalog=suite.catalog_ref() if suite.router == "tools" else None,
+        )
+
 
 class Suite(_Model):
     suite: str
@@ -57,6 +93,19 @@ class Suite(_Model):
     """Tool catalog for the tools router, relative to the suite (default: the sample)."""
     cases: list[Case] = Field(min_length=1)
     path: Path = Field(Path("<memory>"), exclude=True)
+    _catalog: CatalogRef | None = PrivateAttr(None)
+
+    def catalog_ref(self) -> CatalogRef:
+        """The tool catalog of a tools suite (relative to the suite; default: the sample),
+        loaded once per suite."""
+        if self._catalog is None:
+            folder = (
+                self.path.parent / self.catalog
+                if self.catalog
+                else Path(str(resources_root() / "catalog"))
+            )
+            self._catalog = CatalogRef.from_path(folder)
+        return self._catalog
 
     @field_validator("cases")
     @classmethod

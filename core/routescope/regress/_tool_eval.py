@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-from ..toolsearch import SearchSettings, ToolSearch
+from ..toolsearch import SearchSettings
 from ._suite import Suite
+
+if TYPE_CHECKING:
+    from ..toolsearch import ToolSearch
 
 __all__ = ["EvalRow", "evaluate", "expected_families"]
 

@@ -154,22 +154,54 @@ class OpenAIEmbeddings:
         self.model_id = f"openai:{model}@{base_url}"
         self._model = model
         self._url = base_url.rstrip("/") + "/embeddings"
-        headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
-        self._client = client or httpx.Client(timeout=30.0, headers=headers)
+        self._headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+        self._client = client or httpx.Client(timeout=30.0)
 
     def embed(self, texts: list[str]) -> np.ndarray:
+        """Rows in the order of `texts` (the answer's `index` decides, not its list order).
+        Every failure is an `EmbedderError` with a one-line message."""
+        where = f"embeddings endpoint {self._url}"
         try:
-            response = self._client.post(self._url, json={"model": self._model, "input": texts})
-            response.raise_for_status()
-            data = response.json()["data"]
-            rows = [item["embedding"] for item in sorted(data, key=lambda d: d["index"])]
-        except (httpx.HTTPError, KeyError, TypeError, ValueError) as exc:
-            raise EmbedderError(f"embeddings endpoint {self._url}: {exc}") from None
-        if len(rows) != len(texts):
-            raise EmbedderError(
-                f"embeddings endpoint returned {len(rows)} vectors for {len(texts)} texts"
+            response = self._client.post(
+                self._url, json={"model": self._model, "input": texts}, headers=self._headers
             )
-        return _normalise(np.asarray(rows, dtype=np.float32))
+        except httpx.HTTPError as exc:
+            raise EmbedderError(f"{where} unreachable: {_one_line(str(exc))}") from None
+        if response.is_error:
+            detail = _one_line(response.text)
+            raise EmbedderError(
+                f"{where} answered HTTP {response.status_code} {response.reason_phrase}"
+                + (f": {detail}" if detail else "")
+            )
+        try:
+            payload = response.json()
+        except ValueError:
+            raise EmbedderError(
+                f"{where} did not answer JSON: {_one_line(response.text) or '(empty body)'}"
+            ) from None
+        try:
+            rows = [item["embedding"] for item in sorted(payload["data"], key=lambda i: i["index"])]
+        except (KeyError, TypeError):
+            raise EmbedderError(
+                f"{where} answered JSON that is not an embeddings list "
+                '({"data": [{"index": …, "embedding": [numbers]}, …]})'
+            ) from None
+        if len(rows) != len(texts):
+            raise EmbedderError(f"{where} returned {len(rows)} vectors for {len(texts)} texts")
+        not_vectors = f"{where} returned vectors that are not lists of numbers of one length"
+        try:
+            matrix = np.asarray(rows, dtype=np.float32)
+        except (TypeError, ValueError):
+            raise EmbedderError(not_vectors) from None
+        if matrix.ndim != 2 or matrix.shape[1] == 0:
+            raise EmbedderError(not_vectors)
+        return _normalise(matrix)
+
+
+def _one_line(text: str, limit: int = 200) -> str:
+    """`text` collapsed to one line of at most `limit` characters (error messages are one line)."""
+    line = " ".join(text.split())
+    return line if len(line) <= limit else line[: limit - 1] + "…"
 
 
 def default_embedder() -> Embedder:
