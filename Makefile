@@ -27,10 +27,14 @@ lint: $(VENV)/.dev-installed
 	$(BIN)/ruff check core gui tests packaging
 	$(BIN)/ruff format --check core gui tests packaging
 	$(BIN)/mypy
+	$(BIN)/lint-imports --no-cache
 
 bench: $(VENV)/.dev-installed
 	$(BIN)/python tests/bench/bench_inspect.py --json .bench/inspect.json
+	$(BIN)/python tests/bench/bench_scaling.py --json .bench/scaling.json
+	$(BIN)/python tests/bench/bench_startup.py --json .bench/startup.json
 	$(BIN)/python tests/bench/bench_toolsearch.py .bench/toolsearch.json
+	QT_QPA_PLATFORM=offscreen $(BIN)/python tests/bench/bench_gui.py --json .bench/gui.json
 
 screenshot: $(VENV)/.dev-installed
 	QT_QPA_PLATFORM=offscreen $(BIN)/routescope-gui --screenshot packaging/screenshot.png \

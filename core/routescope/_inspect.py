@@ -37,7 +37,8 @@ _BLANK = str.maketrans("", "", "".join(map(chr, range(0x20))) + "\x7f")
 class Inspection(BaseModel):
     """What the routers decided about one prompt, with the evidence and per-stage timings."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    # Built on first use: text-mode commands never serialize it.
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     today: dt.date
     rules: str

@@ -90,8 +90,7 @@ class CatalogRef:
     @classmethod
     def from_path(cls, path: str | Path, model: str | None = None) -> CatalogRef:
         """Load the catalog now (CatalogError when no tool loads) to take its fingerprint."""
-        from .toolsearch import load_catalog
-        from .toolsearch._embed import default_model_id
+        from .toolsearch import default_model_id, load_catalog
 
         resolved = Path(path).resolve()
         return cls(str(resolved), load_catalog(resolved).fingerprint, model or default_model_id())

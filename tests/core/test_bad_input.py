@@ -1,5 +1,3 @@
-import time
-
 import pytest
 
 import routescope
@@ -24,18 +22,15 @@ def test_non_text_is_a_clear_error() -> None:
         routescope.inspect(b"bytes")  # type: ignore[arg-type]
 
 
-def test_one_megabyte_prompt_completes_quickly_and_stays_within_limits() -> None:
+def test_one_megabyte_prompt_stays_within_limits() -> None:
+    """How fast is for `tests/bench/bench_scaling.py`; this checks what comes out."""
     text = ("Latest FastAPI install error near me in Denver gaming engine 2026 " * 17_000)[
         : 1 << 20
     ]
-    started = time.perf_counter()
     result = run(text)
-    elapsed = time.perf_counter() - started
     assert all(len(a.query) <= 400 for a in result.actions)
     assert any(e.rule == "truncate" for a in result.actions for e in a.edits)
     assert result.model_dump_json()
-    # Generous bound: the benchmark measures; this only catches a quadratic blow-up.
-    assert elapsed < 5
 
 
 @pytest.mark.parametrize(

@@ -1,12 +1,8 @@
 """Hybrid tool search: catalog standardisation, Tantivy keyword index, vectors, RRF, rerank."""
 
 import json
-import threading
-from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, HTTPServer
 from pathlib import Path
 
-import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -14,12 +10,8 @@ from hypothesis import strategies as st
 from routescope import resources_root
 from routescope.toolsearch import (
     CatalogError,
-    EmbedderError,
-    MiniLMOnnx,
-    OpenAIEmbeddings,
     SearchSettings,
     ToolSearch,
-    _embed,
     canonical,
     embedding_text,
     load_catalog,
@@ -189,81 +181,6 @@ def test_index_persists_and_rebuilds_when_the_catalog_changes(tmp_path: Path) ->
     assert first.keyword.built and not again.keyword.built
     smaller = type(catalog)(tools=catalog.tools[:5], source="x")
     assert ToolSearch(smaller, cache=tmp_path, semantic=False).keyword.built
-
-
-# -- vectors ---------------------------------------------------------------------------------
-def test_the_bundled_model_embeds_offline() -> None:
-    model = MiniLMOnnx()
-    vectors = model.embed(["show git status", "what changed in my repository", "bake a cake"])
-    assert vectors.shape == (3, 384)
-    assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
-    assert vectors[0] @ vectors[1] > vectors[0] @ vectors[2] + 0.2
-
-
-def test_vectors_are_cached_by_model_and_catalog(tmp_path: Path) -> None:
-    catalog = load_catalog(SAMPLE)
-    assert ToolSearch(catalog, cache=tmp_path).vector.built  # type: ignore[union-attr]
-    assert not ToolSearch(catalog, cache=tmp_path).vector.built  # type: ignore[union-attr]
-    assert len(list(tmp_path.glob("vectors-*.npy"))) == 1
-
-
-def test_without_a_model_the_search_says_so_and_runs_keyword_only(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr(_embed, "_package_dir", lambda name: None)
-    search = ToolSearch(load_catalog(SAMPLE), cache=tmp_path)
-    result = search.search("what changed in my repo")
-    assert search.vector is None and result.semantic.startswith("unavailable: no embedding model")
-    assert result.strategy == "exact" and "keyword only" in result.strategy_reason
-    assert all(h.signals.vector is None for h in result.results)
-
-
-class _Embeddings(BaseHTTPRequestHandler):
-    fail = False
-
-    def do_POST(self) -> None:
-        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        if self.fail:
-            self.send_response(500)
-            self.end_headers()
-            return
-        data = [
-            {"index": i, "embedding": [float(len(t) % 7), 1.0, float("git" in t)]}
-            for i, t in enumerate(body["input"])
-        ]
-        payload = json.dumps({"data": data, "model": body["model"]}).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(payload)))
-        self.end_headers()
-        self.wfile.write(payload)
-
-    def log_message(self, *args: object) -> None:
-        pass
-
-
-@pytest.fixture
-def embeddings_server() -> Iterator[str]:
-    server = HTTPServer(("127.0.0.1", 0), _Embeddings)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}/v1"
-    server.shutdown()
-    server.server_close()
-
-
-def test_openai_compatible_embeddings_backend(embeddings_server: str, tmp_path: Path) -> None:
-    embedder = OpenAIEmbeddings(embeddings_server, "test-model")
-    vectors = embedder.embed(["git status", "cake"])
-    assert vectors.shape == (2, 3) and np.allclose(np.linalg.norm(vectors, axis=1), 1.0)
-    search = ToolSearch(load_catalog(SAMPLE), embedder=embedder, cache=tmp_path)
-    assert search.search("git status").results[0].signals.vector is not None
-    _Embeddings.fail = True
-    try:
-        with pytest.raises(EmbedderError, match="500"):
-            embedder.embed(["x"])
-    finally:
-        _Embeddings.fail = False
 
 
 # -- strategies, fusion, rerank ---------------------------------------------------------------

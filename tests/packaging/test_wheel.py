@@ -32,7 +32,9 @@ def test_wheel_ships_resources_and_finds_them(tmp_path: Path) -> None:
         names = set(archive.namelist())
         archive.extractall(tmp_path / "site")
     assert "routescope/resources/rules/default.toml" in names
+    assert "routescope/resources/models/all-MiniLM-L6-v2/tokenizer.json" in names
     assert "routescope_gui/app.py" in names
+    assert any(name.endswith(".dist-info/licenses/LICENSE") for name in names)
     assert not any(name.startswith(("core/", "gui/", "resources/")) for name in names)
     code = (
         "import routescope, sys;"
@@ -46,3 +48,16 @@ def test_wheel_ships_resources_and_finds_them(tmp_path: Path) -> None:
         [sys.executable, "-c", code, site], env={"PYTHONPATH": site}, capture_output=True, text=True
     )
     assert done.returncode == 0, done.stderr
+    # The built-in suites run from the installed wheel (their caches in a temporary home).
+    home = tmp_path / "home"
+    home.mkdir()
+    env = {"PYTHONPATH": site, "HOME": str(home), "XDG_CACHE_HOME": str(home / ".cache")}
+    done = subprocess.run(
+        [sys.executable, "-m", "routescope", "regress", "--builtin"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr
+    assert "suite strategy" in done.stdout and "suite tools" in done.stdout

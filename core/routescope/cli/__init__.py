@@ -16,17 +16,11 @@ EXIT_USAGE = 2
 """Bad input or configuration; for `regress` also an internal error, so 1 only means failures."""
 
 
-def _version() -> str:
-    from importlib.metadata import version
-
-    return version("routescope")
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; return the exit status."""
     command = None
     try:
-        args = build_parser(_version()).parse_args(argv)
+        args = build_parser().parse_args(argv)
         command = args.command
         from ._commands import COMMANDS
 

@@ -9,20 +9,19 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pydantic import BaseModel
-
 from .._errors import InputError
-from .._inspect import Inspection, inspect, validate_text
 from .._json import to_json
 from .._request import CatalogRef, Request
 from .._resources import resources_root
-from ..contract import RouterContext, RouterDecision, decide
 from ..toolsearch import SearchSettings
 from ._parser import UsageError
 from ._render import Style, decision_text, eval_text, inspection_text, regress_text, tools_text
 
 if TYPE_CHECKING:
     from ..toolsearch import ToolSearch
+
+# Each command imports what only it needs when it runs: `decide` never loads the strategy
+# router or the linter, and no command but those that rank tools loads the engine.
 
 __all__ = ["COMMANDS"]
 
@@ -62,6 +61,8 @@ def _write(text: str) -> int:
 
 
 def _cmd_inspect(args: argparse.Namespace) -> int:
+    from .._inspect import inspect
+
     # JSON holds every router, the sample catalog's ranking included; text mode ranks tools
     # only for a catalog named on the command line.
     wants_tools = not args.no_tools and (args.json or args.catalog is not None)
@@ -80,6 +81,9 @@ def _cmd_inspect(args: argparse.Namespace) -> int:
 
 
 def _cmd_decide(args: argparse.Namespace) -> int:
+    from .._inspect import validate_text
+    from ..contract import decide
+
     request = Request.build(_read_text(args.text), rules=args.rules, context=args.context)
     rules = request.rules.load()
     if not rules.contract.enabled:
@@ -91,6 +95,7 @@ def _cmd_decide(args: argparse.Namespace) -> int:
 
 
 def _cmd_tools(args: argparse.Namespace) -> int:
+    from .._inspect import validate_text
     from ..regress import evaluate, load_suite
 
     if args.k < 1:
@@ -150,15 +155,18 @@ def _cmd_regress(args: argparse.Namespace) -> int:
     return 0 if all(r.failed == 0 for r in results) else 1
 
 
-_SCHEMAS: dict[str, type[BaseModel]] = {
-    "inspection": Inspection,
-    "decision": RouterDecision,
-    "context": RouterContext,
-}
-
-
 def _cmd_schema(args: argparse.Namespace) -> int:
-    return _write(json.dumps(_SCHEMAS[args.model].model_json_schema(), indent=2))
+    from pydantic import BaseModel
+
+    from .._inspect import Inspection
+    from ..contract import RouterContext, RouterDecision
+
+    schemas: dict[str, type[BaseModel]] = {
+        "inspection": Inspection,
+        "decision": RouterDecision,
+        "context": RouterContext,
+    }
+    return _write(json.dumps(schemas[args.model].model_json_schema(), indent=2))
 
 
 COMMANDS = {

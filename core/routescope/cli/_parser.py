@@ -22,9 +22,21 @@ def _common(command: argparse.ArgumentParser, text_help: str, *, nargs: str | No
     command.add_argument("--json", action="store_true", help="print one JSON object")
 
 
-def build_parser(version: str) -> argparse.ArgumentParser:
+class _Version(argparse.Action):
+    """`--version`, looked up only when asked (reading package metadata takes ~30 ms)."""
+
+    def __init__(self, option_strings: list[str], dest: str) -> None:
+        super().__init__(option_strings, dest, nargs=0, help="print the version and exit")
+
+    def __call__(self, parser: argparse.ArgumentParser, *_: object) -> NoReturn:
+        from importlib.metadata import version
+
+        parser.exit(message=f"routescope {version('routescope')}\n")
+
+
+def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="routescope", description="Inspect what query routers decide, and why.")
-    parser.add_argument("--version", action="version", version=f"routescope {version}")
+    parser.add_argument("--version", action=_Version)
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
 
     run = commands.add_parser(

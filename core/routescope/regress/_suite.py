@@ -50,7 +50,7 @@ SUITE_TODAY = dt.date(2026, 1, 1)
 
 
 class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
 
 class Case(_Model):

@@ -12,7 +12,7 @@ __all__ = ["Strict", "clean_terms", "require_placeholders"]
 class Strict(BaseModel):
     """Unknown keys are errors and a validated value never changes."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
 
 def clean_terms(values: list[str]) -> list[str]:

@@ -52,6 +52,8 @@ class CompiledRules:
     always_prepositions: frozenset[str]
     local_prepositions: frozenset[str]
     gazetteer: frozenset[str]
+    gazetteer_words: int
+    """Words in the longest gazetteer entry."""
     stopwords: frozenset[str]
     connectors: frozenset[str]
     openclaw: re.Pattern[str]
@@ -85,6 +87,7 @@ def _compile(rules: RulePack) -> CompiledRules:
         always_prepositions=frozenset(key(p) for p in rules.place.always_prepositions),
         local_prepositions=frozenset(key(p) for p in rules.place.local_intent_prepositions),
         gazetteer=frozenset(key(p) for p in rules.place.gazetteer),
+        gazetteer_words=max((len(p.split()) for p in rules.place.gazetteer), default=0),
         stopwords=frozenset(key(w) for w in rules.entities.sentence_start_stopwords),
         connectors=frozenset(key(c) for c in rules.entities.phrase_connectors),
         openclaw=re.compile(re.escape(rules.openclaw.pattern), re.IGNORECASE),

@@ -342,7 +342,9 @@ def _end_of_words(text: str, start: int, words: int) -> int:
 
 
 def _longest_known_prefix(name: str, compiled: CompiledRules) -> str:
-    words = name.split()
+    """The longest run of leading words that is a gazetteer place. Only as many words as the
+    longest entry has are tried, so a long capitalized run costs no more than a short one."""
+    words = name.split(maxsplit=compiled.gazetteer_words)[: compiled.gazetteer_words]
     for count in range(len(words), 0, -1):
         candidate = " ".join(words[:count])
         if key(candidate) in compiled.gazetteer:

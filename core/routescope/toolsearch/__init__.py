@@ -32,6 +32,7 @@ if TYPE_CHECKING:
         OpenAIEmbeddings,
         VectorIndex,
         default_embedder,
+        default_model_id,
         embedding_text,
     )
     from ._keyword import KeywordIndex, tokens
@@ -62,6 +63,7 @@ __all__ = [
     "canonical",
     "default_boosts",
     "default_embedder",
+    "default_model_id",
     "embedding_text",
     "load_catalog",
     "standardise",
@@ -79,6 +81,7 @@ _LAZY = {
     "OpenAIEmbeddings": "_embed",
     "VectorIndex": "_embed",
     "default_embedder": "_embed",
+    "default_model_id": "_embed",
     "embedding_text": "_embed",
     "KeywordIndex": "_keyword",
     "tokens": "_keyword",
