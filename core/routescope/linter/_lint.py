@@ -141,7 +141,7 @@ def _classify(tokens: int, strong: int, weak: int, linter: LinterRules) -> tuple
 
 
 def _expand(
-    query: str, folded_tokens: set[str], doc_intent: bool, tokens: int, linter: LinterRules
+    folded_tokens: set[str], doc_intent: bool, tokens: int, linter: LinterRules
 ) -> tuple[list[str], list[str]]:
     if doc_intent:
         candidates, reason = linter.doc_boost, "doc_intent_boost"
@@ -176,7 +176,7 @@ def lint(text: str, rules: RulePack) -> LintResult:
     reasons: list[str] = []
     if query_class == "vague":
         folded_tokens = set((fold(query) or query.lower()).split())
-        added, reasons = _expand(query, folded_tokens, bool(doc_terms), tokens, linter)
+        added, reasons = _expand(folded_tokens, bool(doc_terms), tokens, linter)
     changes = {"added_strong": added, "reasons": reasons} if added else {}
     return LintResult(
         query=text,

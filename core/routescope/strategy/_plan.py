@@ -37,10 +37,6 @@ class Plan:
     notes: list[str]
 
 
-def _query(query: str, priority: int, source: str) -> PlannedQuery:
-    return PlannedQuery(query, priority, source)
-
-
 def _local_goal(context: QueryContext, rules: RulePack) -> tuple[str, list[str]]:
     """The goal without its place phrase and local/time phrases, so no query repeats them."""
     compiled = compile_rules(rules)
@@ -68,8 +64,8 @@ def _general(context: QueryContext, rules: RulePack) -> list[PlannedQuery]:
         else (pack.second, "general.second")
     )
     return [
-        _query(pack.first.format(goal=goal), 1, "general.first"),
-        _query(second.format(goal=goal), 1, source),
+        PlannedQuery(pack.first.format(goal=goal), 1, "general.first"),
+        PlannedQuery(second.format(goal=goal), 1, source),
     ]
 
 
@@ -82,8 +78,8 @@ def _local(context: QueryContext, rules: RulePack, goal: str) -> list[PlannedQue
         else (pack.second, "local.second")
     )
     return [
-        _query(pack.first.format(goal=goal, place=place), 1, "local.first"),
-        _query(second.format(goal=goal), 1, source),
+        PlannedQuery(pack.first.format(goal=goal, place=place), 1, "local.first"),
+        PlannedQuery(second.format(goal=goal), 1, source),
     ]
 
 
@@ -91,11 +87,11 @@ def _tech(context: QueryContext, rules: RulePack, safety: list[KeywordMatch]) ->
     pack = rules.packs.tech
     entity = context.entities.candidates[0] if context.entities.candidates else context.user_goal
     queries = [
-        _query(pack.docs.format(entity=entity), 1, "tech.docs"),
-        _query(pack.github.format(entity=entity), 1, "tech.github"),
+        PlannedQuery(pack.docs.format(entity=entity), 1, "tech.docs"),
+        PlannedQuery(pack.github.format(entity=entity), 1, "tech.github"),
     ]
     if safety:
-        queries.append(_query(pack.safety.format(goal=context.user_goal), 1, "tech.safety"))
+        queries.append(PlannedQuery(pack.safety.format(goal=context.user_goal), 1, "tech.safety"))
     return queries
 
 
@@ -132,7 +128,8 @@ def plan(context: QueryContext, strategy: Strategy, rules: RulePack) -> Plan:
     inject, gate = _openclaw_gate(context, strategy)
     if inject:
         canonical = [
-            _query(q, 0, f"openclaw.queries[{i}]") for i, q in enumerate(rules.openclaw.queries)
+            PlannedQuery(q, 0, f"openclaw.queries[{i}]")
+            for i, q in enumerate(rules.openclaw.queries)
         ]
         queries = canonical + queries
     return Plan(
