@@ -3,7 +3,7 @@ import pytest
 import routescope
 from routescope import InputError
 
-from .conftest import run
+from tests._support import run
 
 
 @pytest.mark.parametrize("text", ["", "   ", "\n\t ", "\x00\x00", "\x1b"])

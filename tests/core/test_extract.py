@@ -4,7 +4,7 @@ import pytest
 
 from routescope.strategy import extract, normalize_goal
 
-from .conftest import run
+from tests._support import run
 
 
 def flags(text: str) -> dict[str, bool]:

@@ -2,7 +2,7 @@ import pytest
 
 from routescope.strategy import extract, plan, route
 
-from .conftest import AS_OF, queries, run
+from tests._support import AS_OF, queries, run
 
 
 @pytest.mark.parametrize(

@@ -10,7 +10,7 @@ from routescope.strategy import (
     sanitize_query,
 )
 
-from .conftest import AS_OF, TODAY, run
+from tests._support import AS_OF, TODAY, run
 
 
 def sanitize(query: str, prompt: str, rules) -> tuple[str, list[str]]:  # type: ignore[no-untyped-def]

@@ -1,6 +1,6 @@
 """The four test scenarios of the strategy-router specification (seed 000)."""
 
-from .conftest import AS_OF, queries, run
+from tests._support import AS_OF, queries, run
 
 
 def test_openclaw_prompts_trigger_the_two_canonical_searches_on_the_tech_route() -> None:

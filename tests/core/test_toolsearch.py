@@ -18,7 +18,7 @@ from routescope.toolsearch import (
     standardise,
 )
 
-from .conftest import routescope_cli
+from tests._support import routescope_cli
 
 SAMPLE = Path(str(resources_root() / "catalog"))
 

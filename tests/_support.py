@@ -1,0 +1,35 @@
+"""Helpers the tests share (imported, unlike fixtures, which live in the conftest files)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import subprocess
+import sys
+
+import routescope
+from routescope import Inspection
+
+TODAY = dt.date(2026, 2, 5)
+AS_OF = "as of February 5, 2026"
+
+
+def run(text: str, **kwargs: object) -> Inspection:
+    """inspect() with a fixed `today`, as every core test needs."""
+    kwargs.setdefault("today", TODAY)
+    return routescope.inspect(text, **kwargs)  # type: ignore[arg-type]
+
+
+def queries(text: str, **kwargs: object) -> list[str]:
+    return [a.query for a in run(text, **kwargs).actions]
+
+
+def routescope_cli(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    """`python -m routescope ARGS` as a user runs it, output as text. The process inherits the
+    test session's temporary cache and config folders (see tests/conftest.py)."""
+    return subprocess.run(
+        [sys.executable, "-m", "routescope", *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
