@@ -42,16 +42,19 @@ class Phrase:
     this phrase is one of each of them too, at the same start."""
 
 
+_Trie = dict[str, "_Trie"]
+
+
 def _trie_pattern(spellings: list[str]) -> str:
     """One pattern matching the longest of `spellings` at a position, shaped as a trie."""
-    trie: dict[str, dict] = {}  # type: ignore[type-arg]
+    trie: _Trie = {}
     for spelling in spellings:
         node = trie
         for char in spelling:
             node = node.setdefault(char, {})
         node[""] = {}
 
-    def build(node: dict[str, dict]) -> str:  # type: ignore[type-arg]
+    def build(node: _Trie) -> str:
         branches = [
             (r"\s++" if char == " " else re.escape(char)) + build(node[char])
             for char in sorted(node)

@@ -13,6 +13,7 @@ import hashlib
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from .contract import RouterContext, load_context, parse_context
 from .rules import RulePack, default_rules, default_rules_text, parse_rules, read_rules_text
@@ -148,9 +149,9 @@ class Request:
             search=search or SearchSettings(),
         )
 
-    def replace(self, **changes: object) -> Request:
+    def replace(self, **changes: Any) -> Request:
         """A copy with some fields changed (`request.replace(text=…)`)."""
-        return dataclasses.replace(self, **changes)  # type: ignore[arg-type]
+        return dataclasses.replace(self, **changes)
 
     def fingerprint(self) -> str:
         """A stable hash of the contents; equal for requests that must give equal results."""

@@ -31,7 +31,8 @@ class _Version(argparse.Action):
     def __call__(self, parser: argparse.ArgumentParser, *_: object) -> NoReturn:
         from importlib.metadata import version
 
-        parser.exit(message=f"routescope {version('routescope')}\n")
+        print(f"routescope {version('routescope')}")
+        parser.exit()
 
 
 def build_parser() -> argparse.ArgumentParser:

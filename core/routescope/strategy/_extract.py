@@ -200,7 +200,8 @@ def _camel_tokens(text: str) -> Iterator[tuple[int, int]]:
         start = match.start() - 1
         while start > 0 and "a" <= text[start - 1] <= "z":
             start -= 1
-        end = _WORD_TAIL.match(text, match.end()).end()  # type: ignore[union-attr]
+        tail = _WORD_TAIL.match(text, match.end())
+        end = tail.end() if tail else match.end()
         done = end
         if start > 0 and (is_word_char(text[start - 1]) or text[start - 1] == "-"):
             continue

@@ -18,12 +18,23 @@ __all__ = [
     "PlaceHint",
     "QueryContext",
     "SanitizeEdit",
+    "SanitizeRule",
     "Span",
     "Strategy",
     "StrategyDecision",
 ]
 
 Strategy = Literal["general", "local", "tech"]
+SanitizeRule = Literal[
+    "whitespace",
+    "site_operator",
+    "banned_modifier",
+    "repeated_phrase",
+    "canonical_openclaw",
+    "as_of",
+    "truncate",
+    "empty",
+]
 EntityKind = Literal["openclaw", "camel_case", "url", "domain", "phrase", "acronym", "word"]
 
 
@@ -111,16 +122,7 @@ class StrategyDecision:
 
 @dataclass(slots=True)
 class SanitizeEdit:
-    rule: Literal[
-        "whitespace",
-        "site_operator",
-        "banned_modifier",
-        "repeated_phrase",
-        "canonical_openclaw",
-        "as_of",
-        "truncate",
-        "empty",
-    ]
+    rule: SanitizeRule
     before: str
     after: str
     detail: str

@@ -8,7 +8,7 @@ import re
 
 from ..rules import RulePack
 from ._compiled import CompiledRules, compile_rules
-from ._models import Action, QueryContext, SanitizeEdit
+from ._models import Action, QueryContext, SanitizeEdit, SanitizeRule
 from ._plan import Plan, PlannedQuery
 
 __all__ = ["format_as_of", "sanitize_plan", "sanitize_query"]
@@ -46,8 +46,8 @@ def _short(text: str) -> str:
     return text if len(text) <= _ABBREVIATE * 2 else f"{text[:_ABBREVIATE]}… ({len(text):,} chars)"
 
 
-def _edit(rule: str, before: str, after: str, detail: str) -> SanitizeEdit:
-    return SanitizeEdit(rule, _short(before), _short(after), detail)  # type: ignore[arg-type]
+def _edit(rule: SanitizeRule, before: str, after: str, detail: str) -> SanitizeEdit:
+    return SanitizeEdit(rule, _short(before), _short(after), detail)
 
 
 def _squash(text: str) -> str:

@@ -5,6 +5,7 @@ from pathlib import Path
 
 import pytest
 
+import routescope
 from routescope.cli import main
 
 
@@ -147,3 +148,57 @@ def test_inspect_json_has_lint_and_decision() -> None:
 def test_schema_for_the_decision() -> None:
     data = json.loads(cli("schema", "decision").stdout)
     assert data["title"] == "RouterDecision" and "tool_plan" in data["properties"]
+
+
+def test_version_is_the_package_version() -> None:
+    from importlib.metadata import version
+
+    done = cli("--version")
+    assert done.returncode == 0
+    assert done.stdout.decode().strip() == f"routescope {version('routescope')}"
+
+
+def test_regress_builtin_runs_the_shipped_suites() -> None:
+    done = cli("regress", "--builtin")
+    assert done.returncode == 0, done.stderr
+    for name in ("strategy", "linter", "contract", "tools"):
+        assert f"suite {name} (" in done.stdout.decode()
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        ([], "give SUITE files, or --builtin"),
+        (["--builtin", "--update"], "--update rewrites suite files"),
+        (["missing.yaml"], "cannot read suite"),
+    ],
+)
+def test_regress_bad_input_exits_2_not_1(args: list[str], message: str) -> None:
+    """1 means a case failed; bad input is 2, so a script can tell them apart."""
+    done = cli("regress", *args)
+    assert done.returncode == 2
+    (line,) = done.stderr.decode().splitlines()
+    assert message in line
+
+
+def test_regress_internal_error_exits_2(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import routescope.regress
+
+    def broken(suite: object) -> object:
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(routescope.regress, "run_suite", broken)
+    suite = str(routescope.resources_root() / "fixtures" / "linter.yaml")
+    assert main(["regress", suite]) == 2
+    assert capsys.readouterr().err.strip() == "routescope: internal error: RuntimeError: boom"
+
+
+def test_inspect_text_mode_ranks_tools_only_for_a_named_catalog() -> None:
+    sample = str(routescope.resources_root() / "catalog")
+    plain = cli("inspect", "find files named config.yaml")
+    ranked = cli("inspect", "--catalog", sample, "find files named config.yaml")
+    assert plain.returncode == ranked.returncode == 0
+    assert b"files." not in plain.stdout
+    assert b"tools" in ranked.stdout and b"files.find" in ranked.stdout
