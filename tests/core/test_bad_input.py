@@ -2,7 +2,6 @@ import pytest
 
 import routescope
 from routescope import InputError
-
 from tests._support import run
 
 

@@ -3,7 +3,6 @@ import dataclasses
 import pytest
 
 from routescope.strategy import extract, normalize_goal
-
 from tests._support import run
 
 

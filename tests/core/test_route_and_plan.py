@@ -1,7 +1,6 @@
 import pytest
 
 from routescope.strategy import extract, plan, route
-
 from tests._support import AS_OF, queries, run
 
 

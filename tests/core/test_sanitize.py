@@ -9,7 +9,6 @@ from routescope.strategy import (
     sanitize_plan,
     sanitize_query,
 )
-
 from tests._support import AS_OF, TODAY, run
 
 

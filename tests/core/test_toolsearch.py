@@ -17,7 +17,6 @@ from routescope.toolsearch import (
     load_catalog,
     standardise,
 )
-
 from tests._support import routescope_cli
 
 SAMPLE = Path(str(resources_root() / "catalog"))
