@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict
 
-from ._errors import InputError
+from ._input import validate_text
 from ._request import Request, default_today
 from .contract import RouterContext, RouterDecision, decide
 from .linter import LintResult, lint
@@ -28,10 +28,7 @@ from .toolsearch import SearchSettings, ToolSearchResult
 if TYPE_CHECKING:  # the engine is given by the caller; importing it loads tantivy and numpy
     from .toolsearch import ToolSearch
 
-__all__ = ["MAX_INPUT_CHARS", "Inspection", "inspect", "validate_text", "warm_up"]
-
-MAX_INPUT_CHARS = 10_000_000
-_BLANK = str.maketrans("", "", "".join(map(chr, range(0x20))) + "\x7f")
+__all__ = ["Inspection", "inspect", "warm_up"]
 
 
 class Inspection(BaseModel):
@@ -54,21 +51,6 @@ class Inspection(BaseModel):
     tools: ToolSearchResult | None
     """The hybrid tool search over a catalog, when `inspect` was given one."""
     timings_us: dict[str, float]
-
-
-def validate_text(text: object) -> str:
-    """Return `text` if a router can use it, else raise InputError with a one-line reason."""
-    if not isinstance(text, str):
-        raise InputError(f"text must be a string, not {type(text).__name__}")
-    if len(text) > MAX_INPUT_CHARS:
-        raise InputError(f"text is too large: {len(text):,} characters (limit {MAX_INPUT_CHARS:,})")
-    if not text.translate(_BLANK).strip():
-        raise InputError("text is empty or only whitespace")
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError as exc:
-        raise InputError(f"text is not valid Unicode (lone surrogate at {exc.start})") from None
-    return text
 
 
 def warm_up(rules: RulePack) -> None:

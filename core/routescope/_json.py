@@ -3,15 +3,20 @@
 from __future__ import annotations
 
 import functools
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, TypeAdapter
+from pydantic import BaseModel
+
+if TYPE_CHECKING:
+    from pydantic import TypeAdapter
 
 __all__ = ["to_json"]
 
 
 @functools.cache
 def _adapter(kind: Any) -> TypeAdapter[Any]:  # kind: a type, hashable
+    from pydantic import TypeAdapter  # only the JSON output of dataclass results needs it
+
     return TypeAdapter(kind)
 
 

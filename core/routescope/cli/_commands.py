@@ -81,7 +81,7 @@ def _cmd_inspect(args: argparse.Namespace) -> int:
 
 
 def _cmd_decide(args: argparse.Namespace) -> int:
-    from .._inspect import validate_text
+    from .._input import validate_text
     from ..contract import decide
 
     request = Request.build(_read_text(args.text), rules=args.rules, context=args.context)
@@ -95,7 +95,7 @@ def _cmd_decide(args: argparse.Namespace) -> int:
 
 
 def _cmd_tools(args: argparse.Namespace) -> int:
-    from .._inspect import validate_text
+    from .._input import validate_text
     from ..regress import evaluate, load_suite
 
     if args.k < 1:
