@@ -1,14 +1,12 @@
 """Regression suites for every router: YAML cases, field-by-field diffs, per-class reports."""
 
+from .._diff import MISSING, FieldDiff, resolve
 from ._run import (
-    MISSING,
     CaseResult,
     ClassReport,
-    FieldDiff,
     SuiteResult,
     class_report,
     iter_cases,
-    resolve,
     run_case,
     run_suite,
     update_goldens,

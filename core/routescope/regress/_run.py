@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import copy
 import datetime as dt
+import functools
+import itertools
+import math
 import os
 import re
+import stat
 import tempfile
 from collections import Counter
 from collections.abc import Iterator
@@ -13,7 +18,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ruamel.yaml import YAML
+from ruamel.yaml.error import YAMLError
+from ruamel.yaml.nodes import CollectionNode, MappingNode, Node, ScalarNode, SequenceNode
 
+from .._diff import MISSING, FieldDiff, resolve
+from .._errors import SuiteError
 from .._inspect import inspect
 from .._request import Request
 from ._suite import Case, Suite, is_matcher
@@ -23,14 +32,11 @@ if TYPE_CHECKING:
     from ..toolsearch import ToolSearch
 
 __all__ = [
-    "MISSING",
     "CaseResult",
     "ClassReport",
-    "FieldDiff",
     "SuiteResult",
     "class_report",
     "iter_cases",
-    "resolve",
     "run_case",
     "run_suite",
     "update_goldens",
@@ -43,20 +49,6 @@ _CLASS_FIELDS = {
     "contract": "agent",
     "tools": "family",
 }
-_STEP = re.compile(r"([^.\[\]]+)|\[(\*|-?\d+|:\d+)\]")
-MISSING: Any = object()
-"""What `resolve` returns for a path that is not in the data."""
-
-
-@dataclass(slots=True)
-class FieldDiff:
-    """One expectation that did not hold: where, what was expected and what came out."""
-
-    path: str
-    expected: Any
-    actual: Any
-    matcher: str
-    """`equals` for exact goldens, else the tolerant matcher's name."""
 
 
 @dataclass(slots=True)
@@ -100,29 +92,6 @@ class SuiteResult:
         self.failed = len(self.cases) - self.passed
 
 
-def resolve(data: Any, path: str) -> Any:
-    """The value at a dotted path with [n] and [*]; [*] maps the rest over a list."""
-    steps = [m.group(1) if m.group(1) is not None else m.group(2) for m in _STEP.finditer(path)]
-    return _walk(data, steps)
-
-
-def _walk(data: Any, steps: list[str]) -> Any:
-    if not steps:
-        return data
-    step, rest = steps[0], steps[1:]
-    if step == "*" or step.startswith(":"):
-        if not isinstance(data, list):
-            return MISSING
-        items = data if step == "*" else data[: int(step[1:])]
-        return [_walk(item, rest) for item in items]
-    if isinstance(data, list) and re.fullmatch(r"-?\d+", step):
-        index = int(step)
-        return _walk(data[index], rest) if -len(data) <= index < len(data) else MISSING
-    if isinstance(data, dict) and step in data:
-        return _walk(data[step], rest)
-    return MISSING
-
-
 def _holds(path: str, expected: Any, actual: Any) -> tuple[bool, str]:
     if not is_matcher(expected):
         return actual == expected, "equals"
@@ -153,7 +122,9 @@ def _contains(value: Any, operand: Any) -> bool:
     return False
 
 
-def _engine(request: Request, engines: dict[str, ToolSearch]) -> ToolSearch | None:
+def _engine(
+    request: Request, engines: dict[str, ToolSearch], cache: Path | None
+) -> ToolSearch | None:
     """The tool-search engine for a request's catalog, built once per catalog and run."""
     if request.catalog is None:
         return None
@@ -161,16 +132,24 @@ def _engine(request: Request, engines: dict[str, ToolSearch]) -> ToolSearch | No
     if key not in engines:
         from ..toolsearch import ToolSearch, load_catalog
 
-        engines[key] = ToolSearch(load_catalog(request.catalog.path))
+        engines[key] = ToolSearch(load_catalog(request.catalog.path), cache=cache)
     return engines[key]
 
 
-def run_case(case: Case, suite: Suite, engines: dict[str, ToolSearch] | None = None) -> CaseResult:
-    """Run one case of a suite (`engines` keeps tool-search engines between cases)."""
+def run_case(
+    case: Case,
+    suite: Suite,
+    engines: dict[str, ToolSearch] | None = None,
+    *,
+    cache: Path | None = None,
+) -> CaseResult:
+    """Run one case of a suite (`engines` keeps tool-search engines between cases; `cache` is
+    the folder their indexes are kept in, by default the user's cache)."""
     request = case.request(suite)
     root = _ROOTS[suite.router]
     class_field = _CLASS_FIELDS[suite.router]
-    result = inspect(request, tools=_engine(request, {} if engines is None else engines))
+    engine = _engine(request, {} if engines is None else engines, cache)
+    result = inspect(request, tools=engine)
     dumped = result.model_dump(mode="json", exclude={"timings_us"})
     data: Any = dumped if root is None else dumped.get(root)
     diffs = []
@@ -219,16 +198,16 @@ def class_report(router: str, cases: list[CaseResult]) -> ClassReport:
     return ClassReport(field_name, labels, matrix, precision, recall, dict(support))
 
 
-def iter_cases(suite: Suite) -> Iterator[CaseResult]:
+def iter_cases(suite: Suite, *, cache: Path | None = None) -> Iterator[CaseResult]:
     """Run the cases of a suite in order, one result at a time (for progress and cancelling)."""
     engines: dict[str, ToolSearch] = {}
     for case in suite.cases:
-        yield run_case(case, suite, engines)
+        yield run_case(case, suite, engines, cache=cache)
 
 
-def run_suite(suite: Suite) -> SuiteResult:
-    """Run every case of a suite in order."""
-    cases = list(iter_cases(suite))
+def run_suite(suite: Suite, *, cache: Path | None = None) -> SuiteResult:
+    """Run every case of a suite in order (`cache`: where tool-search indexes are kept)."""
+    cases = list(iter_cases(suite, cache=cache))
     return SuiteResult(
         suite=suite.suite,
         path=str(suite.path),
@@ -240,33 +219,362 @@ def run_suite(suite: Suite) -> SuiteResult:
 
 def update_goldens(suite: Suite, result: SuiteResult, only: set[str] | None = None) -> int:
     """Accept the current results as the goldens of failing exact expectations (all failing
-    cases, or the ids in `only`). Comments, order and tolerant matchers are kept; the file is
-    replaced atomically. Returns how many values changed."""
-    yaml = YAML()  # round-trip: keeps comments, order and quoting
-    yaml.preserve_quotes = True
-    yaml.width = 4096
-    document = yaml.load(suite.path.read_text(encoding="utf-8"))
-    by_id = {case["id"]: case for case in document["cases"]}
-    changed = 0
+    cases, or the ids in `only`). Returns how many values changed.
+
+    The file is edited as text: only the changed values are replaced, each by one line of YAML
+    (flow style, quoted where needed, the old quoting kept where it fits), so comments, order,
+    indentation, line endings and everything else stay byte for byte; tolerant matchers are
+    never rewritten. The new text is read back and must differ from the old in exactly the
+    changed values, or nothing is written (SuiteError). The file is replaced atomically."""
+    path = suite.path
+    try:
+        raw = path.read_bytes()
+        text = raw.decode("utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise SuiteError(f"{path}: cannot read suite: {exc}") from None
+    wanted: dict[str, dict[str, Any]] = {}
     for case in result.cases:
         if case.passed or (only is not None and case.id not in only):
             continue
-        expect = by_id[case.id]["expect"]
         for diff in case.diffs:
-            if diff.matcher == "equals" and not is_matcher(expect[diff.path]):
-                expect[diff.path] = diff.actual
-                changed += 1
-    if changed:
-        _write_atomically(suite.path, yaml, document)
-    return changed
-
-
-def _write_atomically(path: Path, yaml: YAML, document: Any) -> None:
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+            if diff.matcher == "equals":
+                wanted.setdefault(case.id, {})[diff.path] = diff.actual
+    if not wanted:
+        return 0
+    yaml = YAML(typ="safe", pure=True)  # the loader `load_suite` uses
     try:
-        with os.fdopen(handle, "w", encoding="utf-8") as stream:
-            yaml.dump(document, stream)
-        os.replace(temporary, path)
+        document = yaml.load(text)
+        root = yaml.compose(text)
+    except YAMLError as exc:
+        raise SuiteError(f"{path}: not valid YAML any more: {exc}") from None
+    edits = _golden_edits(path, text, document, root, wanted)
+    if not edits:
+        return 0
+    new_text = _apply(text, edits, path)
+    _verify(yaml, path, text, document, new_text, edits)
+    _write_atomically(path, new_text.encode("utf-8"))
+    return len(edits)
+
+
+# -- accepting goldens: text edits -------------------------------------------------------------
+
+_STR = "tag:yaml.org,2002:str"
+_SPACE = " \t\r\n"
+
+
+@dataclass(slots=True)
+class _Edit:
+    """Replace text[start:end] with `new`: the golden `key` of case `case_id` becomes `value`."""
+
+    start: int
+    end: int
+    new: str
+    case_id: str
+    key: str
+    value: Any
+    line: int
+    """1-based line of the golden's key, for messages."""
+
+
+def _golden_edits(
+    path: Path, text: str, document: Any, root: Node | None, wanted: dict[str, dict[str, Any]]
+) -> list[_Edit]:
+    """Where each wanted golden sits in the text (`root` is its node tree, `document` its
+    data) and what replaces it (exact goldens only)."""
+    cases = document.get("cases") if isinstance(document, dict) else None
+    cases_node = _value_node(root, "cases")
+    if not isinstance(cases, list) or not isinstance(cases_node, SequenceNode):
+        raise SuiteError(f"{path}: `cases` is not a list any more; run the suite again")
+    data = _by_id(cases)
+    nodes: dict[str, MappingNode] = {}
+    for item in cases_node.value:
+        id_node = _value_node(item, "id")
+        if isinstance(item, MappingNode) and isinstance(id_node, ScalarNode):
+            nodes.setdefault(id_node.value, item)
+    edits = []
+    for case_id, values in wanted.items():
+        case, node = data.get(case_id), nodes.get(case_id)
+        if case is None or node is None:
+            raise SuiteError(f"{path}: case {case_id!r} is not in the file any more; run again")
+        expect = case.get("expect")
+        expect_node = _value_node(node, "expect")
+        line = node.start_mark.line + 1
+        if not isinstance(expect, dict) or not isinstance(expect_node, MappingNode):
+            raise SuiteError(f"{path}:{line}: case {case_id}: `expect` is not a mapping")
+        for key, value in values.items():
+            if key not in expect:
+                raise SuiteError(f"{path}:{line}: case {case_id} no longer expects {key}")
+            if is_matcher(expect[key]):
+                continue  # tolerant (or `{equals: …}`): never rewritten
+            pair = _pair(expect_node, key)
+            if pair is None:  # from a merge key or an alias: not in this case's text
+                raise SuiteError(
+                    f"{path}:{line}: case {case_id}: cannot rewrite {key} in place (it is not "
+                    "written in the case itself); edit it by hand"
+                )
+            edits.append(_edit(text, case_id, key, value, *pair, flow=bool(expect_node.flow_style)))
+    return edits
+
+
+def _by_id(cases: list[Any]) -> dict[Any, dict[str, Any]]:
+    """The cases of a loaded suite by id (the first of each id, as in the node tree)."""
+    found: dict[Any, dict[str, Any]] = {}
+    for case in cases:
+        if isinstance(case, dict):
+            found.setdefault(case.get("id"), case)
+    return found
+
+
+def _value_node(node: Node | None, name: str) -> Node | None:
+    pair = _pair(node, name) if isinstance(node, MappingNode) else None
+    return None if pair is None else pair[1]
+
+
+def _pair(node: Node | None, name: str) -> tuple[Node, Node] | None:
+    """The key and value nodes of a string key of a mapping node."""
+    if not isinstance(node, MappingNode):
+        return None
+    for key, value in node.value:
+        if isinstance(key, ScalarNode) and str(key.tag) == _STR and key.value == name:
+            return key, value
+    return None
+
+
+def _edit(
+    text: str, case_id: str, key: str, value: Any, key_node: Node, node: Node, *, flow: bool
+) -> _Edit:
+    """The text edit that makes `node` (the value of `key_node`) read `value`."""
+    stored = {"equals": value} if is_matcher(value) else value  # else it would read as a matcher
+    style = node.style if isinstance(node, ScalarNode) else None
+    new = _render(stored, flow=flow, quote=style if style in ("'", '"') else None)
+    start, end = node.start_mark.index, _end(text, node)
+    line = key_node.start_mark.line + 1
+    if isinstance(node, CollectionNode) and not node.flow_style:
+        # A block list or mapping: the flow value goes after the colon when only blanks are
+        # in between, else where the block started (more indented than its key).
+        colon = _colon_after(text, key_node.end_mark.index)
+        if colon is not None and not text[colon + 1 : start].strip(_SPACE):
+            start, new = colon + 1, " " + new
+        elif node.start_mark.column <= key_node.start_mark.column:
+            new = " " + new
+    elif start == end:
+        # An empty value (null): its marks are where the next token starts, maybe on the next
+        # line, so the value goes right after the colon.
+        colon = _colon_after(text, key_node.end_mark.index)
+        if colon is not None:
+            start = end = colon + 1
+            new = " " + new
+    return _Edit(start, end, new, case_id, key, stored, line)
+
+
+def _end(text: str, node: Node) -> int:
+    """Where a value's own text ends: a block collection ends with its last entry (its end
+    mark is where the next token starts), a block scalar before its trailing line breaks."""
+    if isinstance(node, CollectionNode) and not node.flow_style and node.value:
+        last = node.value[-1]
+        return _end(text, last[1] if isinstance(last, tuple) else last)
+    end: int = node.end_mark.index
+    if isinstance(node, ScalarNode) and node.style in ("|", ">"):
+        while end > node.start_mark.index and text[end - 1] in _SPACE:
+            end -= 1
+    return end
+
+
+def _colon_after(text: str, index: int) -> int | None:
+    while index < len(text) and text[index] in " \t":
+        index += 1
+    return index if index < len(text) and text[index] == ":" else None
+
+
+def _apply(text: str, edits: list[_Edit], path: Path) -> str:
+    ordered = sorted(edits, key=lambda e: e.start)
+    for before, after in itertools.pairwise(ordered):
+        if before.end > after.start:  # an alias: two goldens share one text
+            raise SuiteError(
+                f"{path}:{after.line}: case {after.case_id}: cannot rewrite {after.key} in place "
+                "(its text is shared with another golden); edit it by hand"
+            )
+    for edit in reversed(ordered):
+        text = text[: edit.start] + edit.new + text[edit.end :]
+    return text
+
+
+def _verify(yaml: YAML, path: Path, old: str, document: Any, new: str, edits: list[_Edit]) -> None:
+    """The new text must read as the old (`document`) with exactly the edited goldens changed."""
+    if _reads_as(yaml, document, new, edits):
+        return
+    culprit = next(
+        (e for e in edits if not _reads_as(yaml, document, _apply(old, [e], path), [e])),
+        edits[0],
+    )
+    raise SuiteError(
+        f"{path}:{culprit.line}: case {culprit.case_id}: cannot rewrite {culprit.key} in place; "
+        "edit it by hand (nothing was written)"
+    )
+
+
+def _reads_as(yaml: YAML, document: Any, new: str, edits: list[_Edit]) -> bool:
+    expected = copy.deepcopy(document)
+    try:
+        actual = yaml.load(new)
+    except YAMLError:
+        return False
+    cases = _by_id(expected["cases"])
+    for edit in edits:
+        cases[edit.case_id]["expect"][edit.key] = edit.value
+    return _same(actual, expected)
+
+
+def _same(a: Any, b: Any) -> bool:
+    """Equal and of the same types all the way down (1, 1.0 and True differ)."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, dict):
+        return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
+    if isinstance(a, list):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b, strict=True))
+    if isinstance(a, float) and math.isnan(a):
+        return math.isnan(b)
+    return bool(a == b)
+
+
+# -- accepting goldens: one line of YAML ----------------------------------------------------------
+
+_PLAIN_FIRST = set("-?:,[]{}#&*!|>'\"%@`<=~ ")
+_FLOW_INDICATORS = set(",[]{}")
+_RESERVED = re.compile(r"(?i)y|n|yes|no|on|off|true|false|null|[-+]?\.?(inf|nan)")
+_NUMBERISH = re.compile(r"[-+.]?\d")
+_ESCAPES = {
+    "\\": "\\\\",
+    '"': '\\"',
+    "\0": "\\0",
+    "\a": "\\a",
+    "\b": "\\b",
+    "\t": "\\t",
+    "\n": "\\n",
+    "\v": "\\v",
+    "\f": "\\f",
+    "\r": "\\r",
+    "\x1b": "\\e",
+    "\x85": "\\N",
+    "\u2028": "\\L",
+    "\u2029": "\\P",
+}
+
+
+def _render(value: Any, *, flow: bool, quote: str | None = None) -> str:
+    """`value` as one line of YAML that reads back as exactly `value` (in a flow collection
+    when `flow`); strings keep the `quote` style of the old value where it can hold them."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        return _float(value)
+    if isinstance(value, str):
+        return _string(value, flow=flow, quote=quote)
+    if isinstance(value, list | tuple):
+        return "[" + ", ".join(_render(item, flow=True) for item in value) + "]"
+    if isinstance(value, dict):
+        items = (f"{_key(k)}: {_render(v, flow=True)}" for k, v in value.items())
+        return "{" + ", ".join(items) + "}"
+    raise SuiteError(f"cannot write a golden of type {type(value).__name__}: {value!r}")
+
+
+def _float(value: float) -> str:
+    if math.isnan(value):
+        return ".nan"
+    if math.isinf(value):
+        return ".inf" if value > 0 else "-.inf"
+    text = repr(value)
+    mantissa, e, exponent = text.partition("e")
+    return f"{mantissa}.0e{exponent}" if e and "." not in mantissa else text
+
+
+def _key(key: Any) -> str:
+    if isinstance(key, str):
+        return _string(key, flow=True, quote=None, key=True)
+    return _render(key, flow=True)
+
+
+def _string(value: str, *, flow: bool, quote: str | None, key: bool = False) -> str:
+    if quote is None and _plain_ok(value, flow=flow, key=key):
+        return value
+    if quote == "'" and all(_printable(ch) for ch in value):
+        return "'" + value.replace("'", "''") + "'"
+    return '"' + "".join(_escape(ch) for ch in value) + '"'
+
+
+@functools.lru_cache(maxsize=4096)
+def _plain_ok(value: str, *, flow: bool, key: bool) -> bool:
+    """Whether `value` can be written plain (conservatively: not what YAML 1.1 reads as a bool,
+    null or number either, nothing that starts like an indicator)."""
+    if (
+        not value
+        or value != value.strip()
+        or value[0] in _PLAIN_FIRST
+        or ": " in value
+        or " #" in value
+        or value.endswith(":")
+        or _RESERVED.fullmatch(value)
+        or _NUMBERISH.match(value)
+        or not all(_printable(ch) and ch not in "\t\xa0\ufeff" for ch in value)
+        or ((flow or key) and _FLOW_INDICATORS.intersection(value))
+        or (key and ":" in value)
+    ):
+        return False
+    probe = f"{{{value}: 0}}" if key else f"[{value}]" if flow else f"k: {value}"
+    try:
+        loaded = YAML(typ="safe", pure=True).load(probe)  # one per call: not shared by threads
+    except YAMLError:
+        return False
+    want: Any = {value: 0} if key else [value] if flow else {"k": value}
+    return _same(loaded, want)
+
+
+def _printable(ch: str) -> bool:
+    """Written as itself inside quotes: printable, and not a YAML line break."""
+    code = ord(ch)
+    return (
+        0x20 <= code <= 0x7E
+        or 0xA0 <= code <= 0xD7FF
+        or (0xE000 <= code <= 0xFFFD and code != 0xFEFF)
+        or 0x10000 <= code <= 0x10FFFF
+    ) and ch not in "\u2028\u2029"
+
+
+def _escape(ch: str) -> str:
+    if ch in _ESCAPES:
+        return _ESCAPES[ch]
+    if _printable(ch):
+        return ch
+    code = ord(ch)
+    return (
+        f"\\x{code:02x}"
+        if code < 0x100
+        else f"\\u{code:04x}"
+        if code < 0x10000
+        else f"\\U{code:08x}"
+    )
+
+
+def _write_atomically(path: Path, data: bytes) -> None:
+    """Replace the file (the target of a link) with `data`: a temporary file in the same
+    folder, flushed, given the old file's permissions, then renamed over it."""
+    target = path.resolve()
+    mode = stat.S_IMODE(target.stat().st_mode)
+    handle, temporary = tempfile.mkstemp(
+        dir=target.parent, prefix=f".{target.name}.", suffix=".tmp"
+    )
+    try:
+        with os.fdopen(handle, "wb") as stream:
+            stream.write(data)
+            stream.flush()
+            os.fsync(stream.fileno())
+        os.chmod(temporary, mode)
+        os.replace(temporary, target)
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
