@@ -1,7 +1,9 @@
 """The router contract (seed 001): agent, mode, UI and a guarded tool plan per user turn."""
 
 from ._context import load_context, parse_context
-from ._decide import LLMClient, apply_guardrails, decide, prepare_step
+from ._decide import decide
+from ._guardrails import apply_guardrails
+from ._llm import LLMClient
 from ._models import (
     GuardrailEvent,
     LastAction,
@@ -15,6 +17,7 @@ from ._models import (
     StepResult,
     ToolCall,
 )
+from ._steps import prepare_step
 
 __all__ = [
     "GuardrailEvent",

@@ -11,13 +11,16 @@ from ..rules import AgentName, ModeName
 __all__ = [
     "UI",
     "GuardrailEvent",
+    "GuardrailRule",
     "LastAction",
     "LastSelection",
     "LastYield",
+    "Layout",
     "Preferences",
     "RouterContext",
     "RouterDecision",
     "RuleHit",
+    "Source",
     "Step",
     "StepResult",
     "StopCondition",
@@ -27,10 +30,25 @@ __all__ = [
 
 UI = Literal["cards", "cards_then_text", "text"]
 StopCondition = Literal["when_first_yields_result_received", "after_tool_plan_complete", "none"]
+Layout = Literal["tool", "text"]
+Source = Literal["rules", "llm"]
+GuardrailRule = Literal[
+    "unknown_tool",
+    "invalid_args",
+    "tool_gating",
+    "dedupe",
+    "repeat_without_new_args",
+    "max_steps",
+    "min_steps",
+    "rollout",
+    "llm_fallback",
+    "nothing_to_retry",
+]
 
 
 class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+    # Built on first use: a command that never validates a context or decision skips the cost.
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, defer_build=True)
 
 
 class ToolCall(_Model):
@@ -76,18 +94,7 @@ class RouterContext(_Model):
 class GuardrailEvent(_Model):
     """A guardrail that changed (or refused) a plan, and why."""
 
-    rule: Literal[
-        "unknown_tool",
-        "invalid_args",
-        "tool_gating",
-        "dedupe",
-        "repeat_without_new_args",
-        "max_steps",
-        "min_steps",
-        "rollout",
-        "llm_fallback",
-        "nothing_to_retry",
-    ]
+    rule: GuardrailRule
     detail: str
     tool: str | None = None
 
@@ -104,13 +111,13 @@ class RuleHit(_Model):
 class RouterDecision(_Model):
     agent: AgentName
     mode: ModeName
-    ui: Literal["cards", "cards_then_text", "text"]
+    ui: UI
     tool_plan: list[ToolCall]
-    stop_condition: Literal["when_first_yields_result_received", "after_tool_plan_complete", "none"]
-    layout: list[Literal["tool", "text"]]
+    stop_condition: StopCondition
+    layout: list[Layout]
     guardrails: list[GuardrailEvent] = []
     rules_fired: list[RuleHit] = []
-    source: Literal["rules", "llm"] = "rules"
+    source: Source = "rules"
     abort_after: int | None = None
     """Stop after the result of this plan step (a tool repeated without new arguments)."""
 

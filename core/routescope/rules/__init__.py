@@ -10,6 +10,7 @@ from ._contract import (
     ModeName,
     ToolKind,
     ToolSpec,
+    UIName,
 )
 from ._linter import LinterAlias, LinterRules, LinterThresholds
 from ._pack import RulePack
@@ -55,6 +56,7 @@ __all__ = [
     "TechPack",
     "ToolKind",
     "ToolSpec",
+    "UIName",
     "default_rules",
     "default_rules_text",
     "load_rules",

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Literal, get_args
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import Field, ValidationInfo, field_validator, model_validator
 
 from ._base import Strict, clean_terms
 
@@ -18,11 +18,19 @@ __all__ = [
     "ModeName",
     "ToolKind",
     "ToolSpec",
+    "UIName",
 ]
 
 AgentName = Literal["lending", "staking", "trading", "wallet", "knowledge", "recommendation"]
 ModeName = Literal["explore", "decide", "execute"]
 ToolKind = Literal["read_only", "wallet", "execution"]
+UIName = Literal["cards", "cards_then_text", "text"]
+
+_NO_STEP_LIMITS = (0, 99)
+_EVERY_KEY: dict[str, tuple[str, ...]] = {
+    "retry_modes": get_args(ToolKind),
+    "ui_by_mode": get_args(ModeName),
+}
 
 
 class ArgSpec(Strict):
@@ -60,7 +68,27 @@ class ModeKeywords(Strict):
     _clean = field_validator("execute", "decide")(clean_terms)
 
 
+def _some_terms(values: list[str]) -> list[str]:
+    """`clean_terms` (for phrases matched case-insensitively), and at least one must be left."""
+    terms = clean_terms(values)
+    if not terms:
+        raise ValueError("must name at least one non-blank entry")
+    return terms
+
+
+def _some_words(values: list[str]) -> list[str]:
+    """Trimmed, blanks and exact duplicates dropped (for words matched case-sensitively), and
+    at least one must be left."""
+    words = list(dict.fromkeys(word.strip() for word in values if word.strip()))
+    if not words:
+        raise ValueError("must name at least one non-blank entry")
+    return words
+
+
 class ContractRules(Strict):
+    """The `[contract]` table: the registry, keywords, plans and guardrails the router contract
+    decides with. Every default is the seed's value."""
+
     enabled: bool = True
     rollout_modes: list[ModeName] = ["explore", "decide", "execute"]
     steps: dict[ModeName, tuple[int, int]] = {
@@ -79,6 +107,73 @@ class ContractRules(Strict):
     arg_rules: list[ArgRule] = []
     plans: dict[AgentName, dict[ModeName, list[str]]] = {}
     tools: list[ToolSpec] = []
+
+    retry_phrases: list[str] = ["try again", "retry"]
+    """Phrases ("try again") that repeat the last action, matched like keywords: its tool and
+    arguments, after the setup steps of its agent's plan."""
+    retry_modes: dict[ToolKind, ModeName] = {
+        "read_only": "explore",
+        "wallet": "execute",
+        "execution": "execute",
+    }
+    """The mode a retried action runs in, by the kind of its tool (every kind must be named)."""
+    yield_tool_suffix: str = "_yields"
+    """A tool whose name ends with this lists yields: argument rules apply to it, and a plan
+    that starts with one can stop at its first result (see `stop_at_first_yields`)."""
+    stop_at_first_yields: list[ModeName] = ["explore"]
+    """Modes in which a plan that starts with a yield tool stops at its first yields result."""
+    amount_tools: list[str] = ["swap_quote", "token_price", "wallet_balance"]
+    """Tools besides execution tools that take an amount, token and protocol from the text
+    ("5 SOL on Kamino") and from the last selection."""
+    protocol_words: list[str] = ["on", "via", "at", "with"]
+    """Words that put a protocol name after them ("on Kamino"), matched case-sensitively."""
+    last_yield_agents: dict[str, AgentName] = {"lending": "lending"}
+    """No agent keyword but a last yield: the agent of the first key found in its tool's name."""
+    last_yield_fallback_agent: AgentName = "staking"
+    """The agent after a last yield whose tool's name holds no key of `last_yield_agents`."""
+    ui_by_mode: dict[ModeName, UIName] = {
+        "explore": "cards",
+        "decide": "cards_then_text",
+        "execute": "cards_then_text",
+    }
+    """How a decision of each mode is shown (every mode must be named)."""
+    text_agents: list[AgentName] = ["knowledge"]
+    """Agents whose decisions are shown as text, whatever the mode."""
+
+    _clean_phrases = field_validator("retry_phrases")(_some_terms)
+    _clean_words = field_validator("protocol_words")(_some_words)
+
+    @field_validator("yield_tool_suffix")
+    @classmethod
+    def _no_blank_suffix(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("must not be blank")
+        return value
+
+    @field_validator("last_yield_agents")
+    @classmethod
+    def _no_blank_keys(cls, value: dict[str, AgentName]) -> dict[str, AgentName]:
+        if any(not name.strip() for name in value):
+            raise ValueError("keys must not be blank")
+        return value
+
+    @field_validator("amount_tools")
+    @classmethod
+    def _known_amount_tools(cls, value: list[str], info: ValidationInfo) -> list[str]:
+        known = {tool.name for tool in info.data.get("tools", [])}
+        unknown = [name for name in value if name not in known]
+        if unknown:
+            raise ValueError(f"names unknown tool {unknown[0]!r}")
+        return value
+
+    @field_validator("retry_modes", "ui_by_mode")
+    @classmethod
+    def _every_key(cls, value: dict[str, str], info: ValidationInfo) -> dict[str, str]:
+        known = _EVERY_KEY[info.field_name or ""]
+        missing = [name for name in known if name not in value]
+        if missing:
+            raise ValueError(f"must name every one of {list(known)}: missing {missing}")
+        return value
 
     @model_validator(mode="after")
     def _plans_name_known_tools(self) -> ContractRules:
@@ -99,4 +194,13 @@ class ContractRules(Strict):
         return self
 
     def tool(self, name: str) -> ToolSpec | None:
+        """The registry's tool of that name (the first, if two share it)."""
         return next((t for t in self.tools if t.name == name), None)
+
+    def step_limits(self, mode: ModeName) -> tuple[int, int]:
+        """[min, max] steps of a plan in `mode`; a mode without limits allows 0 to 99."""
+        return self.steps.get(mode, _NO_STEP_LIMITS)
+
+    def is_yield_tool(self, name: str) -> bool:
+        """Whether the tool lists yields (its name ends with `yield_tool_suffix`)."""
+        return name.endswith(self.yield_tool_suffix)
