@@ -1,0 +1,57 @@
+"""The Tantivy keyword index: per-field contributions, boosts, persistence."""
+
+from pathlib import Path
+
+import pytest
+
+from routescope import resources_root
+from routescope.toolsearch import (
+    SearchSettings,
+    ToolSearch,
+    load_catalog,
+)
+
+SAMPLE = Path(str(resources_root() / "catalog"))
+
+
+@pytest.fixture(scope="module")
+def search(tmp_path_factory: pytest.TempPathFactory) -> ToolSearch:
+    return ToolSearch(load_catalog(SAMPLE), cache=tmp_path_factory.mktemp("cache"))
+
+
+def test_keyword_contributions_come_from_tantivy_and_add_up(search: ToolSearch) -> None:
+    result = search.search("git status", SearchSettings(strategy="exact"))
+    top = result.results[0]
+    assert top.tool_name == "git.status"
+    keyword = top.signals.keyword
+    assert keyword is not None
+    assert sum(keyword.fields.values()) == pytest.approx(keyword.score, rel=1e-4)
+    assert keyword.matched_terms["tool_name"] == ["git", "status"]
+
+
+def test_boosts_weigh_each_field(search: ToolSearch) -> None:
+    query = "see what changed"
+    default = search.search(query, SearchSettings(strategy="exact", k=3))
+    quiet = search.search(
+        query,
+        SearchSettings(
+            strategy="exact",
+            k=3,
+            boosts={"tool_name": 5.0, "intents": 0.04, "keywords": 3.0, "description": 1.0},
+        ),
+    )
+    loud = default.results[0].signals.keyword
+    soft = next(
+        h for h in quiet.results if h.tool_name == default.results[0].tool_name
+    ).signals.keyword
+    assert loud is not None and soft is not None
+    assert soft.fields["intents"] == pytest.approx(loud.fields["intents"] / 100, rel=1e-3)
+
+
+def test_index_persists_and_rebuilds_when_the_catalog_changes(tmp_path: Path) -> None:
+    catalog = load_catalog(SAMPLE)
+    first = ToolSearch(catalog, cache=tmp_path, semantic=False)
+    again = ToolSearch(catalog, cache=tmp_path, semantic=False)
+    assert first.keyword.built and not again.keyword.built
+    smaller = type(catalog)(tools=catalog.tools[:5], source="x")
+    assert ToolSearch(smaller, cache=tmp_path, semantic=False).keyword.built
