@@ -8,6 +8,7 @@ from collections.abc import Callable
 
 from pydantic import ValidationError
 
+from .._errors import describe
 from ..rules import RulePack
 from ._data import DecisionData, event
 from ._guardrails import apply_guardrails, check_call
@@ -56,9 +57,7 @@ def parse_decision(reply: str, rules: RulePack) -> RouterDecision:
     try:
         decision = RouterDecision.model_validate(data)
     except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(p) for p in first["loc"])
-        raise ValueError(f"schema: {where}: {first['msg']}") from None
+        raise ValueError(f"schema: {describe(exc)}") from None
     contract = rules.contract
     for call in decision.tool_plan:
         problem = check_call(call.tool, call.args, decision.mode, contract)

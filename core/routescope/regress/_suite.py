@@ -143,12 +143,7 @@ def load_suite(path: str | Path) -> Suite:
     try:
         return Suite.model_validate({**data, "path": path})
     except ValidationError as exc:
-        first = exc.errors()[0]
-        where = _where(first["loc"], data)
-        more = f" (and {exc.error_count() - 1} more)" if exc.error_count() > 1 else ""
-        raise SuiteError(
-            f"{path}: {where}: {first['msg'].removeprefix('Value error, ')}{more}"
-        ) from None
+        raise SuiteError(describe(exc, lambda loc: f"{path}: {_where(loc, data)}")) from None
 
 
 def _where(loc: tuple[int | str, ...], data: dict[str, Any]) -> str:

@@ -119,7 +119,7 @@ def test_a_valid_llm_decision_still_passes_the_guardrails() -> None:
         (json.dumps({**GOOD, "mode": "yolo"}), "schema: mode: Input should be"),
         (json.dumps({**GOOD, "extra": 1}), "schema: extra: Extra inputs are not permitted"),
         (json.dumps({**GOOD, "toolPlan": [{"args": {}}]}), "schema: tool_plan.0.tool"),
-        (json.dumps([1, 2]), "schema: : Input should be a valid dictionary"),
+        (json.dumps([1, 2]), "schema: (top level): Input should be a valid dictionary"),
     ],
 )
 def test_invalid_llm_decisions_fall_back_to_the_rules(reply: str, reason: str) -> None:
