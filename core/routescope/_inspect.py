@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict
 
+from ._errors import InputError
 from ._input import validate_text
 from ._request import Request, default_today
 from .contract import RouterContext, RouterDecision, decide
@@ -87,6 +88,22 @@ def inspect(
     return _run(request, today or default_today(), rules or default_rules(), context, tools, None)
 
 
+def _check_types(today: object, rules: object, context: object) -> None:
+    """Library callers get a sentence, not an AttributeError deep inside a router."""
+    if not isinstance(today, dt.date):
+        raise InputError(f"today must be a datetime.date, not {type(today).__name__}")
+    if not isinstance(rules, RulePack):
+        raise InputError(
+            f"rules must be a RulePack, not {type(rules).__name__} "
+            "(routescope.load_rules(path) reads a file)"
+        )
+    if context is not None and not isinstance(context, RouterContext):
+        raise InputError(
+            f"context must be a RouterContext, not {type(context).__name__} "
+            "(routescope.contract.parse_context(data) validates a dict)"
+        )
+
+
 def _run(
     text: str,
     today: dt.date,
@@ -96,6 +113,7 @@ def _run(
     settings: SearchSettings | None,
 ) -> Inspection:
     text = validate_text(text)
+    _check_types(today, rules, context)
     clock = time.perf_counter_ns
     t0 = clock()
     query_context = extract(text, rules)

@@ -13,11 +13,14 @@ import hashlib
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .contract import RouterContext, load_context, parse_context
 from .rules import RulePack, default_rules, default_rules_text, parse_rules, read_rules_text
 from .toolsearch import SearchSettings
+
+if TYPE_CHECKING:
+    from .toolsearch import Catalog
 
 __all__ = ["BUILTIN_RULES", "CatalogRef", "Request", "RulesRef", "default_today"]
 
@@ -91,10 +94,16 @@ class CatalogRef:
     @classmethod
     def from_path(cls, path: str | Path, model: str | None = None) -> CatalogRef:
         """Load the catalog now (CatalogError when no tool loads) to take its fingerprint."""
-        from .toolsearch import default_model_id, load_catalog
+        from .toolsearch import load_catalog
 
-        resolved = Path(path).resolve()
-        return cls(str(resolved), load_catalog(resolved).fingerprint, model or default_model_id())
+        return cls.of(load_catalog(Path(path).resolve()), model)
+
+    @classmethod
+    def of(cls, catalog: Catalog, model: str | None = None) -> CatalogRef:
+        """The reference of a catalog already loaded (from its `source` path)."""
+        from .toolsearch import default_model_id
+
+        return cls(catalog.source, catalog.fingerprint, model or default_model_id())
 
     @classmethod
     def sample(cls) -> CatalogRef:

@@ -1,3 +1,7 @@
+import pytest
+
+import routescope
+
 """The four test scenarios of the strategy-router specification (seed 000)."""
 
 from tests._support import AS_OF, queries, run
@@ -36,3 +40,16 @@ def test_time_sensitive_prompts_append_as_of_and_others_do_not() -> None:
     plain = queries("Developments in fusion energy")
     assert all(q.endswith(AS_OF) for q in latest)
     assert not any("as of" in q for q in plain)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"today": "2026-01-01"}, "today must be a datetime.date, not str"),
+        ({"rules": "x.toml"}, "rules must be a RulePack, not str"),
+        ({"context": {"last_action": None}}, "context must be a RouterContext, not dict"),
+    ],
+)
+def test_wrong_argument_types_are_a_clear_error(kwargs: dict[str, object], message: str) -> None:
+    with pytest.raises(routescope.InputError, match=message):
+        routescope.inspect("pizza near me", **kwargs)  # type: ignore[arg-type]

@@ -5,17 +5,20 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import json
+import re
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .._errors import InputError
+from .._input import MAX_INPUT_CHARS
 from .._json import to_json
 from .._request import CatalogRef, Request
 from .._resources import resources_root
 from ..toolsearch import SearchSettings
 from ._parser import UsageError
 from ._render import Style, decision_text, eval_text, inspection_text, regress_text, tools_text
+from ._terminal import escape, escaped
 
 if TYPE_CHECKING:
     from ..toolsearch import ToolSearch
@@ -26,10 +29,17 @@ if TYPE_CHECKING:
 __all__ = ["COMMANDS"]
 
 
+_MAX_STDIN_BYTES = 4 * MAX_INPUT_CHARS
+"""UTF-8 takes at most four bytes a character: more cannot be a prompt the routers accept."""
+_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+
+
 def _read_text(value: str) -> str:
     if value != "-":
         return value
-    data = sys.stdin.buffer.read()
+    data = sys.stdin.buffer.read(_MAX_STDIN_BYTES + 1)
+    if len(data) > _MAX_STDIN_BYTES:
+        raise InputError(f"stdin is too large (more than {_MAX_STDIN_BYTES:,} bytes)")
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -40,23 +50,43 @@ def _parse_today(value: str | None) -> dt.date | None:
     if value is None:
         return None
     try:
+        if not _DATE.fullmatch(value):
+            raise ValueError("not YYYY-MM-DD")
         return dt.date.fromisoformat(value)
-    except ValueError:
-        raise UsageError(f"--today: expected a date as YYYY-MM-DD, got {value!r}") from None
+    except ValueError as exc:
+        shown = escape(repr(value))
+        raise UsageError(f"--today: expected a date as YYYY-MM-DD, got {shown} ({exc})") from None
 
 
-def _engine(catalog: CatalogRef) -> ToolSearch:
+_MAX_PROBLEMS_SHOWN = 20
+
+
+def _tools(path: str | None) -> tuple[CatalogRef, ToolSearch]:
+    """A catalog loaded once: its reference for the request, its engine for the search. Skills
+    and records that were skipped are reported on stderr, one line each."""
     from ..toolsearch import ToolSearch, load_catalog
 
-    return ToolSearch(load_catalog(catalog.path))
+    folder = Path(path).resolve() if path else Path(str(resources_root() / "catalog"))
+    catalog = load_catalog(folder)
+    for problem in catalog.problems[:_MAX_PROBLEMS_SHOWN]:
+        _warn(f"skipped: {problem}")
+    if len(catalog.problems) > _MAX_PROBLEMS_SHOWN:
+        _warn(f"… and {len(catalog.problems) - _MAX_PROBLEMS_SHOWN} more skipped")
+    return CatalogRef.of(catalog), ToolSearch(catalog)
 
 
-def _catalog(path: str | None) -> CatalogRef:
-    return CatalogRef.from_path(path) if path else CatalogRef.sample()
+def _warn(message: str) -> None:
+    print(f"routescope: warning: {escape(message)}", file=sys.stderr)
 
 
 def _write(text: str) -> int:
-    sys.stdout.write(text + "\n")
+    try:
+        sys.stdout.write(text + "\n")
+        sys.stdout.flush()
+    except BrokenPipeError:
+        raise
+    except OSError as exc:  # a full disk, a stream closed under us
+        raise UsageError(f"cannot write the output: {exc.strerror or exc}") from None
     return 0
 
 
@@ -66,18 +96,18 @@ def _cmd_inspect(args: argparse.Namespace) -> int:
     # JSON holds every router, the sample catalog's ranking included; text mode ranks tools
     # only for a catalog named on the command line.
     wants_tools = not args.no_tools and (args.json or args.catalog is not None)
+    catalog, tools = _tools(args.catalog) if wants_tools else (None, None)
     request = Request.build(
         _read_text(args.text),
         today=_parse_today(args.today),
         rules=args.rules,
         context=args.context,
-        catalog=_catalog(args.catalog) if wants_tools else None,
+        catalog=catalog,
     )
-    tools = _engine(request.catalog) if request.catalog else None
     result = inspect(request, tools=tools)
     if args.json:
         return _write(to_json(result))
-    return _write(inspection_text(result, Style(sys.stdout)))
+    return _write(inspection_text(escaped(result), Style(sys.stdout)))
 
 
 def _cmd_decide(args: argparse.Namespace) -> int:
@@ -91,7 +121,7 @@ def _cmd_decide(args: argparse.Namespace) -> int:
     decision = decide(validate_text(request.text), request.context, rules)
     if args.json:
         return _write(to_json(decision))
-    return _write(decision_text(decision, Style(sys.stdout)))
+    return _write(decision_text(escaped(decision), Style(sys.stdout)))
 
 
 def _cmd_tools(args: argparse.Namespace) -> int:
@@ -100,25 +130,24 @@ def _cmd_tools(args: argparse.Namespace) -> int:
 
     if args.k < 1:
         raise UsageError("-k must be at least 1")
-    catalog = _catalog(args.catalog)
-    if args.eval:
-        suite = load_suite(args.eval)
-        search = _engine(catalog)
+    if args.text is None and not args.eval:
+        raise UsageError("give a TEXT to search for, or --eval SUITE")
+    suite = load_suite(args.eval) if args.eval else None
+    catalog, search = _tools(args.catalog)
+    if suite is not None:
         rows = evaluate(suite, search)
         if args.json:
             return _write(json.dumps([_eval_row(r) for r in rows], indent=2))
-        return _write(eval_text(rows, search.semantic_status))
-    if args.text is None:
-        raise UsageError("give a TEXT to search for, or --eval SUITE")
+        return _write(eval_text(escaped(rows), escape(search.semantic_status)))
     request = Request.build(
         validate_text(_read_text(args.text)),
         catalog=catalog,
         search=SearchSettings(strategy=args.strategy, k=args.k),
     )
-    result = _engine(catalog).search(request.text, request.search)
+    result = search.search(request.text, request.search)
     if args.json:
         return _write(to_json(result))
-    return _write(tools_text(result, Style(sys.stdout)))
+    return _write(tools_text(escaped(result), Style(sys.stdout)))
 
 
 def _eval_row(row: object) -> object:
@@ -149,7 +178,7 @@ def _cmd_regress(args: argparse.Namespace) -> int:
     else:
         style = Style(sys.stdout)
         for result in results:
-            _write(regress_text(result, style))
+            _write(regress_text(escaped(result), style))
         if args.update:
             _write(f"updated {updated} golden value(s)")
     return 0 if all(r.failed == 0 for r in results) else 1
