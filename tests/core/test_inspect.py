@@ -1,9 +1,9 @@
+"""inspect(): the four scenarios of the strategy-router specification (seed 000), and its
+argument checks."""
+
 import pytest
 
 import routescope
-
-"""The four test scenarios of the strategy-router specification (seed 000)."""
-
 from tests._support import AS_OF, queries, run
 
 
