@@ -1,22 +1,29 @@
-"""The prompt editor: entity spans, the place hint and intent keywords highlighted in place."""
+"""The prompt editor: entity spans, the place hint, intent keywords and linter anchors
+highlighted in place, with the evidence as tooltips."""
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_left
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from PySide6.QtCore import QEvent, Qt
 from PySide6.QtGui import QFont, QHelpEvent, QTextCharFormat, QTextCursor, QTextFormat
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPlainTextEdit, QTextEdit, QToolTip, QWidget
 
-from routescope import Inspection
-
 from ._style import LABELS, accent, fill
+
+if TYPE_CHECKING:
+    from routescope import Inspection
 
 __all__ = ["Highlight", "Legend", "PromptEditor", "highlights"]
 
 _MAX_HIGHLIGHTS = 400
+"""Spans painted; the editor slows down with thousands of extra selections."""
+_MAX_ANCHORS = 2_000
+"""Linter anchors kept for tooltips; a pasted book can have tens of thousands."""
+_ASTRAL = re.compile("[\U00010000-\U0010ffff]")
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,9 +36,9 @@ class Highlight:
     tooltip: str
 
 
-def highlights(result: Inspection) -> list[Highlight]:
+def highlights(inspection: Inspection) -> list[Highlight]:
     """Everything the routers found in the prompt, as spans to paint."""
-    ctx = result.context
+    ctx = inspection.context
     found = [
         Highlight(
             e.start, e.end, "entity", f"entity #{rank}: {e.text} — {e.reason} (score {e.score:g})"
@@ -54,21 +61,26 @@ def highlights(result: Inspection) -> list[Highlight]:
             "anchor",
             f"linter: {a.kind} anchor {a.anchor}" + (f" (alias “{a.alias}”)" if a.alias else ""),
         )
-        for a in result.lint.evidence
+        for a in inspection.lint.evidence[:_MAX_ANCHORS]
     ]
     return found
 
 
 class _Utf16:
-    """Maps Python string offsets to Qt's UTF-16 positions (they differ after an emoji)."""
+    """Maps Python string offsets to Qt's UTF-16 positions and back (they differ after an
+    emoji: a character outside the BMP is two UTF-16 units)."""
 
     def __init__(self, text: str) -> None:
-        self._astral = (
-            [i for i, c in enumerate(text) if ord(c) > 0xFFFF] if not text.isascii() else []
-        )
+        astral = [] if text.isascii() else [m.start() for m in _ASTRAL.finditer(text)]
+        self._astral = astral
+        self._astral_qt = [index + before for before, index in enumerate(astral)]
 
-    def __call__(self, index: int) -> int:
+    def to_qt(self, index: int) -> int:
         return index + bisect_left(self._astral, index)
+
+    def to_python(self, position: int) -> int:
+        """The offset of a cursor position (never inside a surrogate pair)."""
+        return position - bisect_left(self._astral_qt, position)
 
 
 class PromptEditor(QPlainTextEdit):
@@ -83,10 +95,12 @@ class PromptEditor(QPlainTextEdit):
         )
         self.setTabChangesFocus(True)
         self._hovered: list[Highlight] = []
+        self._offsets = _Utf16("")
         self.setMouseTracking(True)
 
     def show_highlights(self, spans: list[Highlight]) -> None:
-        to_qt = _Utf16(self.toPlainText())
+        self._offsets = _Utf16(self.toPlainText())
+        to_qt = self._offsets.to_qt
         selections = []
         # Entities and places as fills first, then keywords as underlines on top of them.
         ordered = sorted(
@@ -122,8 +136,7 @@ class PromptEditor(QPlainTextEdit):
     def event(self, event: QEvent) -> bool:
         if isinstance(event, QHelpEvent) and event.type() == QEvent.Type.ToolTip:
             cursor = self.cursorForPosition(self.viewport().mapFromGlobal(event.globalPos()))
-            text = self.toPlainText()
-            index = _from_qt(text, cursor.position())
+            index = self._offsets.to_python(cursor.position())
             tips = [h.tooltip for h in self.spans_at(index)]
             if tips:
                 QToolTip.showText(event.globalPos(), "\n".join(tips), self)
@@ -131,14 +144,6 @@ class PromptEditor(QPlainTextEdit):
                 QToolTip.hideText()
             return True
         return super().event(event)
-
-
-def _from_qt(text: str, position: int) -> int:
-    index = units = 0
-    while index < len(text) and units < position:
-        units += 2 if ord(text[index]) > 0xFFFF else 1
-        index += 1
-    return index
 
 
 class Legend(QWidget):

@@ -1,4 +1,4 @@
-"""Colours and the style sheet: one palette for the editor, the legend and the panels."""
+"""Colours and the style sheet: one palette for the editor, the legend and the views."""
 
 from __future__ import annotations
 
@@ -20,6 +20,9 @@ CLASS_COLOURS = {"guided": "#2e7d32", "semi": "#f9a825", "vague": "#c62828"}
 
 STRATEGY_COLOURS = {"general": "#546e7a", "local": "#c76a00", "tech": "#7a3fd1"}
 
+MUTED = "#90a4ae"
+"""Text and marks that are present but off (an intent flag that is off, a dropped entity)."""
+
 
 def fill(label: str) -> QColor:
     return QColor(LABELS[label][0])
@@ -29,7 +32,15 @@ def accent(label: str) -> QColor:
     return QColor(LABELS[label][1])
 
 
-STYLE_SHEET = """
+# A badge's colour follows its `tone` property, so a new result re-polishes it only when the
+# tone changes (a style sheet set per result re-polishes the whole badge every time).
+_BADGE_TONES = "\n".join(
+    f'QLabel#badge[tone="{tone}"] {{ background: {colour}; }}'
+    for tone, colour in {**STRATEGY_COLOURS, **CLASS_COLOURS}.items()
+)
+
+STYLE_SHEET = (
+    """
 QMainWindow, QWidget#central { background: #f6f7f9; }
 QGroupBox {
     background: white; border: 1px solid #dde1e6; border-radius: 8px;
@@ -40,16 +51,21 @@ QPlainTextEdit#prompt {
     font-size: 15px; border: 1px solid #c5ccd6; border-radius: 6px; padding: 6px;
     background: white; selection-background-color: #90caf9;
 }
-QLabel#strategyBadge {
+QLabel#badge {
     color: white; border-radius: 6px; padding: 4px 14px; font-size: 18px; font-weight: 700;
+    background: """
+    + MUTED
+    + """;
 }
+"""
+    + _BADGE_TONES
+    + """
 QLabel#reason { color: #263238; font-size: 13px; }
 QLabel#muted, QLabel#gate { color: #607d8b; }
 QLabel#banner {
     background: #ffebee; color: #b71c1c; border: 1px solid #ef9a9a; border-radius: 6px;
     padding: 4px 8px;
 }
-QLabel.chip { border-radius: 9px; padding: 2px 8px; }
 QTableView, QTreeWidget, QPlainTextEdit#json {
     background: white; border: 1px solid #dde1e6; border-radius: 6px;
     gridline-color: #eceff1; alternate-background-color: #fafbfc;
@@ -61,3 +77,4 @@ QHeaderView::section {
 QStatusBar { color: #455a64; }
 QToolBar { background: #eef1f4; border-bottom: 1px solid #dde1e6; spacing: 8px; padding: 4px; }
 """
+)

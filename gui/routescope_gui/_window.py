@@ -1,22 +1,29 @@
-"""The main window: prompt on top, what the routers decided below, timings in the status bar."""
+"""The main window: it lays out the views and wires them to the session, nothing more.
+
+Prompt on top; the context and the strategy below; the plan, linter, contract, tools and raw
+JSON in tabs (a hidden tab is filled when it is shown); the regression view beside the live
+one; timings in the status bar.
+"""
 
 from __future__ import annotations
 
-import asyncio
 import datetime as dt
-import json
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QDate, QObject, Qt, QTimer, Signal
-from PySide6.QtGui import QIcon, QImage, QPixmap
+from PySide6.QtCore import QByteArray, QDate, QSettings, Qt
+from PySide6.QtGui import QAction, QCloseEvent, QIcon, QImage, QKeySequence, QPixmap
 from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QApplication,
     QDateEdit,
     QFileDialog,
     QGroupBox,
     QLabel,
+    QLineEdit,
     QMainWindow,
     QPlainTextEdit,
-    QPushButton,
     QSplitter,
     QTabWidget,
     QToolBar,
@@ -25,125 +32,130 @@ from PySide6.QtWidgets import (
 )
 
 import routescope
-from routescope import Inspection, RoutescopeError, RulePack
-from routescope.contract import RouterContext
-from routescope.regress import Case, Suite
 
-from ._contract_panel import ContractPanel
+from ._contract_view import ContractView
 from ._editor import Legend, PromptEditor, highlights
-from ._linter_panel import LinterPanel
-from ._panels import ContextPanel, PlanModel, PlanView, StrategyPanel
-from ._regression import RegressionView
+from ._help import show_about, show_help
+from ._linter_view import LinterView
+from ._regress_view import RegressView
+from ._session import Session
+from ._strategy_view import StrategySlice, StrategyView
 from ._style import STYLE_SHEET
-from ._tools_panel import ToolsController, ToolsPanel
+from ._toolsearch_view import ToolSearchView
+from ._widgets import LazyTabs, copy_selection
 
-__all__ = ["LiveInspector", "MainWindow"]
+if TYPE_CHECKING:
+    from routescope import Inspection
 
-_DEBOUNCE_MS = 25
-_BACKGROUND_CHARS = 50_000
+__all__ = ["MainWindow"]
 
-
-class LiveInspector(QObject):
-    """Runs `routescope.inspect` for the latest text; drops results that are no longer current.
-
-    Signals:
-        inspected: emitted with the `Inspection` of the current text.
-        failed: emitted with a one-line message when the text cannot be inspected.
-    """
-
-    inspected = Signal(object)
-    failed = Signal(str)
-
-    def __init__(self, parent: QObject | None = None) -> None:
-        super().__init__(parent)
-        self.rules: RulePack = routescope.default_rules()
-        routescope.warm_up(self.rules)
-        self.today = dt.date.today()
-        self.context: RouterContext | None = None
-        self._generation = 0
-        self._tasks: set[asyncio.Task[None]] = set()
-
-    def submit(self, text: str) -> None:
-        """Inspect `text` now, or off the UI thread when it is large."""
-        self._generation += 1
-        if not text.strip():
-            self.failed.emit("")
-            return
-        if len(text) < _BACKGROUND_CHARS:
-            self._run(text, self._generation)
-            return
-        task = asyncio.ensure_future(self._run_in_background(text, self._generation))
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
-
-    def _run(self, text: str, generation: int) -> None:
-        try:
-            result = routescope.inspect(
-                text, today=self.today, rules=self.rules, context=self.context
-            )
-        except RoutescopeError as exc:
-            self.failed.emit(str(exc))
-            return
-        if generation == self._generation:
-            self.inspected.emit(result)
-
-    async def _run_in_background(self, text: str, generation: int) -> None:
-        try:
-            result = await asyncio.to_thread(
-                routescope.inspect, text, today=self.today, rules=self.rules, context=self.context
-            )
-        except RoutescopeError as exc:
-            self.failed.emit(str(exc))
-            return
-        if generation == self._generation:
-            self.inspected.emit(result)
+RESULT_TABS = ("Plan", "Linter", "Contract", "Tools", "Raw JSON")
+"""The tabs under the strategy, in order (View ▸ Ctrl+1 … Ctrl+5); "Regression" is Ctrl+6."""
+_SETTINGS = ("Routescope", "routescope-gui")
+_FIRST_SIZE = (1280, 720)
+"""The largest first size: it fits a 1366×768 screen with its panels and title bar."""
+_NO_PROMPT = "Type a prompt: results update as you type."
 
 
 class MainWindow(QMainWindow):
-    """Routescope's window. Views render `Inspection`s; `LiveInspector` produces them."""
+    """Routescope's window. The `Session` computes; the views render what it reports.
 
-    def __init__(self, inspector: LiveInspector | None = None) -> None:
+    Attributes:
+        session: the model every view is wired to.
+        editor: the prompt; strategy_view, linter_view, contract_view, toolsearch_view,
+            regress_view: the routers' views; json_view: the raw inspection.
+        tabs: the result tabs; views: the live and regression views.
+    """
+
+    def __init__(self, session: Session | None = None, *, cache: Path | None = None) -> None:
+        """`cache` is the tool-search cache folder of the session made here when none is
+        given (default: the user's cache folder)."""
         super().__init__()
         self.setWindowTitle("Routescope")
         icon = routescope.resources_root() / "icons" / "routescope.svg"
         self.setWindowIcon(QIcon(QPixmap.fromImage(QImage.fromData(icon.read_bytes()))))
         self.setStyleSheet(STYLE_SHEET)
-        self.inspector = inspector or LiveInspector(self)
-        self.result: Inspection | None = None
-        self._debounce = QTimer(self, singleShot=True, interval=_DEBOUNCE_MS)
-        self._debounce.timeout.connect(self.refresh)
+        self.session = session or Session(cache=cache, parent=self)
+        self._build_actions()
+        self._build_menus()
         self._build_toolbar()
         self._build_body()
-        self.inspector.inspected.connect(self._show)
-        self.inspector.failed.connect(self._show_error)
-        self.editor.textChanged.connect(self._debounce.start)
-        self.resize(1360, 860)
-        self._show(None)
-        # Load the sample catalog once the event loop runs: it embeds 41 tools off the UI thread.
-        sample = routescope.resources_root() / "catalog"
-        QTimer.singleShot(0, lambda: self.tools_controller.load(str(sample)))
+        self._wire()
+        self._restore_geometry()
+        self.statusBar().showMessage(_NO_PROMPT)
+        self.editor.setFocus()
 
     # -- construction --------------------------------------------------------------------
+    def _action(
+        self,
+        text: str,
+        slot: Callable[[], object],
+        shortcut: QKeySequence | QKeySequence.StandardKey | str | None = None,
+    ) -> QAction:
+        action = QAction(text, self)
+        if shortcut is not None:
+            action.setShortcut(shortcut)
+        action.triggered.connect(slot)
+        return action
+
+    def _build_actions(self) -> None:
+        keys = QKeySequence.StandardKey
+        self.open_rules_action = self._action("Open rule pack…", self._choose_rules, keys.Open)
+        self.builtin_rules_action = self._action("Built-in rules", self._use_builtin_rules)
+        self.open_catalog_action = self._action("Open catalog…", self._choose_catalog)
+        self.open_suite_action = self._action("Open suite…", self._choose_suite)
+        self.quit_action = self._action("Quit", self.close, "Ctrl+Q")
+        self.copy_action = self._action("Copy", self.copy, keys.Copy)
+        self.tab_actions = [
+            self._tab_action(name, number)
+            for number, name in enumerate((*RESULT_TABS, "Regression"), start=1)
+        ]
+        self.help_action = self._action("Routescope help", lambda: show_help(self), "F1")
+        self.about_action = self._action("About Routescope", lambda: show_about(self))
+
+    def _tab_action(self, name: str, number: int) -> QAction:
+        def show() -> None:
+            self.show_tab(name)
+
+        return self._action(name, show, f"Ctrl+{number}")
+
+    def _build_menus(self) -> None:
+        bar = self.menuBar()
+        file = bar.addMenu("&File")
+        for action in (
+            self.open_rules_action,
+            self.builtin_rules_action,
+            self.open_catalog_action,
+            self.open_suite_action,
+        ):
+            file.addAction(action)
+        file.addSeparator()
+        file.addAction(self.quit_action)
+        bar.addMenu("&Edit").addAction(self.copy_action)
+        view = bar.addMenu("&View")
+        for action in self.tab_actions:
+            view.addAction(action)
+        help_menu = bar.addMenu("&Help")
+        help_menu.addAction(self.help_action)
+        help_menu.addAction(self.about_action)
+
     def _build_toolbar(self) -> None:
         bar = QToolBar("Settings", self)
         bar.setMovable(False)
         self.addToolBar(bar)
         bar.addWidget(QLabel(" rules: "))
-        self.rules_label = QLabel(self.inspector.rules.name)
+        self.rules_label = QLabel("default (built-in)")
         self.rules_label.setObjectName("muted")
         bar.addWidget(self.rules_label)
-        self.open_rules = QPushButton("Open rule pack…")
-        self.open_rules.clicked.connect(self._choose_rules)
-        bar.addWidget(self.open_rules)
-        self.default_rules = QPushButton("Built-in")
-        self.default_rules.clicked.connect(lambda: self.set_rules(routescope.default_rules()))
-        bar.addWidget(self.default_rules)
+        bar.addAction(self.open_rules_action)
+        bar.addAction(self.builtin_rules_action)
         bar.addSeparator()
         bar.addWidget(QLabel(" today: "))
-        self.today_edit = QDateEdit(self._qdate(self.inspector.today))
+        # The routers' default date is the local date too; the session's request says so
+        # once it is built (the date routers see is always the request's).
+        self.today_edit = QDateEdit(QDate.currentDate())
         self.today_edit.setCalendarPopup(True)
         self.today_edit.setDisplayFormat("yyyy-MM-dd")
-        self.today_edit.dateChanged.connect(self._today_changed)
         bar.addWidget(self.today_edit)
 
     def _build_body(self) -> None:
@@ -154,151 +166,231 @@ class MainWindow(QMainWindow):
         prompt_layout.addWidget(self.editor)
         prompt_layout.addWidget(Legend())
 
-        self.context_panel = ContextPanel()
+        self.strategy_view = StrategyView()
         context_box = QGroupBox("Context")
-        QVBoxLayout(context_box).addWidget(self.context_panel)
+        QVBoxLayout(context_box).addWidget(self.strategy_view.context_tree)
 
-        self.strategy_panel = StrategyPanel()
-        self.plan_model = PlanModel(self)
-        self.plan_view = PlanView(self.plan_model)
+        self.linter_view = LinterView()
+        self.contract_view = ContractView()
+        self.toolsearch_view = ToolSearchView()
         self.json_view = QPlainTextEdit(readOnly=True)
         self.json_view.setObjectName("json")
-        self.tabs = QTabWidget()
-        self.tools_controller = ToolsController(self)
-        self.tools_panel = ToolsPanel(self.tools_controller)
-        self.linter_panel = LinterPanel()
-        self.contract_panel = ContractPanel()
-        self.contract_panel.context_changed.connect(self._context_changed)
-        self.tabs.addTab(self.plan_view, "Plan")
-        self.tabs.addTab(self.linter_panel, "Linter")
-        self.tabs.addTab(self.contract_panel, "Contract")
-        self.tabs.addTab(self.tools_panel, "Tools")
-        self.tabs.addTab(self.json_view, "Raw JSON")
-        self.tabs.currentChanged.connect(lambda _: self._show_json())
+        self.tabs = LazyTabs()
+        pages: tuple[tuple[QWidget, Callable[[], None] | None], ...] = (
+            (self.strategy_view.plan_table, None),
+            (self.linter_view, self._show_lint),
+            (self.contract_view, self._show_contract),
+            (self.toolsearch_view, None),
+            (self.json_view, self._show_json),
+        )
+        for title, (page, render) in zip(RESULT_TABS, pages, strict=True):
+            self.tabs.add_page(page, title, render)
         right = QWidget()
         right_layout = QVBoxLayout(right)
         right_layout.setContentsMargins(0, 0, 0, 0)
-        right_layout.addWidget(self.strategy_panel)
+        right_layout.addWidget(self.strategy_view.decision_panel)
         right_layout.addWidget(self.tabs, 1)
 
         lower = QSplitter()
         lower.addWidget(context_box)
         lower.addWidget(right)
-        lower.setSizes([520, 840])
+        lower.setSizes([480, 800])
         body = QSplitter(Qt.Orientation.Vertical)
         body.addWidget(prompt_box)
         body.addWidget(lower)
-        body.setSizes([150, 710])
+        body.setSizes([140, 580])
         self.banner = QLabel("")
         self.banner.setObjectName("banner")
         self.banner.setWordWrap(True)
         self.banner.setVisible(False)
-        live = QWidget()
-        live.setObjectName("central")
-        layout = QVBoxLayout(live)
+        self.live = QWidget()
+        self.live.setObjectName("central")
+        layout = QVBoxLayout(self.live)
         layout.addWidget(self.banner)
         layout.addWidget(body, 1)
-        self.regression = RegressionView()
-        self.regression.open_case.connect(self.open_case)
+        self.regress_view = RegressView()
         self.views = QTabWidget()
         self.views.setDocumentMode(True)
-        self.views.addTab(live, "Live")
-        self.views.addTab(self.regression, "Regression")
+        self.views.addTab(self.live, "Live")
+        self.views.addTab(self.regress_view, "Regression")
         self.setCentralWidget(self.views)
 
-    @staticmethod
-    def _qdate(day: dt.date) -> QDate:
-        return QDate(day.year, day.month, day.day)
+    def _wire(self) -> None:
+        session = self.session
+        session.changed.connect(self._request_changed)
+        session.inspected.connect(self._show_inspection)
+        session.failed.connect(self._show_failure)
+        session.plan_stepped.connect(self._show_contract)
+        self.editor.textChanged.connect(lambda: session.set_text(self.editor.toPlainText()))
+        self.today_edit.dateChanged.connect(
+            lambda date: session.set_today(dt.date(date.year(), date.month(), date.day()))
+        )
 
-    # -- actions -------------------------------------------------------------------------
+        contract = self.contract_view
+        contract.context_changed.connect(session.set_context)
+        contract.step_requested.connect(session.step_plan)
+        contract.reset_requested.connect(session.reset_plan)
+
+        tools = self.toolsearch_view
+        session.engine_loading.connect(tools.show_loading)
+        session.engine_ready.connect(tools.show_engine)
+        session.engine_failed.connect(tools.show_error)
+        session.ranked.connect(tools.show_result)
+        session.explained.connect(tools.show_why_not)
+        tools.settings_changed.connect(session.set_search)
+        tools.pinned.connect(session.set_pinned_tool)
+        tools.open_catalog_requested.connect(self._choose_catalog)
+        self.tabs.currentChanged.connect(self._page_changed)
+        self.views.currentChanged.connect(self._page_changed)
+
+        regress = self.regress_view
+        session.suite_opened.connect(regress.show_suite)
+        session.suite_failed.connect(regress.show_error)
+        session.suite_progress.connect(regress.show_progress)
+        session.suite_finished.connect(regress.show_result)
+        session.goldens_accepted.connect(regress.show_accepted)
+        regress.open_requested.connect(self._choose_suite)
+        regress.run_requested.connect(session.run_suite)
+        regress.accept_requested.connect(session.accept_golden)
+        regress.open_case_requested.connect(self._open_case)
+
+    # -- geometry --------------------------------------------------------------------------
+    def _restore_geometry(self) -> None:
+        saved = QSettings(*_SETTINGS).value("window/geometry")
+        if isinstance(saved, QByteArray) and self.restoreGeometry(saved):
+            return
+        available = self.screen().availableGeometry()
+        width = min(_FIRST_SIZE[0], available.width() - 40)
+        height = min(_FIRST_SIZE[1], available.height() - 60)
+        self.resize(width, height)
+        self.move(available.center() - self.rect().center())
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        QSettings(*_SETTINGS).setValue("window/geometry", self.saveGeometry())
+        super().closeEvent(event)
+
+    # -- actions ---------------------------------------------------------------------------
     def set_prompt(self, text: str) -> None:
-        """Replace the prompt and inspect it at once (no debounce)."""
+        """Replace the prompt, as if it had been typed."""
         self.editor.setPlainText(text)
-        self.refresh()
-
-    def open_case(self, suite: Suite, case: Case) -> None:
-        """Show a regression case in the live view with its exact inputs."""
-        pack = case.rules_path(suite)
-        if pack is not None:
-            if not self.load_rules(str(pack)):
-                return
-        else:
-            self.set_rules(routescope.default_rules())
-        self.set_today(case.today or suite.today or dt.date(2026, 1, 1))
-        context = json.dumps(case.context, indent=2, default=str) if case.context else ""
-        self.contract_panel.context_edit.setPlainText(context)
-        self.set_prompt(case.prompt)
-        self.views.setCurrentIndex(0)
 
     def set_today(self, day: dt.date) -> None:
-        self.today_edit.setDate(self._qdate(day))
+        self.today_edit.setDate(QDate(day.year, day.month, day.day))
 
-    def set_rules(self, rules: RulePack) -> None:
-        routescope.warm_up(rules)
-        self.inspector.rules = rules
-        self.rules_label.setText(f"{rules.name}  ({Path(rules.source).name})")
-        self._set_banner("")
-        self.refresh()
-
-    def load_rules(self, path: str) -> bool:
-        """Load a rule pack file; on error keep the current pack and say why."""
+    def open_rules(self, path: str | Path) -> bool:
+        """Use a rule pack file; when it does not validate, keep the current pack and say why."""
         try:
-            rules = routescope.load_rules(path)
-        except RoutescopeError as exc:
+            rules = routescope.RulesRef.from_path(path)
+        except routescope.RoutescopeError as exc:
             self._set_banner(str(exc))
             return False
-        self.set_rules(rules)
+        self._set_banner("")
+        self.session.set_rules(rules)
         return True
 
-    def refresh(self) -> None:
-        self._debounce.stop()
-        self.inspector.submit(self.editor.toPlainText())
+    def show_tab(self, name: str) -> None:
+        """Bring a result tab (Plan, Linter, …) or the Regression view to the front."""
+        if name == "Regression":
+            self.views.setCurrentWidget(self.regress_view)
+            return
+        self.views.setCurrentWidget(self.live)
+        self.tabs.setCurrentIndex(RESULT_TABS.index(name))
+
+    def copy(self) -> None:
+        """Edit ▸ Copy: the selection of the table or tree that has the focus, tab-separated."""
+        focus = QApplication.focusWidget()
+        if isinstance(focus, QAbstractItemView):
+            copy_selection(focus)
+        elif isinstance(focus, QPlainTextEdit | QLineEdit):
+            focus.copy()
+
+    def _use_builtin_rules(self) -> None:
+        self._set_banner("")
+        self.session.set_rules(routescope.RulesRef.builtin())
 
     def _choose_rules(self) -> None:
         path, _ = QFileDialog.getOpenFileName(self, "Open rule pack", "", "Rule packs (*.toml)")
         if path:
-            self.load_rules(path)
+            self.open_rules(path)
 
-    def _context_changed(self, context: RouterContext | None) -> None:
-        self.inspector.context = context
-        self.refresh()
+    def _choose_catalog(self) -> None:
+        start = str(routescope.resources_root() / "catalog")
+        path = QFileDialog.getExistingDirectory(self, "Open a folder of SKILL.md files", start)
+        if not path:
+            path, _ = QFileDialog.getOpenFileName(self, "Or a JSON catalog", start, "JSON (*.json)")
+        if path:
+            self.show_tab("Tools")
+            self.session.open_catalog(path)
 
-    def _today_changed(self, date: QDate) -> None:
-        self.inspector.today = dt.date(date.year(), date.month(), date.day())
-        self.refresh()
+    def _choose_suite(self) -> None:
+        start = str(routescope.resources_root() / "fixtures")
+        path, _ = QFileDialog.getOpenFileName(self, "Open suite", start, "Suites (*.yaml *.yml)")
+        if path:
+            self.show_tab("Regression")
+            self.session.open_suite(path)
+
+    def _open_case(self, case_id: str) -> None:
+        self.views.setCurrentWidget(self.live)
+        self.session.open_case(case_id)
+
+    def _page_changed(self) -> None:
+        """Tools are ranked only while someone looks at them."""
+        self.session.set_ranking_enabled(
+            self.views.currentWidget() is self.live
+            and self.tabs.currentWidget() is self.toolsearch_view
+        )
 
     # -- rendering -----------------------------------------------------------------------
+    def _request_changed(self, field: str) -> None:
+        """Controls follow the request when it changed elsewhere (a case opened live)."""
+        request = self.session.request
+        if field in ("request", "today"):
+            self.set_today(request.today)
+        if field in ("request", "rules"):
+            name = request.rules.load().name
+            source = "built-in" if request.rules.is_builtin else Path(request.rules.source).name
+            self.rules_label.setText(f"{name}  ({source})")
+        if field in ("request", "search"):
+            self.toolsearch_view.show_settings(request.search)
+        if field == "request":
+            self.contract_view.show_context(request.context)
+            if self.editor.toPlainText() != request.text:
+                self.editor.setPlainText(request.text)
+
     def _set_banner(self, message: str) -> None:
         self.banner.setText(message)
         self.banner.setToolTip(message)
         self.banner.setVisible(bool(message))
 
-    def _show(self, result: Inspection | None) -> None:
-        self.result = result
-        self.editor.show_highlights(highlights(result) if result else [])
-        self.context_panel.show_result(result)
-        self.strategy_panel.show_result(result)
-        self.plan_model.set_actions(result.actions if result else ())
-        self.tools_controller.set_text(result.context.raw_text if result else "")
-        self.linter_panel.show_result(result)
-        self.contract_panel.show_decision(result.decision if result else None)
-        self._show_json()
-        if result is None:
-            self.statusBar().showMessage("Type a prompt: results update as you type.")
+    def _show_inspection(self, inspection: Inspection | None) -> None:
+        self.editor.show_highlights(highlights(inspection) if inspection else [])
+        self.strategy_view.show_result(StrategySlice.of(inspection) if inspection else None)
+        self.tabs.invalidate()
+        if inspection is None:
+            self.statusBar().showMessage(_NO_PROMPT)
             return
-        timings = " · ".join(f"{stage} {us:,.0f} µs" for stage, us in result.timings_us.items())
+        timings = " · ".join(f"{stage} {us:,.0f} µs" for stage, us in inspection.timings_us.items())
         self.statusBar().showMessage(
-            f"{timings}    rules: {result.rules}    today: {result.today.isoformat()}"
+            f"{timings}    rules: {inspection.rules}    today: {inspection.today.isoformat()}"
+        )
+
+    def _show_failure(self, message: str) -> None:
+        self._show_inspection(None)
+        self.statusBar().showMessage(f"cannot inspect: {message}")
+
+    def _show_lint(self) -> None:
+        inspection = self.session.inspection
+        self.linter_view.show_result(inspection.lint if inspection else None)
+
+    def _show_contract(self) -> None:
+        inspection = self.session.inspection
+        self.contract_view.show_result(
+            inspection.decision if inspection else None,
+            self.session.plan_progress(),
+            len(self.session.plan_results),
         )
 
     def _show_json(self) -> None:
-        """The raw JSON, rendered only while its tab is shown: it can be megabytes."""
-        if self.tabs.currentWidget() is self.json_view:
-            self.json_view.setPlainText(
-                self.result.model_dump_json(indent=2) if self.result else ""
-            )
-
-    def _show_error(self, message: str) -> None:
-        self._show(None)
-        if message:
-            self.statusBar().showMessage(f"cannot inspect: {message}")
+        """The raw JSON: rendered only while its tab is shown (it can be megabytes)."""
+        inspection = self.session.inspection
+        self.json_view.setPlainText(inspection.model_dump_json(indent=2) if inspection else "")

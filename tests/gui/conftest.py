@@ -1,14 +1,37 @@
 import asyncio
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 import qasync
+from PySide6.QtCore import QSettings, QStandardPaths
 from PySide6.QtWidgets import QApplication
+
+import routescope
+from routescope_gui import MainWindow, Session
+from tests._support import TODAY
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _settings_are_temporary(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """The window's QSettings (its geometry) go to a temporary folder, whatever Qt would pick
+    (tests/conftest.py already points the XDG folders of every process at one)."""
+    folder = tmp_path_factory.mktemp("settings")
+    QStandardPaths.setTestModeEnabled(True)
+    for settings_format in (QSettings.Format.NativeFormat, QSettings.Format.IniFormat):
+        QSettings.setPath(settings_format, QSettings.Scope.UserScope, str(folder))
+
+
+@pytest.fixture(scope="session")
+def tool_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One temporary folder of tool indexes and vectors, shared by the run's engines."""
+    return tmp_path_factory.mktemp("toolsearch")
 
 
 @pytest.fixture
 def qloop(qapp: QApplication) -> Iterator[qasync.QEventLoop]:
-    """A qasync loop marked running, so the window's asyncio work runs under qtbot's waits."""
+    """A qasync loop marked running, so the session's background work runs under qtbot's
+    waits (which spin the Qt event loop)."""
     loop = qasync.QEventLoop(qapp, already_running=True)
     asyncio.set_event_loop(loop)
     yield loop
@@ -20,3 +43,19 @@ def qloop(qapp: QApplication) -> Iterator[qasync.QEventLoop]:
     loop._QEventLoop__is_running = False  # the flag `already_running` set
     loop.close()
     asyncio.set_event_loop(None)
+
+
+@pytest.fixture
+def session(qtbot, qloop, tool_cache: Path) -> Session:  # type: ignore[no-untyped-def]
+    """A session on the tests' date, its tool search cached in a temporary folder."""
+    return Session(routescope.Request.build("", today=TODAY), cache=tool_cache)
+
+
+@pytest.fixture
+def window(qtbot, qloop, tool_cache: Path) -> MainWindow:  # type: ignore[no-untyped-def]
+    """The window, shown, on the tests' date."""
+    win = MainWindow(cache=tool_cache)
+    qtbot.addWidget(win)
+    win.set_today(TODAY)
+    win.show()
+    return win

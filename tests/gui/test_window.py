@@ -1,110 +1,84 @@
 import datetime as dt
-import os
-import subprocess
-import sys
 from pathlib import Path
 
-import pytest
-from PySide6.QtCore import Qt
-from PySide6.QtGui import QTextCursor
-from PySide6.QtWidgets import QTreeWidgetItemIterator
+from PySide6.QtCore import QPoint, QSettings, Qt
+from PySide6.QtGui import QGuiApplication, QTextCursor
+from PySide6.QtWidgets import QApplication, QMenu, QMessageBox, QTreeWidgetItemIterator
 
+import routescope
 from routescope_gui import MainWindow
-
-TODAY = dt.date(2026, 2, 5)
-
-
-@pytest.fixture
-def window(qtbot, qloop):  # type: ignore[no-untyped-def]
-    win = MainWindow()
-    qtbot.addWidget(win)
-    win.set_today(TODAY)
-    win.show()
-    return win
+from routescope_gui._session import BACKGROUND_CHARS
 
 
-def tree_texts(win: MainWindow) -> list[str]:
+def tree_texts(window: MainWindow) -> list[str]:
     texts = []
-    iterator = QTreeWidgetItemIterator(win.context_panel)
+    iterator = QTreeWidgetItemIterator(window.strategy_view.context_tree)
     while item := iterator.value():
         texts.append(" | ".join(item.text(c) for c in range(3)))
         iterator += 1
     return texts
 
 
-def plan_rows(win: MainWindow) -> list[list[str]]:
-    model = win.plan_model
-    return [
-        [model.index(r, c).data() for c in range(model.columnCount())]
-        for r in range(model.rowCount())
-    ]
-
-
 def test_typing_updates_every_panel(qtbot, window) -> None:  # type: ignore[no-untyped-def]
     prompt = "How do I install FastAPI on Ubuntu?"
     qtbot.keyClicks(window.editor, prompt)
-    qtbot.waitUntil(lambda: window.result is not None and window.result.context.raw_text == prompt)
-    # Context: entities ranked, flags lit with evidence.
-    texts = tree_texts(window)
-    assert any("FastAPI" in t and "CamelCase" in t for t in texts)
-    assert any(t.startswith("tech | ● on") and "“install” @9–16" in t for t in texts)
-    # Strategy and the rule that chose it.
-    assert window.strategy_panel.badge.text() == "TECH"
-    assert "intent.tech" in window.strategy_panel.reason.text()
-    # Plan table: raw and sanitized queries.
-    rows = plan_rows(window)
-    assert [r[3] for r in rows] == [
-        "site:docs.* FastAPI (install OR docs OR getting started)",
-        "site:github.com FastAPI README",
-    ]
+    qtbot.waitUntil(
+        lambda: (
+            window.session.inspection is not None
+            and window.session.inspection.context.raw_text == prompt
+        )
+    )
+    assert any("FastAPI" in t and "CamelCase" in t for t in tree_texts(window))
+    assert window.strategy_view.decision_panel.badge.text() == "TECH"
+    assert window.strategy_view.plan_table.plan_model.rowCount() == 2
     # Highlights in the editor, with the evidence as tooltip text.
-    labels = {h.label for h in window.editor.spans_at(prompt.index("FastAPI"))}
-    assert labels == {"entity"}
+    assert {h.label for h in window.editor.spans_at(prompt.index("FastAPI"))} == {"entity"}
     assert {h.label for h in window.editor.spans_at(prompt.index("install"))} == {"tech"}
     assert len(window.editor.extraSelections()) == 3
-    # Timings per stage in the status bar, and the raw JSON.
-    assert "extract" in window.statusBar().currentMessage()
-    assert "µs" in window.statusBar().currentMessage()
-    # The raw JSON is rendered when its tab is shown, and follows later edits while shown.
-    assert window.json_view.toPlainText() == ""
-    window.tabs.setCurrentWidget(window.json_view)
-    assert '"strategy": "tech"' in window.json_view.toPlainText()
-    window.set_prompt("pizza near me")
-    assert '"strategy": "local"' in window.json_view.toPlainText()
+    status = window.statusBar().currentMessage()
+    assert "extract" in status and "µs" in status and "today: 2026-02-05" in status
 
 
 def test_results_follow_every_edit(qtbot, window) -> None:  # type: ignore[no-untyped-def]
     window.set_prompt("history of jazz")
-    assert window.strategy_panel.badge.text() == "GENERAL"
+    badge = window.strategy_view.decision_panel.badge
+    assert badge.text() == "GENERAL"
     window.editor.moveCursor(QTextCursor.MoveOperation.End)
     qtbot.keyClicks(window.editor, " near me")
-    qtbot.waitUntil(lambda: window.strategy_panel.badge.text() == "LOCAL")
+    qtbot.waitUntil(lambda: badge.text() == "LOCAL")
     window.editor.selectAll()
     qtbot.keyClick(window.editor, Qt.Key.Key_Delete)
-    qtbot.waitUntil(lambda: window.result is None)
-    assert window.plan_model.rowCount() == 0
+    qtbot.waitUntil(lambda: window.session.inspection is None)
+    assert window.strategy_view.plan_table.plan_model.rowCount() == 0
     assert window.editor.extraSelections() == []
+    assert window.statusBar().currentMessage().startswith("Type a prompt")
 
 
-def test_sanitize_edits_are_shown(window) -> None:  # type: ignore[no-untyped-def]
-    window.set_prompt("latest gaming engine news")
-    rows = plan_rows(window)
-    assert rows[0][4] == "latest news as of February 5, 2026"
-    assert "banned_modifier" in rows[0][5] and "as_of" in rows[0][5]
-    html = window.plan_model.index(0, 4).data(Qt.ItemDataRole.UserRole + 1)
-    assert "line-through" in html and "as of February 5, 2026" in html
+def test_hidden_tabs_are_filled_when_shown(qtbot, window) -> None:  # type: ignore[no-untyped-def]
+    window.set_prompt("config")
+    assert window.linter_view.badge.text() == "—" and window.json_view.toPlainText() == ""
+    window.show_tab("Linter")
+    assert window.linter_view.badge.text() == "VAGUE"
+    assert {h.label for h in window.editor.spans_at(0)} == {"anchor"}
+    window.show_tab("Raw JSON")
+    assert '"query_class": "vague"' in window.json_view.toPlainText()
+    with qtbot.waitSignal(window.session.inspected):  # a shown tab follows the prompt
+        window.set_prompt("pizza near me")
+    assert '"strategy": "local"' in window.json_view.toPlainText()
 
 
-def test_today_control_reaches_the_router(window) -> None:  # type: ignore[no-untyped-def]
+def test_today_control_reaches_the_router(qtbot, window) -> None:  # type: ignore[no-untyped-def]
     window.set_prompt("latest news")
-    window.set_today(dt.date(2030, 7, 4))
-    assert window.result is not None
-    assert window.result.actions[0].query == "latest news as of July 4, 2030"
+    with qtbot.waitSignal(window.session.inspected):
+        window.set_today(dt.date(2030, 7, 4))
+    assert window.session.request.today == dt.date(2030, 7, 4)
+    inspection = window.session.inspection
+    assert (
+        inspection is not None and inspection.actions[0].query == "latest news as of July 4, 2030"
+    )
 
 
-def test_rule_pack_from_a_file(tmp_path: Path, window) -> None:  # type: ignore[no-untyped-def]
-    import routescope
-
+def test_rule_pack_from_a_file(qtbot, tmp_path: Path, window) -> None:  # type: ignore[no-untyped-def]
     text = (routescope.resources_root() / "rules" / "default.toml").read_text(encoding="utf-8")
     good = tmp_path / "mine.toml"
     good.write_text(
@@ -114,121 +88,195 @@ def test_rule_pack_from_a_file(tmp_path: Path, window) -> None:  # type: ignore[
         encoding="utf-8",
     )
     window.set_prompt("free download of vlc")
-    assert window.load_rules(str(good))
-    assert window.result is not None and window.result.rules == "mine"
-    assert window.result.actions[0].query == "of vlc"
+    with qtbot.waitSignal(window.session.inspected):
+        assert window.open_rules(good)
+    inspection = window.session.inspection
+    assert inspection is not None and inspection.rules == "mine"
+    assert inspection.actions[0].query == "of vlc"
+    assert window.rules_label.text() == "mine  (mine.toml)"
     bad = tmp_path / "bad.toml"
     bad.write_text("name = [\n", encoding="utf-8")
-    assert not window.load_rules(str(bad))
+    assert not window.open_rules(bad)
     assert window.banner.isVisibleTo(window) and "bad.toml" in window.banner.text()
-    assert window.inspector.rules.name == "mine"
-    assert window.editor.toPlainText() == "free download of vlc"
+    assert window.session.request.rules.load().name == "mine"
+    window.builtin_rules_action.trigger()
+    assert not window.banner.isVisibleTo(window)
+    assert window.rules_label.text() == "default  (built-in)"
 
 
 def test_highlights_land_on_the_right_characters_after_emoji(window) -> None:  # type: ignore[no-untyped-def]
     prompt = "🚀🚀 install FastAPI"
     window.set_prompt(prompt)
-    selections = window.editor.extraSelections()
-    texts = {s.cursor.selectedText() for s in selections}
+    texts = {s.cursor.selectedText() for s in window.editor.extraSelections()}
     assert {"install", "FastAPI"} <= texts
 
 
-def test_large_prompts_are_inspected_off_the_ui_thread(qtbot, window) -> None:  # type: ignore[no-untyped-def]
-    prompt = "install FastAPI now " * 5_000
-    window.set_prompt(prompt)
-    qtbot.waitUntil(lambda: window.result is not None, timeout=10_000)
-    assert window.result.context.raw_text == window.editor.toPlainText()
+def test_a_large_paste_is_inspected_off_the_ui_thread(qtbot, window) -> None:  # type: ignore[no-untyped-def]
+    prompt = "install FastAPI now " * (BACKGROUND_CHARS // 10)
+    with qtbot.waitSignal(window.session.inspected, timeout=20_000):
+        window.set_prompt(prompt)
+    assert window.session.inspection is not None
+    assert window.session.inspection.context.raw_text == window.editor.toPlainText()
 
 
-def test_screenshot_script_renders_the_window(tmp_path: Path) -> None:
-    target = tmp_path / "window.png"
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "routescope_gui",
-            "--screenshot",
-            str(target),
-            "--today",
-            "2026-02-05",
-            "Best ramen near Denver, Colorado tonight",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert done.returncode == 0, done.stderr
-    assert target.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    assert target.stat().st_size > 20_000
-
-
-def test_no_display_says_how_to_use_the_cli() -> None:
-    env = {
-        k: v
-        for k, v in os.environ.items()
-        if k not in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM")
-    }
-    done = subprocess.run(
-        [sys.executable, "-m", "routescope_gui"],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    assert done.returncode == 2
-    assert done.stderr.count("\n") == 1 and "routescope inspect" in done.stderr
-
-
-def test_linter_tab_shows_class_arithmetic_and_expansion(window) -> None:  # type: ignore[no-untyped-def]
-    window.set_prompt("config")
-    panel = window.linter_panel
-    assert panel.badge.text() == "VAGUE"
-    assert "tokens 1 &lt; 3" in panel.arithmetic.text() or "tokens 1 < 3" in panel.arithmetic.text()
-    assert "agent.md" in panel.expansion.text() and "vague_default_boost" in panel.expansion.text()
-    assert {h.label for h in window.editor.spans_at(0)} == {"anchor"}
-
-
-def test_contract_tab_steps_through_the_plan(window) -> None:  # type: ignore[no-untyped-def]
+def test_contract_tab_steps_through_the_plan(qtbot, window) -> None:  # type: ignore[no-untyped-def]
     window.set_prompt("Lend 100 USDC on Kamino")
-    panel = window.contract_panel
-    assert panel.decision is not None and panel.decision.mode == "execute"
-    assert panel.step_label.text() == "next: wallet_connect"
+    window.show_tab("Contract")
+    view = window.contract_view
+    assert view.decision is not None and view.decision.mode == "execute"
+    assert view.step_label.text() == "next: wallet_connect"
     for _ in range(3):
-        panel.step()
-    assert panel.step_label.text() == "done — tool plan complete"
-    assert not panel.step_button.isEnabled()
-    panel.raw_toggle.setChecked(True)
-    assert '"lend_execute"' in panel.raw.toPlainText()
+        view.step_button.click()
+    assert view.step_label.text() == "done — tool plan complete"
+    assert not view.step_button.isEnabled()
+    view.reset_button.click()
+    assert view.step_label.text() == "next: wallet_connect"
 
 
-def test_contract_context_is_editable_and_validated(window) -> None:  # type: ignore[no-untyped-def]
+def test_contract_context_is_editable_and_validated(qtbot, window) -> None:  # type: ignore[no-untyped-def]
     window.set_prompt("try again")
-    panel = window.contract_panel
-    panel.context_edit.setPlainText('{"last_action": {"tool": 5}}')
-    assert "not used" in panel.context_status.text()
-    assert window.inspector.context is None
-    panel.context_edit.setPlainText(
+    window.show_tab("Contract")
+    view = window.contract_view
+    view.context_edit.setPlainText('{"last_action": {"tool": 5}}')
+    assert "not used" in view.context_status.text()
+    assert window.session.request.context is None
+    context = (
         '{"last_action": {"tool": "lend_execute", "args": {"amount": 1}, "status": "cancelled"}}'
     )
-    assert window.inspector.context is not None
-    assert window.result is not None and window.result.decision is not None
-    assert window.result.decision.tool_plan[-1].tool == "lend_execute"
-    assert window.editor.toPlainText() == "try again"
+    with qtbot.waitSignal(window.session.inspected):
+        view.context_edit.setPlainText(context)
+    assert window.session.request.context is not None
+    decision = window.session.inspection.decision  # type: ignore[union-attr]
+    assert decision is not None and decision.tool_plan[-1].tool == "lend_execute"
+    assert view.decision == decision and window.editor.toPlainText() == "try again"
 
 
-def test_the_app_runs_on_the_qasync_loop_and_quits_cleanly() -> None:
-    code = (
-        "import sys\n"
-        "from PySide6.QtCore import QTimer\n"
-        "from PySide6.QtWidgets import QApplication\n"
-        "from routescope_gui.app import main\n"
-        "app = QApplication(['t'])\n"
-        "QTimer.singleShot(300, app.quit)\n"
-        "sys.exit(main(['install FastAPI']))\n"
-    )
-    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}
-    done = subprocess.run(
-        [sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=60
-    )
-    assert done.returncode == 0, done.stderr
-    assert "Traceback" not in done.stderr
+def test_the_tools_tab_loads_the_engine_only_when_first_shown(qtbot, window) -> None:  # type: ignore[no-untyped-def]
+    window.set_prompt("find files named config.yaml")
+    assert window.session.engine is None
+    with qtbot.waitSignal(window.session.ranked, timeout=120_000):
+        window.show_tab("Tools")
+    view = window.toolsearch_view
+    top = view.table.topLevelItem(0)
+    assert top is not None and top.text(1) == "files.find"
+    assert "tools from catalog" in view.status.text() and view.pin.count() > 40
+    with qtbot.waitSignal(window.session.ranked, timeout=20_000):
+        view.rrf.setValue(5)
+    assert window.session.request.search.rrf_k == 5
+    with qtbot.waitSignal(window.session.explained, timeout=20_000):
+        view.pin.setCurrentText("git.status")
+    assert "filter excludes" in view.pin_text.text()
+    window.show_tab("Plan")  # hidden: typing does not rank
+    window.set_prompt("what changed in my repo")
+    qtbot.waitUntil(lambda: not window.session.busy)
+    assert view.result is not None and view.result.query == "find files named config.yaml"
+    with qtbot.waitSignal(window.session.ranked, timeout=20_000):
+        window.show_tab("Tools")
+    assert view.result is not None and view.result.query == "what changed in my repo"
+
+
+def test_menus_name_every_action_with_its_shortcut(window) -> None:  # type: ignore[no-untyped-def]
+    menus = {
+        action.text(): [a.text() for a in action.menu().actions() if a.text()]
+        for action in window.menuBar().actions()
+    }
+    assert menus == {
+        "&File": ["Open rule pack…", "Built-in rules", "Open catalog…", "Open suite…", "Quit"],
+        "&Edit": ["Copy"],
+        "&View": ["Plan", "Linter", "Contract", "Tools", "Raw JSON", "Regression"],
+        "&Help": ["Routescope help", "About Routescope"],
+    }
+    shortcuts = {
+        window.open_rules_action: "Ctrl+O",
+        window.quit_action: "Ctrl+Q",
+        window.copy_action: "Ctrl+C",
+        window.help_action: "F1",
+        window.tab_actions[1]: "Ctrl+2",
+    }
+    for action, keys in shortcuts.items():
+        assert action.shortcut().toString() == keys
+    window.tab_actions[5].trigger()
+    assert window.views.currentWidget() is window.regress_view
+    window.tab_actions[2].trigger()
+    assert window.tabs.currentWidget() is window.contract_view
+
+
+def test_copy_puts_the_selected_rows_on_the_clipboard(qtbot, window) -> None:  # type: ignore[no-untyped-def]
+    window.set_prompt("How do I install FastAPI on Ubuntu?")
+    table = window.strategy_view.plan_table
+    table.selectAll()
+    table.setFocus()
+    qtbot.waitUntil(lambda: QApplication.focusWidget() is table)
+    qtbot.keyClick(table, Qt.Key.Key_C, Qt.KeyboardModifier.ControlModifier)
+    lines = QGuiApplication.clipboard().text().splitlines()
+    assert len(lines) == 2 and lines[0].split("\t")[:3] == ["1", "1", "tech.docs"]
+    tree = window.strategy_view.context_tree
+    tree.clearSelection()
+    entities = tree.topLevelItem(0)
+    assert entities is not None
+    entities.setSelected(True)
+    entities.child(0).setSelected(True)  # type: ignore[union-attr]
+    tree.setFocus()
+    qtbot.waitUntil(lambda: QApplication.focusWidget() is tree)
+    window.copy_action.trigger()
+    first = entities.child(0)
+    assert first is not None
+    assert QGuiApplication.clipboard().text().splitlines() == [
+        "Entities\t2 found\tbest first",
+        f"1. ★\tFastAPI\t{first.text(2)}",
+    ]
+
+
+def test_every_table_and_tree_offers_copy_in_its_context_menu(qtbot, window) -> None:  # type: ignore[no-untyped-def]
+    window.set_prompt("pizza near me")
+    tree = window.strategy_view.context_tree
+    tree.topLevelItem(1).setSelected(True)  # type: ignore[union-attr]
+    tree.customContextMenuRequested.emit(QPoint(5, 5))
+    menu = next(w for w in QApplication.topLevelWidgets() if isinstance(w, QMenu) and w.isVisible())
+    (copy,) = menu.actions()
+    assert copy.text().startswith("Copy")
+    copy.trigger()
+    menu.close()
+    assert QGuiApplication.clipboard().text().startswith("Place hint\t")
+    views = [
+        window.strategy_view.plan_table,
+        window.linter_view.anchors,
+        window.contract_view.tree,
+        window.toolsearch_view.table,
+        window.regress_view.cases,
+        window.regress_view.diffs,
+        window.regress_view.matrix,
+    ]
+    assert all(v.contextMenuPolicy() == Qt.ContextMenuPolicy.CustomContextMenu for v in views)
+
+
+def test_help_and_about(qtbot, window) -> None:  # type: ignore[no-untyped-def]
+    window.help_action.trigger()
+    window.about_action.trigger()
+    boxes = {
+        w.windowTitle(): w for w in QApplication.topLevelWidgets() if isinstance(w, QMessageBox)
+    }
+    assert "Ctrl+C" in boxes["Routescope help"].text()
+    about = boxes["About Routescope"].text()
+    assert routescope.__version__ in about and "MIT" in about and "Qt 6." in about
+    for box in boxes.values():
+        box.close()
+
+
+def test_the_prompt_has_the_focus_at_start(qtbot, window) -> None:  # type: ignore[no-untyped-def]
+    window.activateWindow()
+    qtbot.waitUntil(lambda: QApplication.focusWidget() is window.editor)
+
+
+def test_the_first_size_fits_the_screen_and_the_geometry_is_remembered(qtbot, qloop) -> None:  # type: ignore[no-untyped-def]
+    QSettings("Routescope", "routescope-gui").remove("window/geometry")
+    first = MainWindow()
+    qtbot.addWidget(first)
+    available = first.screen().availableGeometry()
+    assert first.width() <= min(1280, available.width())
+    assert first.height() <= min(720, available.height())
+    first.resize(700, 500)
+    first.close()
+    second = MainWindow()
+    qtbot.addWidget(second)
+    assert (second.width(), second.height()) == (700, 500)

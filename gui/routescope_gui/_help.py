@@ -1,0 +1,62 @@
+"""The Help menu's two boxes: what the window shows with its shortcuts, and About."""
+
+from __future__ import annotations
+
+from PySide6 import __version__ as pyside_version
+from PySide6.QtCore import Qt, qVersion
+from PySide6.QtWidgets import QMessageBox, QWidget
+
+import routescope
+
+__all__ = ["show_about", "show_help"]
+
+_HELP = """
+<h3>Routescope</h3>
+<p>Type a prompt: every router's decision, and why, updates as you type.</p>
+<ul>
+<li><b>Prompt</b>: the evidence is highlighted in place (entities, the place, intent keywords,
+linter anchors); hover a highlight to read it.</li>
+<li><b>Context</b> and <b>Strategy</b>: what the search-strategy router extracted and the rule
+that picked the strategy. <b>Plan</b>: its queries before and after sanitizing.</li>
+<li><b>Linter</b>: guided / semi / vague with the arithmetic, the anchors and the expansion.</li>
+<li><b>Contract</b>: agent, mode, UI and tool plan, the rules and guardrails; edit the context
+and step through the plan.</li>
+<li><b>Tools</b>: the hybrid tool search with every rank explained; move the boosts, RRF k and
+the strategy; pin any tool to ask why it is not higher.</li>
+<li><b>Regression</b>: run a suite, read each diff, accept a golden, open a case live.</li>
+</ul>
+<table cellspacing="4">
+<tr><td>Ctrl+O</td><td>open a rule pack</td></tr>
+<tr><td>Ctrl+1 … Ctrl+5</td><td>Plan, Linter, Contract, Tools, Raw JSON</td></tr>
+<tr><td>Ctrl+6</td><td>Regression</td></tr>
+<tr><td>Ctrl+C</td><td>copy the selected rows of a table or tree, tab-separated</td></tr>
+<tr><td>Ctrl+Q</td><td>quit</td></tr>
+</table>
+<p>The command line does the same without a window: <code>routescope inspect "…"</code>.</p>
+"""
+
+
+def _box(parent: QWidget, title: str, text: str) -> QMessageBox:
+    """A non-modal box: it never starts a nested event loop under the asyncio one."""
+    box = QMessageBox(
+        QMessageBox.Icon.NoIcon, title, text, QMessageBox.StandardButton.Close, parent
+    )
+    box.setTextFormat(Qt.TextFormat.RichText)
+    box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+    box.open()
+    return box
+
+
+def show_help(parent: QWidget) -> QMessageBox:
+    return _box(parent, "Routescope help", _HELP)
+
+
+def show_about(parent: QWidget) -> QMessageBox:
+    return _box(
+        parent,
+        "About Routescope",
+        f"<h3>Routescope {routescope.__version__}</h3>"
+        "<p>Inspect what query routers decide about a prompt, and why.</p>"
+        "<p>Licence: MIT</p>"
+        f"<p>Qt {qVersion()} · PySide6 {pyside_version}</p>",
+    )

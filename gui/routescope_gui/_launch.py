@@ -1,0 +1,152 @@
+"""Start the window on the qasync loop, or render it to a PNG.
+
+The window is shown first and painted, then the routers are imported and the start-up prompt
+inspected: the first paint does not wait for them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+import qasync
+from PySide6.QtCore import QEvent, QObject, SignalInstance
+from PySide6.QtWidgets import QApplication, QWidget
+
+import routescope
+
+from ._window import RESULT_TABS, MainWindow
+
+if TYPE_CHECKING:
+    from routescope import Request
+
+__all__ = ["launch"]
+
+_SCREENSHOT_SIZE = (1280, 800)
+_FIRST_PAINT_SECONDS = 2.0
+"""How long start-up waits for the first paint before it loads the routers anyway."""
+_ENGINE_SECONDS = 300.0
+"""How long a screenshot of the Tools tab waits for the catalog's engine and the ranking."""
+
+
+def launch(args: argparse.Namespace) -> int:
+    app = QApplication.instance() or QApplication(["routescope-gui"])
+    assert isinstance(app, QApplication)
+    with asyncio.Runner(loop_factory=qasync.QEventLoop) as runner:
+        return runner.run(_start(app, args))
+
+
+async def _start(app: QApplication, args: argparse.Namespace) -> int:
+    try:
+        rules = routescope.RulesRef.from_path(args.rules) if args.rules else None
+    except routescope.RoutescopeError as exc:
+        print(f"routescope-gui: error: {exc}", file=sys.stderr)
+        return 2
+    window = MainWindow()
+    if args.screenshot:
+        return await _screenshot(window, args, rules)
+    closed = asyncio.Event()
+    app.aboutToQuit.connect(closed.set)
+    window.show()
+    await _first_paint(window)
+    if not closed.is_set():  # (a quit during the first paint)
+        window.session.open_request(_warm_request(args, rules))
+        await closed.wait()
+    return 0
+
+
+def _warm_request(args: argparse.Namespace, rules: routescope.RulesRef | None) -> Request:
+    """The start-up request, its rule pack compiled: the first inspection (or keystroke) does
+    not wait for the patterns, and its timings are those of a warm router."""
+    request = routescope.Request.build(args.prompt, today=args.today, rules=rules)
+    routescope.warm_up(request.rules.load())
+    return request
+
+
+class _PaintWatch(QObject):
+    """Resolves a future at the first paint of a window's widgets."""
+
+    def __init__(self, window: QWidget, future: asyncio.Future[None]) -> None:
+        super().__init__(window)
+        self._window, self._future = window, future
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if (
+            event.type() == QEvent.Type.Paint
+            and isinstance(watched, QWidget)
+            and watched.window() is self._window
+            and not self._future.done()
+        ):
+            self._future.set_result(None)  # the waiting task resumes once this pass is over
+        return False
+
+
+async def _first_paint(window: QWidget) -> None:
+    future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+    watch = _PaintWatch(window, future)
+    app = QApplication.instance()
+    assert app is not None
+    app.installEventFilter(watch)
+    try:
+        await asyncio.wait_for(future, _FIRST_PAINT_SECONDS)
+    except TimeoutError:
+        pass  # never painted (minimised at start?): load the routers all the same
+    finally:
+        app.removeEventFilter(watch)
+
+
+def _first_of(signals: Sequence[SignalInstance]) -> asyncio.Future[SignalInstance]:
+    """A future that resolves to whichever of `signals` is emitted first from now on."""
+    fired: asyncio.Future[SignalInstance] = asyncio.get_running_loop().create_future()
+    slots = []
+    for signal in signals:
+
+        def receive(*_args: object, signal: SignalInstance = signal) -> None:
+            if not fired.done():
+                fired.set_result(signal)
+
+        signal.connect(receive)
+        slots.append((signal, receive))
+
+    def disconnect(_future: asyncio.Future[SignalInstance]) -> None:
+        for signal, receive in slots:
+            signal.disconnect(receive)
+
+    fired.add_done_callback(disconnect)
+    return fired
+
+
+async def _screenshot(
+    window: MainWindow, args: argparse.Namespace, rules: routescope.RulesRef | None
+) -> int:
+    names = [*RESULT_TABS, "Regression"]
+    if args.tab not in names:
+        print(
+            f"routescope-gui: error: no tab {args.tab!r} (one of {', '.join(names)})",
+            file=sys.stderr,
+        )
+        return 2
+    session = window.session
+    window.resize(*_SCREENSHOT_SIZE)
+    window.show()
+    session.open_request(_warm_request(args, rules))  # a small prompt: inspected at once
+    if args.tab == "Tools":
+        ranked = _first_of([session.ranked, session.engine_failed])
+        window.show_tab(args.tab)
+        if await asyncio.wait_for(ranked, _ENGINE_SECONDS) is session.engine_failed:
+            print(f"routescope-gui: error: {window.toolsearch_view.status.text()}", file=sys.stderr)
+            return 2
+        top = window.toolsearch_view.table.topLevelItem(0)
+        if top is not None:
+            top.setExpanded(True)
+    else:
+        window.show_tab(args.tab)
+    await asyncio.sleep(0.1)  # let the new contents lay themselves out before the grab
+    if not window.grab().save(args.screenshot):
+        print(f"routescope-gui: error: cannot write {args.screenshot}", file=sys.stderr)
+        return 2
+    print(args.screenshot)
+    return 0

@@ -1,0 +1,562 @@
+"""The session: the window's one model. It holds the current `Request` and the latest results,
+runs every router for it, and tells the views through signals (qutebrowser's `Config.changed`,
+napari's evented models).
+
+Slow work never runs on the UI thread: loading a catalog and its engine, embedding the query,
+ranking tools, "why not this tool?", inspecting a large paste and running a regression suite
+all go through `_Lane`s, on the asyncio loop (qasync), in worker threads; a lane drops results
+that a newer request has made stale. `inspect()` of an ordinary prompt takes about a
+millisecond, so it runs on the UI thread: at once for the first change in a turn of the event
+loop, and once more at the end of the turn when a burst of changes came in.
+
+The routers are imported on first use, not with this module, so the window can be painted
+before they load.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from PySide6.QtCore import QObject, QTimer, Signal
+
+import routescope
+
+if TYPE_CHECKING:
+    import datetime as dt
+
+    import numpy as np
+
+    from routescope import CatalogRef, Inspection, Request, RulesRef
+    from routescope.contract import RouterContext, Step, StepResult
+    from routescope.regress import CaseResult, Suite, SuiteResult
+    from routescope.toolsearch import SearchSettings, ToolSearch, ToolSearchResult, WhyNot
+
+__all__ = ["BACKGROUND_CHARS", "Session"]
+
+BACKGROUND_CHARS = 20_000
+"""Prompts longer than this are inspected off the UI thread."""
+_SUITE_BATCH_SECONDS = 0.05
+"""How long a worker runs regression cases before the window hears of its progress."""
+
+_T = TypeVar("_T")
+
+
+class Session(QObject):
+    """The current request, the latest results, and every computation behind them.
+
+    Attributes:
+        inspection: the latest `Inspection` of the request (None: blank prompt or an error).
+        engine: the tool-search engine of the request's catalog, once loaded.
+        ranking: the latest `ToolSearchResult` for the prompt.
+        why_not: the latest `WhyNot` of the pinned tool.
+        plan_results: the steps of the decision's plan run so far (the step-through).
+        suite: the regression suite opened last; suite_result: its latest run.
+
+    Signals:
+        changed: emitted with the name of the request's field that changed ("text", "today",
+            "rules", "context", "catalog", "search"), or "request" when it was replaced whole.
+        inspected: emitted with the `Inspection` of the current request, or None when the
+            prompt is blank.
+        failed: emitted with a one-line reason when the request cannot be inspected.
+        engine_loading: emitted with a catalog's name when its engine starts loading.
+        engine_ready: emitted with (a status line, the tool names) when an engine is loaded.
+        engine_failed: emitted with a one-line reason when a catalog or ranking fails.
+        ranked: emitted with the `ToolSearchResult` of the prompt (None: blank prompt).
+        explained: emitted with the `WhyNot` of the pinned tool (None: no tool pinned).
+        plan_stepped: emitted when the step-through of the plan moved.
+        suite_opened: emitted with a `Suite` once it is loaded.
+        suite_failed: emitted with a one-line reason when a suite cannot be loaded or run.
+        suite_progress: emitted with (cases run, cases in all) while a suite runs.
+        suite_finished: emitted with the `SuiteResult` and the ids of the cases whose outcome
+            changed since the previous run of the same file (None: no previous run).
+        goldens_accepted: emitted with (case id, values changed) after "accept as golden".
+    """
+
+    changed = Signal(str)
+    inspected = Signal(object)
+    failed = Signal(str)
+    engine_loading = Signal(str)
+    engine_ready = Signal(str, object)
+    engine_failed = Signal(str)
+    ranked = Signal(object)
+    explained = Signal(object)
+    plan_stepped = Signal()
+    suite_opened = Signal(object)
+    suite_failed = Signal(str)
+    suite_progress = Signal(int, int)
+    suite_finished = Signal(object, object)
+    goldens_accepted = Signal(str, int)
+
+    def __init__(
+        self,
+        request: Request | None = None,
+        *,
+        cache: Path | None = None,
+        parent: QObject | None = None,
+    ) -> None:
+        """`request` defaults to an empty prompt with the built-in rules; `cache` is the folder
+        that keeps tool indexes and vectors (default: the user's cache folder)."""
+        super().__init__(parent)
+        self._request = request
+        self._cache = cache
+        self.inspection: Inspection | None = None
+        self.engine: ToolSearch | None = None
+        self._engine_for: CatalogRef | None = None
+        self.ranking: ToolSearchResult | None = None
+        self.why_not: WhyNot | None = None
+        self.pinned_tool = ""
+        self.plan_results: list[StepResult] = []
+        self.suite: Suite | None = None
+        self.suite_result: SuiteResult | None = None
+        self._previous_passes: dict[str, bool] | None = None
+        self._ranking_enabled = False
+        self._ranked_for: tuple[str, SearchSettings, ToolSearch] | None = None
+        self._query_vector: tuple[str, np.ndarray | None] | None = None
+        self._inspect_lane = _Lane()
+        self._engine_lane = _Lane()
+        self._rank_lane = _Lane()
+        self._explain_lane = _Lane()
+        self._suite_lane = _Lane()
+        self._case_lane = _Lane()
+        # Active from an inspection until the event loop comes round: changes meanwhile wait.
+        self._turn = QTimer(self, singleShot=True, interval=0)
+        self._turn.timeout.connect(self._end_turn)
+        self._inspect_pending = False
+
+    @property
+    def request(self) -> Request:
+        """Everything the routers depend on. Until the first change this is the default
+        request, built on first use."""
+        if self._request is None:
+            self._request = routescope.Request.build("")
+        return self._request
+
+    @property
+    def busy(self) -> bool:
+        """Whether background work is under way (an inspection, the engine, a ranking, …)."""
+        lanes = (
+            self._inspect_lane,
+            self._engine_lane,
+            self._rank_lane,
+            self._explain_lane,
+            self._suite_lane,
+            self._case_lane,
+        )
+        return self._turn.isActive() or any(lane.busy for lane in lanes)
+
+    # -- the request -----------------------------------------------------------------------
+    def set_text(self, text: str) -> None:
+        if self._replace("text", text):
+            self._inspect_soon()
+            self._rank()
+
+    def set_today(self, today: dt.date) -> None:
+        if self._replace("today", today):
+            self._inspect_soon()
+
+    def set_rules(self, rules: RulesRef) -> None:
+        if self._replace("rules", rules):
+            self._inspect_soon()
+
+    def set_context(self, context: RouterContext | None) -> None:
+        if self._replace("context", context):
+            self._inspect_soon()
+
+    def set_search(self, settings: SearchSettings) -> None:
+        if self._replace("search", settings):
+            self._rank()
+
+    def set_catalog(self, catalog: CatalogRef) -> None:
+        """Rank the tools of another catalog; its engine loads off the UI thread."""
+        if self._replace("catalog", catalog):
+            self._load_engine(catalog)
+
+    def open_request(self, request: Request) -> None:
+        """Replace the whole request (a regression case's exact inputs, a start-up prompt)."""
+        if request == self._request:
+            return
+        self._request = request
+        self.changed.emit("request")
+        self._inspect_soon()
+        if request.catalog is not None and request.catalog != self._engine_for:
+            self._load_engine(request.catalog)
+        else:
+            self._rank()
+
+    def _replace(self, field: str, value: object) -> bool:
+        if getattr(self.request, field) == value:
+            return False
+        self._request = self.request.replace(**{field: value})
+        self.changed.emit(field)
+        return True
+
+    # -- inspecting ------------------------------------------------------------------------
+    def _inspect_soon(self) -> None:
+        request = self.request
+        if len(request.text) > BACKGROUND_CHARS:
+            self._inspect_pending = False
+            self._inspect_lane.submit(
+                lambda: routescope.inspect(request), self._show_inspection, self._fail
+            )
+            return
+        self._inspect_lane.cancel()  # a large prompt still in the works is stale now
+        if self._turn.isActive():
+            self._inspect_pending = True
+            return
+        self._turn.start()
+        if not request.text.strip():
+            self._show_inspection(None)
+            return
+        try:
+            inspection = routescope.inspect(request)
+        except routescope.RoutescopeError as exc:
+            self._fail(str(exc))
+            return
+        self._show_inspection(inspection)
+
+    def _end_turn(self) -> None:
+        if self._inspect_pending:
+            self._inspect_pending = False
+            self._inspect_soon()
+
+    def _show_inspection(self, inspection: Inspection | None) -> None:
+        self.inspection = inspection
+        self.plan_results = []
+        self.inspected.emit(inspection)
+
+    def _fail(self, message: str) -> None:
+        self.inspection = None
+        self.plan_results = []
+        self.failed.emit(message)
+
+    # -- the plan's step-through -------------------------------------------------------------
+    def plan_progress(self) -> Step | None:
+        """What the decision's plan does next after the steps run so far (None: no decision)."""
+        decision = self.inspection.decision if self.inspection else None
+        if decision is None:
+            return None
+        return routescope.contract.prepare_step(
+            decision, self.plan_results, rules=self.request.rules.load()
+        )
+
+    def step_plan(self) -> None:
+        """Run the plan's next step, as if it succeeded."""
+        step = self.plan_progress()
+        if step is None or step.next is None:
+            return
+        result = routescope.contract.StepResult(tool=step.next.tool, args=step.next.args)
+        self.plan_results.append(result)
+        self.plan_stepped.emit()
+
+    def reset_plan(self) -> None:
+        self.plan_results = []
+        self.plan_stepped.emit()
+
+    # -- tool search -------------------------------------------------------------------------
+    def set_ranking_enabled(self, enabled: bool) -> None:
+        """Rank tools for the prompt while enabled (someone looks at the ranking). The first
+        time, the engine of the request's catalog, or of the sample catalog, loads."""
+        self._ranking_enabled = enabled
+        if not enabled:
+            self._rank_lane.cancel()
+            self._explain_lane.cancel()
+            self._ranked_for = None  # what is shown may go stale: rank again when enabled
+            return
+        if self.engine is not None:
+            self._rank()
+        elif not self._engine_lane.busy:
+            if self.request.catalog is None:
+                self.open_catalog(None)
+            else:
+                self._load_engine(self.request.catalog)
+
+    def open_catalog(self, path: str | Path | None) -> None:
+        """Load a catalog (a folder of SKILL.md files or a JSON list; None: the sample) and its
+        engine off the UI thread, then rank its tools."""
+        cache = self._cache
+        self.engine_loading.emit(Path(path).name if path else "the sample catalog")
+
+        def load() -> tuple[CatalogRef, ToolSearch]:
+            catalog = (
+                routescope.CatalogRef.from_path(path) if path else routescope.CatalogRef.sample()
+            )
+            return catalog, _engine(catalog, cache)
+
+        self._engine_lane.submit(load, self._engine_loaded, self._engine_failed)
+
+    def _load_engine(self, catalog: CatalogRef) -> None:
+        cache = self._cache
+        self.engine_loading.emit(Path(catalog.path).name)
+        self._engine_lane.submit(
+            lambda: (catalog, _engine(catalog, cache)), self._engine_loaded, self._engine_failed
+        )
+
+    def _engine_loaded(self, loaded: tuple[CatalogRef, ToolSearch]) -> None:
+        catalog, engine = loaded
+        self.engine, self._engine_for = engine, catalog
+        self._query_vector = self._ranked_for = None
+        if self.request.catalog != catalog:
+            self._request = self.request.replace(catalog=catalog)
+            self.changed.emit("catalog")
+        tools = engine.catalog.tools
+        skipped = f" · {len(engine.catalog.problems)} skipped" if engine.catalog.problems else ""
+        self.engine_ready.emit(
+            f"{len(tools)} tools from {Path(catalog.path).name}{skipped} · vectors: "
+            f"{engine.semantic_status}",
+            tuple(sorted(tool.tool_name for tool in tools)),
+        )
+        self._rank()
+
+    def _engine_failed(self, message: str) -> None:
+        self.engine_failed.emit(f"cannot load catalog: {message}")
+
+    def set_pinned_tool(self, name: str) -> None:
+        """Explain where one tool stands for the prompt ("why not this tool?")."""
+        name = name.strip()
+        if name == self.pinned_tool:
+            return
+        self.pinned_tool = name
+        self._explain()
+
+    def _rank(self) -> None:
+        """Rank the catalog for the prompt, and explain the pinned tool, off the UI thread."""
+        engine, request = self.engine, self.request
+        if not self._ranking_enabled or engine is None:
+            return
+        text, settings, pinned = request.text, request.search, self.pinned_tool
+        if self._ranked_for == (text, settings, engine):
+            return
+        self._ranked_for = (text, settings, engine)
+        self._explain_lane.cancel()
+        if not text.strip():
+            self._rank_lane.cancel()
+            self._show_ranking(_Ranked(text, None, None, None))
+            return
+        known = self._known_vector(text)
+
+        def rank() -> _Ranked:
+            vector = known if known is not None else _embed(engine, text)
+            ranking = engine.search(text, settings, query_vector=vector)
+            explanation = (
+                routescope.toolsearch.why_not(engine, text, pinned, settings, vector)
+                if pinned
+                else None
+            )
+            return _Ranked(text, vector, ranking, explanation)
+
+        self._rank_lane.submit(rank, self._show_ranking, self._rank_failed)
+
+    def _explain(self) -> None:
+        engine, request, pinned = self.engine, self.request, self.pinned_tool
+        if engine is None or not self._ranking_enabled or not pinned or not request.text.strip():
+            self._explain_lane.cancel()
+            self._show_why_not(None)
+            return
+        text, settings = request.text, request.search
+        known = self._known_vector(text)
+
+        def explain() -> WhyNot:
+            vector = known if known is not None else _embed(engine, text)
+            return routescope.toolsearch.why_not(engine, text, pinned, settings, vector)
+
+        self._explain_lane.submit(explain, self._show_why_not, self._rank_failed)
+
+    def _known_vector(self, text: str) -> np.ndarray | None:
+        """The query vector of `text` if it is embedded already: moving a slider re-ranks
+        without embedding again."""
+        known = self._query_vector
+        return known[1] if known is not None and known[0] == text else None
+
+    def _show_ranking(self, ranked: _Ranked) -> None:
+        if ranked.ranking is not None:
+            self._query_vector = (ranked.text, ranked.vector)
+        self.ranking = ranked.ranking
+        self.ranked.emit(ranked.ranking)
+        self._show_why_not(ranked.why_not)
+
+    def _show_why_not(self, why_not: WhyNot | None) -> None:
+        self.why_not = why_not
+        self.explained.emit(why_not)
+
+    def _rank_failed(self, message: str) -> None:
+        self._ranked_for = None
+        self.engine_failed.emit(f"cannot rank: {message}")
+
+    # -- regression suites --------------------------------------------------------------------
+    def open_suite(self, path: str | Path) -> None:
+        """Load a suite off the UI thread (a run of the previous one stops)."""
+        self._suite_lane.submit(
+            lambda: routescope.regress.load_suite(path), self._suite_loaded, self.suite_failed.emit
+        )
+
+    def _suite_loaded(self, suite: Suite) -> None:
+        if self.suite is None or self.suite.path != suite.path:
+            self._previous_passes = None
+        self.suite, self.suite_result = suite, None
+        self.suite_opened.emit(suite)
+
+    def run_suite(self) -> None:
+        """Run every case of the suite in worker threads, reporting progress per batch."""
+        suite = self.suite
+        if suite is None:
+            return
+        cases = routescope.regress.iter_cases(suite, cache=self._cache)
+        results: list[CaseResult] = []
+
+        def next_batch() -> list[CaseResult]:
+            return _take_for(cases, _SUITE_BATCH_SECONDS)
+
+        def batch_done(batch: list[CaseResult]) -> None:
+            if not batch:
+                self._suite_finished(suite, results)
+                return
+            results.extend(batch)
+            self.suite_progress.emit(len(results), len(suite.cases))
+            self._suite_lane.submit(next_batch, batch_done, self.suite_failed.emit)
+
+        self.suite_progress.emit(0, len(suite.cases))
+        self._suite_lane.submit(next_batch, batch_done, self.suite_failed.emit)
+
+    def _suite_finished(self, suite: Suite, cases: list[CaseResult]) -> None:
+        regress = routescope.regress
+        result = regress.SuiteResult(
+            suite=suite.suite,
+            path=str(suite.path),
+            router=suite.router,
+            cases=cases,
+            report=regress.class_report(suite.router, cases),
+        )
+        passes = {case.id: case.passed for case in cases}
+        previous = self._previous_passes
+        changed = (
+            None
+            if previous is None
+            else frozenset(c for c, passed in passes.items() if previous.get(c, passed) != passed)
+        )
+        self.suite_result, self._previous_passes = result, passes
+        self.suite_finished.emit(result, changed)
+
+    def accept_golden(self, case_id: str) -> None:
+        """Write a failing case's current values into its suite as the new goldens (through
+        `regress.update_goldens`), then load the suite again and re-run it."""
+        suite, result = self.suite, self.suite_result
+        if suite is None or result is None:
+            return
+        regress = routescope.regress
+
+        def accept() -> tuple[int, Suite]:
+            changed = regress.update_goldens(suite, result, only={case_id})
+            return changed, regress.load_suite(suite.path)
+
+        def accepted(outcome: tuple[int, Suite]) -> None:
+            changed, reloaded = outcome
+            self._suite_loaded(reloaded)
+            self.goldens_accepted.emit(case_id, changed)
+            self.run_suite()
+
+        self._suite_lane.submit(accept, accepted, self.suite_failed.emit)
+
+    def open_case(self, case_id: str) -> None:
+        """Make a case's exact inputs the request (`Case.request`), built off the UI thread."""
+        suite = self.suite
+        case = next((c for c in suite.cases if c.id == case_id), None) if suite else None
+        if suite is None or case is None:
+            return
+        self._case_lane.submit(
+            lambda: case.request(suite), self.open_request, self.suite_failed.emit
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class _Ranked:
+    """What one ranking job found: for the text, its query vector, the ranking, why-not."""
+
+    text: str
+    vector: np.ndarray | None
+    ranking: ToolSearchResult | None
+    why_not: WhyNot | None
+
+
+def _engine(catalog: CatalogRef, cache: Path | None) -> ToolSearch:
+    toolsearch = routescope.toolsearch
+    return toolsearch.ToolSearch(toolsearch.load_catalog(catalog.path), cache=cache)
+
+
+def _embed(engine: ToolSearch, text: str) -> np.ndarray | None:
+    """The query vector, or None when the engine runs keyword-only."""
+    return engine.embed_query(text) if engine.vector is not None else None
+
+
+def _take_for(items: Iterator[_T], seconds: float) -> list[_T]:
+    """The next items of `items`, as many as are made within about `seconds` (at least one)."""
+    deadline = time.perf_counter() + seconds
+    batch: list[_T] = []
+    for item in items:
+        batch.append(item)
+        if time.perf_counter() >= deadline:
+            break
+    return batch
+
+
+@dataclass(slots=True)
+class _Job:
+    generation: int
+    work: Callable[[], Any]
+    deliver: Callable[[Any], None]
+    fail: Callable[[str], None]
+
+
+class _Lane:
+    """One kind of slow work, run in a worker thread from the asyncio loop.
+
+    One job runs at a time; a job submitted meanwhile waits, replacing any job already
+    waiting. A job's result (or its `RoutescopeError`, as a message) is delivered on the UI
+    thread only if no job was submitted, and the lane was not cancelled, after it.
+    """
+
+    def __init__(self) -> None:
+        self._generation = 0
+        self._waiting: _Job | None = None
+        self._task: asyncio.Task[None] | None = None
+
+    @property
+    def busy(self) -> bool:
+        return self._task is not None and not self._task.done()
+
+    def submit(
+        self, work: Callable[[], _T], deliver: Callable[[_T], None], fail: Callable[[str], None]
+    ) -> None:
+        self._generation += 1
+        self._waiting = _Job(self._generation, work, deliver, fail)
+        if not self.busy:
+            self._task = asyncio.get_running_loop().create_task(self._drain())
+            self._task.add_done_callback(_report_crash)
+
+    def cancel(self) -> None:
+        """Make the running job's result stale and drop the waiting one."""
+        self._generation += 1
+        self._waiting = None
+
+    async def _drain(self) -> None:
+        while (job := self._waiting) is not None:
+            self._waiting = None
+            try:
+                result = await asyncio.to_thread(job.work)
+            except routescope.RoutescopeError as exc:
+                if job.generation == self._generation:
+                    job.fail(str(exc))
+                continue
+            if job.generation == self._generation:
+                job.deliver(result)
+
+
+def _report_crash(task: asyncio.Task[None]) -> None:
+    """A bug in background work reaches `sys.excepthook` (pytest-qt fails the test with it)."""
+    if not task.cancelled() and (error := task.exception()) is not None:
+        sys.excepthook(type(error), error, error.__traceback__)

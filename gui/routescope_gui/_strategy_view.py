@@ -1,0 +1,347 @@
+"""The search-strategy router's view: the context it extracted (entities, place, intent flags),
+the strategy it picked and why, and its plan of sanitized queries. Mirrors `routescope.strategy`.
+
+Every part updates in place: rows are reused, so expansion and selection survive typing, and an
+unchanged cell repaints nothing.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtGui import QBrush, QColor
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QGroupBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QTableView,
+    QTreeWidget,
+    QTreeWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+import routescope
+
+from ._html import HTML_ROLE, HtmlDelegate, clip, word_diff_html
+from ._style import LABELS, MUTED, accent, fill
+from ._widgets import Badge, enable_copy, ensure_children, fill_row
+
+if TYPE_CHECKING:
+    from routescope import Inspection
+    from routescope.strategy import Action, IntentName, Plan, QueryContext, StrategyDecision
+
+__all__ = [
+    "ContextTree",
+    "DecisionPanel",
+    "PlanModel",
+    "PlanTable",
+    "StrategySlice",
+    "StrategyView",
+]
+
+_Index = QModelIndex | QPersistentModelIndex
+_FLAG_EVIDENCE = 6
+"""Keyword matches named per intent flag; the rest are counted."""
+_NO_RESULT = "Type a prompt to see which strategy the router picks, and why."
+
+
+@dataclass(frozen=True, slots=True)
+class StrategySlice:
+    """What the strategy router decided about one prompt: everything its view shows."""
+
+    context: QueryContext
+    decision: StrategyDecision
+    plan: Plan
+    actions: Sequence[Action]
+
+    @classmethod
+    def of(cls, inspection: Inspection) -> StrategySlice:
+        decision = routescope.strategy.StrategyDecision(
+            inspection.strategy, inspection.strategy_rule, inspection.strategy_reason
+        )
+        return cls(inspection.context, decision, inspection.plan, inspection.actions)
+
+
+class StrategyView:
+    """The strategy router's three parts; the window places them where they fit.
+
+    Attributes:
+        context_tree: entities, place hint, intent flags, goal, OpenClaw.
+        decision_panel: the strategy as a badge, the rule that chose it, the plan's gates.
+        plan_table: the sanitized actions in execution order.
+    """
+
+    def __init__(self) -> None:
+        self.context_tree = ContextTree()
+        self.decision_panel = DecisionPanel()
+        self.plan_table = PlanTable()
+
+    def show_result(self, result: StrategySlice | None) -> None:
+        self.context_tree.show_result(result.context if result else None)
+        self.decision_panel.show_result(
+            result.decision if result else None, result.plan if result else None
+        )
+        self.plan_table.show_result(result.actions if result else ())
+
+
+class ContextTree(QTreeWidget):
+    """Entities (ranked, with kind, score and span), the place hint, the intent flags with the
+    words that set them, the normalised goal and OpenClaw mentions."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setColumnCount(3)
+        self.setHeaderLabels(["Context", "Value", "Evidence"])
+        self.setRootIsDecorated(True)
+        self.setAlternatingRowColors(True)
+        self.setUniformRowHeights(True)
+        header = self.header()
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Interactive)
+        header.setStretchLastSection(True)
+        self.setColumnWidth(1, 150)
+        enable_copy(self)
+        self._rows: dict[str, QTreeWidgetItem] = {}
+
+    def show_result(self, context: QueryContext | None) -> None:
+        if context is None:
+            self.clear()
+            self._rows = {}
+            return
+        if not self._rows:
+            self._build()
+        self._show_entities(context)
+        place = context.entities.place
+        place_row = self._rows["place"]
+        fill_row(
+            place_row,
+            [
+                "Place hint",
+                place.text if place else "—",
+                f"{place.rule} @{place.start}–{place.end}"
+                if place
+                else "no near/around/in <Place>",
+            ],
+        )
+        place_row.setData(1, Qt.ItemDataRole.BackgroundRole, fill("place") if place else None)
+        for name in routescope.strategy.INTENTS:
+            self._show_flag(self._rows[name], context, name)
+        fill_row(
+            self._rows["goal"],
+            ["Goal", clip(context.user_goal, 40), "normalised request"],
+            [None, clip(context.user_goal, 2000)],
+        )
+        fill_row(
+            self._rows["openclaw"],
+            [
+                "OpenClaw",
+                "mentioned" if context.has_openclaw else "—",
+                ", ".join(f"@{s.start}–{s.end}" for s in context.openclaw_spans),
+            ],
+        )
+
+    def _build(self) -> None:
+        """The fixed rows, once: later results only change their texts and children."""
+        names = ["entities", "place", "flags", "goal", "openclaw"]
+        for name, row in zip(names, ensure_children(self, len(names)), strict=True):
+            self._rows[name] = row
+        self._rows["flags"].setText(0, "Intent flags")
+        intents = routescope.strategy.INTENTS
+        for name, row in zip(
+            intents, ensure_children(self._rows["flags"], len(intents)), strict=True
+        ):
+            self._rows[name] = row
+        self.expandAll()
+
+    def _show_entities(self, context: QueryContext) -> None:
+        entities = context.entities
+        parent = self._rows["entities"]
+        fill_row(parent, ["Entities", f"{len(entities.candidates)} found", "best first"])
+        rows = ensure_children(parent, len(entities.details) + len(entities.dropped))
+        for rank, (row, entity) in enumerate(zip(rows, entities.details, strict=False), start=1):
+            fill_row(
+                row,
+                [
+                    f"{rank}.{' ★' if rank == 1 else ''}",
+                    entity.text,
+                    f"{entity.reason} · score {entity.score:g} · @{entity.start}–{entity.end}",
+                ],
+            )
+            row.setData(1, Qt.ItemDataRole.BackgroundRole, fill("entity"))
+            row.setData(2, Qt.ItemDataRole.ForegroundRole, None)
+        for row, note in zip(rows[len(entities.details) :], entities.dropped, strict=True):
+            fill_row(row, ["", "(not an entity)", note])
+            row.setData(1, Qt.ItemDataRole.BackgroundRole, None)
+            row.setData(2, Qt.ItemDataRole.ForegroundRole, QColor(MUTED))
+
+    @staticmethod
+    def _show_flag(row: QTreeWidgetItem, context: QueryContext, name: IntentName) -> None:
+        on = getattr(context.intent, name)
+        matches = [m for m in context.intent_matches if m.intent == name]
+        total = context.intent_match_counts.get(name, 0)
+        words = ", ".join(f"“{m.text}” @{m.start}–{m.end}" for m in matches[:_FLAG_EVIDENCE])
+        more = f" (+{total - _FLAG_EVIDENCE} more)" if total > _FLAG_EVIDENCE else ""
+        evidence = "\n".join(
+            f"{m.keyword!r} matched “{m.text}” at {m.start}–{m.end}" for m in matches
+        ) or (f"no keyword of intent.{name} in the prompt")
+        fill_row(row, [name, "● on" if on else "○ off", words + more], [None, evidence, evidence])
+        colour = accent(name) if on else QColor(MUTED)
+        row.setData(0, Qt.ItemDataRole.ForegroundRole, colour)
+        row.setData(1, Qt.ItemDataRole.ForegroundRole, colour)
+
+
+class DecisionPanel(QGroupBox):
+    """The chosen strategy as a badge, the rule that chose it and the plan's gates."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__("Strategy", parent)
+        self.badge = Badge()
+        self.reason = QLabel(_NO_RESULT)
+        self.reason.setObjectName("reason")
+        self.reason.setWordWrap(True)
+        self.gate = QLabel("")
+        self.gate.setObjectName("gate")
+        self.gate.setWordWrap(True)
+        top = QHBoxLayout()
+        top.addWidget(self.badge)
+        top.addWidget(self.reason, 1)
+        layout = QVBoxLayout(self)
+        layout.addLayout(top)
+        layout.addWidget(self.gate)
+
+    def show_result(self, decision: StrategyDecision | None, plan: Plan | None) -> None:
+        if decision is None or plan is None:
+            self.badge.show_tone("", "—")
+            self.reason.setText(_NO_RESULT)
+            self.gate.setText("")
+            return
+        self.badge.show_tone(decision.strategy, decision.strategy.upper())
+        self.reason.setText(
+            f"<b>why:</b> {html.escape(decision.reason)} "
+            f"<span style='color:#78909c'>(rule {html.escape(decision.rule)})</span>"
+        )
+        lines = [f"OpenClaw: {plan.openclaw_gate}"]
+        if plan.goal_removed:
+            lines.append("goal without: " + ", ".join(f"“{p}”" for p in plan.goal_removed))
+        if plan.entity_used:
+            lines.append(f"entity used: {plan.entity_used}")
+        if plan.safety_matches:
+            lines.append("safety words: " + ", ".join(m.text for m in plan.safety_matches))
+        lines += plan.notes
+        self.gate.setText(" · ".join(lines))
+
+
+class PlanModel(QAbstractTableModel):
+    """The sanitized actions in execution order. A new plan changes only the rows that differ,
+    so the table keeps its selection and re-measures only those rows."""
+
+    HEADERS = ("#", "Priority", "Source", "Raw query", "Sanitized query", "Sanitizer edits")
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._actions: list[Action] = []
+
+    def set_actions(self, actions: Sequence[Action]) -> None:
+        new, old = list(actions), self._actions
+        # New rows count as changed: the header sizes its columns to contents on dataChanged,
+        # not on insertion.
+        changed = [row for row in range(len(new)) if row >= len(old) or old[row] != new[row]]
+        if len(new) < len(old):
+            self.beginRemoveRows(QModelIndex(), len(new), len(old) - 1)
+            self._actions = new
+            self.endRemoveRows()
+        elif len(new) > len(old):
+            self.beginInsertRows(QModelIndex(), len(old), len(new) - 1)
+            self._actions = new
+            self.endInsertRows()
+        else:
+            self._actions = new
+        if changed:
+            last = len(self.HEADERS) - 1
+            self.dataChanged.emit(self.index(changed[0], 0), self.index(changed[-1], last))
+
+    def rowCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(self._actions)
+
+    def columnCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(self.HEADERS)
+
+    def headerData(
+        self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
+    ) -> object:
+        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
+            return self.HEADERS[section]
+        return None
+
+    def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole) -> object:
+        if not index.isValid():
+            return None
+        action, column = self._actions[index.row()], index.column()
+        if role == Qt.ItemDataRole.DisplayRole:
+            return self._text(index.row(), action, column)
+        if role == HTML_ROLE and column == 4 and action.edits:
+            return word_diff_html(clip(action.raw_query, 600), action.query)
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return self._tooltip(action, column)
+        if role == Qt.ItemDataRole.BackgroundRole and column == 1 and action.priority == 0:
+            return QBrush(QColor(LABELS["tech"][0]))
+        if role == Qt.ItemDataRole.ForegroundRole and column == 5 and action.edits:
+            return QBrush(QColor("#8d6e00"))
+        return None
+
+    @staticmethod
+    def _text(row: int, action: Action, column: int) -> str:
+        if column == 0:
+            return str(row + 1)
+        if column == 1:
+            return str(action.priority)
+        if column == 2:
+            return action.source
+        if column == 3:
+            return clip(action.raw_query)
+        if column == 4:
+            return "(same)" if not action.edits else action.query
+        return "; ".join(f"{e.rule}: {e.detail}" for e in action.edits) or "—"
+
+    @staticmethod
+    def _tooltip(action: Action, column: int) -> str:
+        if column == 5 and action.edits:
+            return "\n".join(
+                f"{e.rule}: {e.detail}\n  before: {e.before}\n  after: {e.after}"
+                for e in action.edits
+            )
+        if column in (3, 4):
+            return f"raw: {clip(action.raw_query, 1000)}\nfinal: {action.query}"
+        return ""
+
+
+class PlanTable(QTableView):
+    """The plan as a table; the sanitized column shows what sanitizing changed, in colour."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.plan_model = PlanModel(self)
+        self.setModel(self.plan_model)
+        self.setItemDelegateForColumn(4, HtmlDelegate(self))
+        self.setAlternatingRowColors(True)
+        self.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.setWordWrap(True)
+        self.setTextElideMode(Qt.TextElideMode.ElideNone)
+        self.verticalHeader().setVisible(False)
+        self.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        header = self.horizontalHeader()
+        for column in (0, 1, 2):
+            header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
+        for column in (3, 4, 5):
+            header.setSectionResizeMode(column, QHeaderView.ResizeMode.Stretch)
+        enable_copy(self)
+
+    def show_result(self, actions: Sequence[Action]) -> None:
+        self.plan_model.set_actions(actions)

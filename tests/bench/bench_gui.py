@@ -1,0 +1,321 @@
+"""How quickly the real Routescope window answers a keystroke, and how quickly it starts.
+
+Run: `.venv/bin/python tests/bench/bench_gui.py --json .bench/gui.json` (offscreen by default).
+
+**Key → painted.** The real `MainWindow`, 1280×720, runs offscreen on the qasync loop, as
+`routescope-gui` runs it; as `routescope-gui` does once its window is painted, the routers are
+loaded and the rule pack compiled before the first key. A 500-character prompt is then typed
+into the prompt editor from empty, one key at a time: each key is a `KeyPress`/`KeyRelease`
+pair sent to the editor, and the next key waits until the window is idle.
+
+"Painted" is measured, not guessed. Qt paints a window in *passes*: each is an `UpdateRequest`
+event on the top-level window, during which every dirty widget gets its `Paint` event. An
+application-wide event filter handles each pass itself (it calls the window's `event()` and
+returns True), so it knows exactly when the pass ended, and it counts the `Paint` events
+delivered to the window's widgets. A key's latency is the end of the last pass that followed
+it, minus the moment before the key was sent. The window counts as idle once no pass has run
+for `--quiet-ms` (longer than any debounce a window uses) and no asyncio task is pending, so a
+key's figure holds everything a user waits for: the editor's own repaint, the routers, every
+panel that changed, and any deferred layout pass. The cursor's blink is off (it repaints the
+editor on its own clock). Settings and caches go to a temporary folder, never the user's.
+
+**Cold start → first paint.** Each run is a fresh process (`python -c`) that calls
+`routescope_gui.app.main()` exactly as the `routescope-gui` script does, with an event filter
+that notes the first `Paint` event and reports, once that pass is over, the system-wide
+monotonic clock; the figure is that time minus the moment before the parent spawned the process
+(so interpreter start and every import count). One warm-up run is discarded; the figure is the
+median of the rest.
+
+No timing here is asserted anywhere in the test suite; the targets are printed beside the
+figures.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import datetime as dt
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+TARGETS = {"key_p50_ms": 12.0, "key_p95_ms": 25.0, "cold_start_ms": 400.0}
+WINDOW_SIZE = (1280, 720)
+"""The typing window's size, the same for every version measured (paint cost grows with it)."""
+
+_SENTENCES = (
+    "Best ramen near Denver, Colorado open tonight, ideally with vegetarian options. ",
+    "How do I install FastAPI on Ubuntu 24.04 with Docker and a Postgres database? ",
+    "My GitHub Actions build failed after the upgrade, what changed in the latest release? ",
+    "Compare the iPhone and the Pixel on price and battery life before I buy one this week. ",
+    "Is OpenClaw safe to run with sandbox permissions on a shared Kubernetes cluster? ",
+    "Where can I find the config.yaml file that the deploy script reads? ",
+    "Summarize the history of jazz in New Orleans for a short talk. ",
+)
+
+
+def prompt(chars: int) -> str:
+    """A realistic prompt of exactly `chars` characters (entities, places, intent words)."""
+    text = ""
+    while len(text) < chars:
+        text += "".join(_SENTENCES)
+    return text[:chars]
+
+
+def _isolated_env(folder: Path) -> dict[str, str]:
+    """Environment for the window: offscreen, and config and cache under `folder`."""
+    return {
+        **os.environ,
+        "QT_QPA_PLATFORM": os.environ.get("QT_QPA_PLATFORM", "offscreen"),
+        "XDG_CONFIG_HOME": str(folder / "config"),
+        "XDG_CACHE_HOME": str(folder / "cache"),
+        "XDG_DATA_HOME": str(folder / "data"),
+    }
+
+
+# -- key → painted ---------------------------------------------------------------------------
+
+
+def measure_typing(text: str, quiet_ms: float) -> dict[str, Any]:
+    """Type `text` into the real window key by key; time each key until the window is painted."""
+    import qasync
+    from PySide6.QtWidgets import QApplication
+
+    app = QApplication.instance() or QApplication(["bench_gui"])
+    assert isinstance(app, QApplication)
+    app.setCursorFlashTime(0)  # a blinking cursor repaints the editor on its own clock
+    with asyncio.Runner(loop_factory=qasync.QEventLoop) as runner:
+        return runner.run(_type_into_window(app, text, quiet_ms / 1000))
+
+
+async def _type_into_window(app: Any, text: str, quiet: float) -> dict[str, Any]:
+    from PySide6.QtCore import QEvent, QObject, Qt
+    from PySide6.QtGui import QKeyEvent
+    from PySide6.QtWidgets import QWidget
+
+    import routescope
+    from routescope_gui import MainWindow
+
+    class PaintProbe(QObject):
+        """Runs each paint pass of `window` itself, to time it; counts Paint events."""
+
+        def __init__(self, window: QWidget) -> None:
+            super().__init__()
+            self.window = window
+            self.pass_ends: list[float] = []
+            self.paints: Counter[str] = Counter()
+
+        def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802
+            kind = event.type()
+            if kind == QEvent.Type.UpdateRequest and watched is self.window:
+                self.window.event(event)
+                self.pass_ends.append(time.perf_counter())
+                return True
+            if (
+                kind == QEvent.Type.Paint
+                and isinstance(watched, QWidget)
+                and watched.window() is self.window
+            ):
+                self.paints[type(watched).__name__] += 1
+            return False
+
+    async def idle(since: float, timeout: float = 120.0) -> None:
+        """Wait until no pass ran for `quiet` seconds and no other asyncio task is pending."""
+        me = asyncio.current_task()
+        deadline = time.perf_counter() + timeout
+        while time.perf_counter() < deadline:
+            await asyncio.sleep(0.001)
+            last = max(since, probe.pass_ends[-1] if probe.pass_ends else since)
+            busy = any(task is not me and not task.done() for task in asyncio.all_tasks())
+            if not busy and time.perf_counter() - last >= quiet:
+                return
+        raise TimeoutError("the window never became idle")
+
+    window = MainWindow()
+    window.resize(*WINDOW_SIZE)
+    probe = PaintProbe(window)
+    app.installEventFilter(probe)
+    window.show()
+    # As `routescope-gui` does once its window is painted: load the routers, compile the pack.
+    routescope.warm_up(window.session.request.rules.load())
+    await idle(time.perf_counter())
+    editor = window.editor
+    editor.setFocus()
+    latencies: list[float] = []
+    paints: list[int] = []
+    passes: list[int] = []
+    paints_by_widget: Counter[str] = Counter()
+    for char in text:
+        probe.paints.clear()
+        first_pass = len(probe.pass_ends)
+        start = time.perf_counter()
+        for kind in (QEvent.Type.KeyPress, QEvent.Type.KeyRelease):
+            app.sendEvent(editor, QKeyEvent(kind, _key(char), Qt.KeyboardModifier.NoModifier, char))
+        await idle(start)
+        ends = probe.pass_ends[first_pass:]
+        latencies.append(((ends[-1] if ends else start) - start) * 1000)
+        passes.append(len(ends))
+        paints.append(sum(probe.paints.values()))
+        paints_by_widget.update(probe.paints)
+    app.removeEventFilter(probe)
+    if editor.toPlainText() != text:
+        raise RuntimeError("the editor does not hold the typed prompt")
+    window.close()
+    last = latencies[-100:]
+    return {
+        "keys": len(text),
+        "chars": len(text),
+        "quiet_ms": quiet * 1000,
+        "key_p50_ms": _percentile(latencies, 50),
+        "key_p95_ms": _percentile(latencies, 95),
+        "key_max_ms": max(latencies),
+        "last100_p50_ms": _percentile(last, 50),
+        "last100_p95_ms": _percentile(last, 95),
+        "paint_events_per_key": statistics.fmean(paints),
+        "paint_passes_per_key": statistics.fmean(passes),
+        "paints_by_widget": dict(paints_by_widget.most_common(12)),
+    }
+
+
+def _key(char: str) -> int:
+    """The Qt key code of a typed character (the text carries the character itself)."""
+    from PySide6.QtCore import Qt
+
+    if char == " ":
+        return int(Qt.Key.Key_Space.value)
+    if char.isascii() and char.isalnum():
+        return ord(char.upper())
+    return int(Qt.Key.Key_unknown.value)
+
+
+def _percentile(values: list[float], percent: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(percent / 100 * (len(ordered) - 1)))]
+
+
+# -- cold start ------------------------------------------------------------------------------
+
+_CHILD = """\
+import sys, time
+from PySide6.QtCore import QEvent, QObject, QTimer
+from PySide6.QtWidgets import QApplication
+
+app = QApplication(["routescope-gui"])
+
+
+class FirstPaint(QObject):
+    def eventFilter(self, watched, event):
+        if event.type() == QEvent.Type.Paint:
+            app.removeEventFilter(self)
+            QTimer.singleShot(0, self.report)  # runs once this paint pass is over
+        return False
+
+    def report(self):
+        print(time.monotonic(), flush=True)
+        app.quit()
+
+
+probe = FirstPaint()
+app.installEventFilter(probe)
+from routescope_gui.app import main
+
+sys.exit(main([]))
+"""
+
+
+def measure_cold_start(runs: int) -> dict[str, Any]:
+    """Spawn the app `runs + 1` times; time from spawn to the end of the first paint pass."""
+    figures: list[float] = []
+    with tempfile.TemporaryDirectory(prefix="bench_gui_") as folder:
+        env = _isolated_env(Path(folder))
+        for _ in range(runs + 1):
+            start = time.monotonic()
+            done = subprocess.run(
+                [sys.executable, "-c", _CHILD],
+                env=env,
+                capture_output=True,
+                text=True,
+                timeout=120,
+                check=False,
+            )
+            lines = done.stdout.split()
+            if done.returncode != 0 or not lines:
+                raise RuntimeError(f"the app did not start: {done.stderr.strip()[-500:]}")
+            figures.append((float(lines[0]) - start) * 1000)
+    measured = figures[1:]  # the first run warms the page cache
+    return {
+        "runs": runs,
+        "cold_start_ms": statistics.median(measured),
+        "cold_start_min_ms": min(measured),
+        "cold_start_max_ms": max(measured),
+    }
+
+
+# -- report ----------------------------------------------------------------------------------
+
+
+def _table(typing: dict[str, Any], cold: dict[str, Any]) -> str:
+    def row(name: str, value: float, target: float | None, unit: str = "ms") -> str:
+        verdict = "" if target is None else ("meets" if value <= target else "MISSES")
+        aim = "" if target is None else f"≤ {target:g} {unit}"
+        return f"| {name} | {value:,.1f} {unit} | {aim} | {verdict} |"
+
+    chars = typing["chars"]
+    return "\n".join(
+        [
+            "| figure | value | target | |",
+            "| --- | ---: | ---: | --- |",
+            row(f"key → painted p50 ({chars} keys)", typing["key_p50_ms"], TARGETS["key_p50_ms"]),
+            row(f"key → painted p95 ({chars} keys)", typing["key_p95_ms"], TARGETS["key_p95_ms"]),
+            row("key → painted p50 (last 100 keys)", typing["last100_p50_ms"], None),
+            row("key → painted p95 (last 100 keys)", typing["last100_p95_ms"], None),
+            row("key → painted, slowest key", typing["key_max_ms"], None),
+            row("paint events per key", typing["paint_events_per_key"], None, ""),
+            row("paint passes per key", typing["paint_passes_per_key"], None, ""),
+            row(
+                f"cold start → first paint (median of {cold['runs']})",
+                cold["cold_start_ms"],
+                TARGETS["cold_start_ms"],
+            ),
+        ]
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--json", metavar="PATH", help="also write the figures as JSON")
+    parser.add_argument("--chars", type=int, default=500, help="prompt length = keys typed")
+    parser.add_argument("--cold-runs", type=int, default=7, help="cold starts to take the median")
+    parser.add_argument("--quiet-ms", type=float, default=60.0, help="idle time that ends a key")
+    args = parser.parse_args(argv)
+    cold = measure_cold_start(args.cold_runs)
+    with tempfile.TemporaryDirectory(prefix="bench_gui_") as folder:
+        os.environ.update(_isolated_env(Path(folder)))
+        typing = measure_typing(prompt(args.chars), args.quiet_ms)
+    print(_table(typing, cold))
+    print("paint events by widget class, all keys:", typing["paints_by_widget"])
+    if args.json:
+        path = Path(args.json)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        meta = {
+            "python": sys.version.split()[0],
+            "machine": platform.machine(),
+            "platform": os.environ.get("QT_QPA_PLATFORM", ""),
+            "date": str(dt.date.today()),
+        }
+        payload = {"meta": meta, "targets": TARGETS, "typing": typing, "cold_start": cold}
+        path.write_text(json.dumps(payload, indent=2) + "\n")
+        print(f"written: {path}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,102 @@
+"""`routescope-gui` as a user starts it: in a process of its own."""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+PNG = b"\x89PNG\r\n\x1a\n"
+
+# Makes `import PySide6` (and qasync) fail, as in an install without the `gui` extra.
+WITHOUT_GUI_EXTRA = """\
+import sys
+from importlib.abc import MetaPathFinder
+
+
+class NoGuiExtra(MetaPathFinder):
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] in ("PySide6", "shiboken6", "qasync"):
+            raise ImportError(f"No module named {name!r}")
+        return None
+
+
+sys.meta_path.insert(0, NoGuiExtra())
+from routescope_gui.app import main
+
+sys.exit(main([]))
+"""
+
+
+def gui(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "routescope_gui", *args],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+
+
+def test_screenshot_renders_the_window(tmp_path: Path) -> None:
+    target = tmp_path / "window.png"
+    done = gui("--screenshot", str(target), "--today", "2026-02-05", "Best ramen near Denver")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == str(target)
+    assert target.read_bytes()[:8] == PNG and target.stat().st_size > 20_000
+
+
+def test_screenshot_of_the_tools_tab_waits_for_the_ranking(tmp_path: Path) -> None:
+    target = tmp_path / "tools.png"
+    done = gui("--screenshot", str(target), "--tab", "Tools", "find files named config.yaml")
+    assert done.returncode == 0, done.stderr
+    assert target.read_bytes()[:8] == PNG and target.stat().st_size > 20_000
+
+
+def test_an_unknown_tab_or_a_bad_rule_pack_is_one_line(tmp_path: Path) -> None:
+    done = gui("--screenshot", str(tmp_path / "x.png"), "--tab", "Nope", "pizza")
+    assert done.returncode == 2 and done.stderr.count("\n") == 1 and "no tab 'Nope'" in done.stderr
+    bad = tmp_path / "bad.toml"
+    bad.write_text("name = [\n", encoding="utf-8")
+    done = gui("--screenshot", str(tmp_path / "x.png"), "--rules", str(bad), "pizza")
+    assert done.returncode == 2 and done.stderr.count("\n") == 1 and "bad.toml" in done.stderr
+
+
+def test_no_display_says_how_to_use_the_cli() -> None:
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM")
+    }
+    done = gui(env=env)
+    assert done.returncode == 2
+    assert done.stderr.count("\n") == 1 and "routescope inspect" in done.stderr
+
+
+def test_without_the_gui_extra_it_says_how_to_install_it() -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", WITHOUT_GUI_EXTRA],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.count("\n") == 1 and "pip install 'routescope[gui]'" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_the_app_runs_on_the_qasync_loop_and_quits_cleanly() -> None:
+    code = (
+        "import sys\n"
+        "from PySide6.QtCore import QTimer\n"
+        "from PySide6.QtWidgets import QApplication\n"
+        "from routescope_gui.app import main\n"
+        "app = QApplication(['t'])\n"
+        "QTimer.singleShot(1500, app.quit)\n"
+        "sys.exit(main(['install FastAPI']))\n"
+    )
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}
+    done = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    assert "Traceback" not in done.stderr

@@ -1,0 +1,92 @@
+"""The regression view, wired to a session in the real window."""
+
+import datetime as dt
+from pathlib import Path
+
+import routescope
+from routescope_gui import MainWindow
+
+SUITE = """\
+# demo suite
+suite: demo
+router: strategy
+today: 2030-07-04
+cases:
+  - id: right
+    prompt: pizza near me
+    expect: {strategy: local}
+  - id: wrong
+    prompt: How do I install FastAPI?
+    expect:
+      strategy: general   # wrong on purpose
+"""
+
+
+def opened(qtbot, window: MainWindow, path: Path) -> None:  # type: ignore[no-untyped-def]
+    with qtbot.waitSignal(window.session.suite_opened, timeout=20_000):
+        window.session.open_suite(path)
+
+
+def ran(qtbot, window: MainWindow) -> None:  # type: ignore[no-untyped-def]
+    with qtbot.waitSignal(window.session.suite_finished, timeout=60_000):
+        window.regress_view.run_button.click()
+
+
+def test_a_built_in_suite_runs_with_progress_and_a_report(qtbot, window) -> None:  # type: ignore[no-untyped-def]
+    view = window.regress_view
+    window.show_tab("Regression")
+    opened(qtbot, window, routescope.resources_root() / "fixtures" / "strategy.yaml")
+    cases = len(view.suite.cases)
+    assert view.case_model.rowCount() == cases and "press Run" in view.summary.text()
+    ran(qtbot, window)
+    assert view.result is not None and view.result.failed == 0
+    assert view.progress_bar.value() == cases and view.progress_bar.format() == f"{cases} / {cases}"
+    assert view.case_model.rowCount() == cases
+    assert view.case_model.index(0, 0).data() == "✓"
+    assert view.matrix.rowCount() == 3 and "precision" in view.metrics.text()
+
+
+def test_filter_diff_open_live_and_accept(qtbot, window, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    path = tmp_path / "demo.yaml"
+    path.write_text(SUITE, encoding="utf-8")
+    view = window.regress_view
+    window.show_tab("Regression")
+    opened(qtbot, window, path)
+    ran(qtbot, window)
+    view.filter.setCurrentText("Failures")
+    assert view.case_model.rowCount() == 1
+    view.cases.selectRow(0)
+    assert [view.diffs.item(0, c).text() for c in range(4)] == [
+        "strategy",
+        "equals",
+        '"general"',
+        '"tech"',
+    ]
+    assert view.accept_button.isEnabled() and view.live_button.isEnabled()
+    # Open the failing case in the live view with its exact inputs.
+    with qtbot.waitSignal(window.session.inspected, timeout=20_000):
+        view.live_button.click()
+    assert window.views.currentWidget() is window.live
+    assert window.editor.toPlainText() == "How do I install FastAPI?"
+    assert window.today_edit.date().toPython() == dt.date(2030, 7, 4)
+    assert window.strategy_view.decision_panel.badge.text() == "TECH"
+    # Accept it as golden: the file keeps its comments, and the re-run passes.
+    window.show_tab("Regression")
+    view.cases.selectRow(0)
+    with qtbot.waitSignal(window.session.suite_finished, timeout=20_000):
+        view.accept_button.click()
+    text = path.read_text(encoding="utf-8")
+    assert "strategy: tech" in text and "# demo suite" in text
+    assert view.result is not None and view.result.failed == 0
+    assert "1 changed since the last run" in view.summary.text()
+    view.filter.setCurrentText("Changed")
+    assert view.case_model.rowCount() == 1 and view.case_model.case_id(0) == "wrong"
+
+
+def test_a_bad_suite_is_reported_not_raised(qtbot, window, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    path = tmp_path / "bad.yaml"
+    path.write_text("suite: x\n", encoding="utf-8")
+    with qtbot.waitSignal(window.session.suite_failed, timeout=20_000):
+        window.session.open_suite(path)
+    assert "cases" in window.regress_view.summary.text()
+    assert not window.regress_view.run_button.isEnabled()

@@ -1,0 +1,85 @@
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QTreeWidgetItemIterator
+
+from routescope_gui._html import HTML_ROLE
+from routescope_gui._strategy_view import StrategySlice, StrategyView
+from tests._support import run
+
+
+def shown(text: str) -> StrategySlice:
+    return StrategySlice.of(run(text))
+
+
+def tree_texts(view: StrategyView) -> list[str]:
+    texts = []
+    iterator = QTreeWidgetItemIterator(view.context_tree)
+    while item := iterator.value():
+        texts.append(" | ".join(item.text(c) for c in range(3)))
+        iterator += 1
+    return texts
+
+
+def plan_rows(view: StrategyView) -> list[list[str]]:
+    model = view.plan_table.plan_model
+    return [
+        [model.index(r, c).data() for c in range(model.columnCount())]
+        for r in range(model.rowCount())
+    ]
+
+
+def test_context_strategy_and_plan_of_one_prompt(qtbot) -> None:  # type: ignore[no-untyped-def]
+    view = StrategyView()
+    view.show_result(shown("How do I install FastAPI on Ubuntu?"))
+    texts = tree_texts(view)
+    assert any("FastAPI" in t and "CamelCase" in t for t in texts)
+    assert any(t.startswith("tech | ● on") and "“install” @9–16" in t for t in texts)
+    assert any(t.startswith("local | ○ off") for t in texts)
+    assert view.decision_panel.badge.text() == "TECH" and view.decision_panel.badge.tone == "tech"
+    assert "intent.tech" in view.decision_panel.reason.text()
+    assert [r[3] for r in plan_rows(view)] == [
+        "site:docs.* FastAPI (install OR docs OR getting started)",
+        "site:github.com FastAPI README",
+    ]
+
+
+def test_sanitize_edits_are_shown_as_a_diff(qtbot) -> None:  # type: ignore[no-untyped-def]
+    view = StrategyView()
+    view.show_result(shown("latest gaming engine news"))
+    row = plan_rows(view)[0]
+    assert row[4] == "latest news as of February 5, 2026"
+    assert "banned_modifier" in row[5] and "as_of" in row[5]
+    html = view.plan_table.plan_model.index(0, 4).data(HTML_ROLE)
+    assert "line-through" in html and "as of February 5, 2026" in html
+
+
+def test_a_new_result_updates_rows_in_place(qtbot) -> None:  # type: ignore[no-untyped-def]
+    view = StrategyView()
+    qtbot.addWidget(view.context_tree)
+    view.show_result(shown("Best ramen near Denver, Colorado"))
+    tree = view.context_tree
+    entities = tree.topLevelItem(0)
+    assert entities is not None and entities.isExpanded()
+    entities.setExpanded(False)  # the analyst folds the entities away
+    first_flag = tree.topLevelItem(2).child(0)  # type: ignore[union-attr]
+    table = view.plan_table
+    table.selectRow(1)
+    resets: list[bool] = []
+    table.plan_model.modelReset.connect(lambda: resets.append(True))
+    view.show_result(shown("Best ramen near Denver, Colorado tonight"))
+    assert tree.topLevelItem(0) is entities and not entities.isExpanded()
+    assert tree.topLevelItem(2).child(0) is first_flag  # type: ignore[union-attr]
+    assert any(t.startswith("time_sensitive | ● on") for t in tree_texts(view))
+    assert resets == [] and table.selectionModel().isRowSelected(1)
+    assert view.decision_panel.badge.text() == "LOCAL"
+
+
+def test_no_result_clears_every_part(qtbot) -> None:  # type: ignore[no-untyped-def]
+    view = StrategyView()
+    view.show_result(shown("How do I install FastAPI on Ubuntu?"))
+    view.show_result(None)
+    assert view.context_tree.topLevelItemCount() == 0
+    assert view.plan_table.plan_model.rowCount() == 0
+    assert view.decision_panel.badge.text() == "—" and view.decision_panel.badge.tone == ""
+    view.show_result(shown("pizza near me"))
+    assert view.context_tree.topLevelItem(0).isExpanded()  # type: ignore[union-attr]
+    assert view.plan_table.plan_model.index(0, 2).data(Qt.ItemDataRole.DisplayRole)
