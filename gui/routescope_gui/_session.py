@@ -283,10 +283,10 @@ class Session(QObject):
         self.engine_loading.emit(Path(path).name if path else "the sample catalog")
 
         def load() -> tuple[CatalogRef, ToolSearch]:
-            catalog = (
-                routescope.CatalogRef.from_path(path) if path else routescope.CatalogRef.sample()
-            )
-            return catalog, _engine(catalog, cache)
+            toolsearch = routescope.toolsearch
+            folder = Path(path) if path else Path(str(routescope.resources_root() / "catalog"))
+            catalog = toolsearch.load_catalog(folder.resolve())  # loaded once: ref and engine
+            return routescope.CatalogRef.of(catalog), toolsearch.ToolSearch(catalog, cache=cache)
 
         self._engine_lane.submit(load, self._engine_loaded, self._engine_failed)
 
