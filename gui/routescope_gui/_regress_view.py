@@ -5,7 +5,6 @@ the per-class confusion matrix, "accept as golden" and "open in the live view". 
 from __future__ import annotations
 
 import html
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -281,7 +280,7 @@ class RegressView(QWidget):
         diffs = case.diffs if case else []
         self.diffs.setRowCount(len(diffs))
         for row, diff in enumerate(diffs):
-            values = (diff.path, diff.matcher, _json(diff.expected), _json(diff.actual))
+            values = (diff.path, diff.matcher, diff.expected_text, diff.actual_text)
             for column, text in enumerate(values):
                 self.diffs.setItem(row, column, QTableWidgetItem(text))
         self._enable()
@@ -340,10 +339,6 @@ class RegressView(QWidget):
         self.run_button.setEnabled(self.suite is not None and not self._running)
         self.accept_button.setEnabled(selected is not None and not selected.passed)
         self.live_button.setEnabled(selected is not None)
-
-
-def _json(value: object) -> str:
-    return json.dumps(value, ensure_ascii=False, default=str)
 
 
 def _ratio(value: float | None) -> str:

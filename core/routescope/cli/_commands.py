@@ -159,7 +159,7 @@ def _builtin_suites() -> list[Path]:
 
 
 def _cmd_regress(args: argparse.Namespace) -> int:
-    from ..regress import load_suite, run_suite, update_goldens
+    from ..regress import load_suite, run_suite, skipped_goldens, update_goldens
 
     paths = [Path(p) for p in args.suites] + (_builtin_suites() if args.builtin else [])
     if not paths:
@@ -169,8 +169,10 @@ def _cmd_regress(args: argparse.Namespace) -> int:
     suites = [load_suite(path) for path in paths]
     results = [run_suite(suite) for suite in suites]
     updated = 0
+    skipped: list[tuple[str, str]] = []
     if args.update:
         updated = sum(update_goldens(s, r) for s, r in zip(suites, results, strict=True))
+        skipped = [pair for result in results for pair in skipped_goldens(result)]
         results = [run_suite(load_suite(suite.path)) for suite in suites]
     if args.json:
         payload = {"suites": [json.loads(to_json(r)) for r in results], "updated": updated}
@@ -178,9 +180,11 @@ def _cmd_regress(args: argparse.Namespace) -> int:
     else:
         style = Style(sys.stdout)
         for result in results:
-            _write(regress_text(escaped(result), style))
+            _write(regress_text(result, style))
         if args.update:
             _write(f"updated {updated} golden value(s)")
+            for case_id, path in skipped:
+                _write(escape(f"not accepted: case {case_id}: {path} is not in the result"))
     return 0 if all(r.failed == 0 for r in results) else 1
 
 

@@ -7,6 +7,8 @@ import json
 import os
 from typing import TYPE_CHECKING, TextIO
 
+from ._terminal import escape
+
 if TYPE_CHECKING:
     from .._inspect import Inspection
     from ..contract import RouterDecision
@@ -139,16 +141,19 @@ def tools_text(result: ToolSearchResult, style: Style) -> str:
 
 
 def regress_text(result: SuiteResult, style: Style) -> str:
-    lines = [style(f"suite {result.suite} ({result.path}, router {result.router})", "1")]
+    """A suite's results; names, ids, paths and values come from the suite file, so each is
+    escaped, and values are shown in about 200 characters (`FieldDiff.expected_text`)."""
+    title = f"suite {escape(result.suite)} ({escape(result.path)}, router {result.router})"
+    lines = [style(title, "1")]
     for case in result.cases:
         mark = style("✓", "32") if case.passed else style("✗", "1;31")
-        lines.append(f"  {mark} {case.id}")
+        lines.append(f"  {mark} {escape(case.id)}")
         for diff in case.diffs:
             lines.append(
-                f"      {diff.path}: expected {_show(diff.expected)} ({diff.matcher}), "
-                f"got {_show(diff.actual)}"
+                f"      {escape(diff.path)}: expected {escape(diff.expected_text)} "
+                f"({diff.matcher}), got {escape(diff.actual_text)}"
             )
-    lines += _report_lines(result.report)
+    lines += [escape(line) for line in _report_lines(result.report)]
     lines.append(f"  {result.passed} cases passed, {result.failed} cases failed")
     return "\n".join(lines)
 
@@ -175,10 +180,6 @@ def _report_lines(report: ClassReport) -> list[str]:
 
 def _ratio(value: float | None) -> str:
     return "—" if value is None else f"{value:.2f}"
-
-
-def _show(value: object) -> str:
-    return json.dumps(value, ensure_ascii=False, default=str)
 
 
 def eval_text(rows: list[EvalRow], semantic: str) -> str:

@@ -7,6 +7,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from .._errors import ContextError, InputError, RulePackError
 from .._phrases import PhraseSet, key, lowered_or_none
 from ..rules import AgentName, ArgSpec, ContractRules, ModeName, RulePack, ToolSpec, default_rules
 from ._data import CallData, DecisionData, EventData, HitData, event
@@ -100,7 +101,23 @@ def decide(
     llm: LLMClient | None = None,
 ) -> RouterDecision:
     """The router decision for the latest user text: from the LLM when one is given and its
-    answer passes the schema and the registry, otherwise from the deterministic rules."""
+    answer passes the schema and the registry, otherwise from the deterministic rules (also
+    when the model raises or answers anything else). Arguments of the wrong type are refused
+    with one line (InputError, ContextError, RulePackError, TypeError for `llm`)."""
+    if not isinstance(text, str):
+        raise InputError(f"text must be a string, not {type(text).__name__}")
+    if context is not None and not isinstance(context, RouterContext):
+        raise ContextError(
+            f"context must be a RouterContext (parse_context builds one from a dict or JSON), "
+            f"not {type(context).__name__}"
+        )
+    if rules is not None and not isinstance(rules, RulePack):
+        raise RulePackError(
+            f"rules must be a RulePack (load_rules reads one from a file), "
+            f"not {type(rules).__name__}"
+        )
+    if llm is not None and not callable(llm):
+        raise TypeError(f"llm must be callable (text, context) -> str, not {type(llm).__name__}")
     pack = rules or default_rules()
     known = context or _empty_context()
     if llm is not None:

@@ -7,6 +7,7 @@
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass
 from typing import Any, Literal, cast
 
@@ -62,7 +63,8 @@ def check_call(
 
 
 def check_args(args: dict[str, Any], spec: dict[str, ArgSpec]) -> str | None:
-    """The first argument that breaks the tool's argument schema, and how; None if none does."""
+    """The first argument that breaks the tool's argument schema, and how; None if none does.
+    A number must be finite before its bounds are checked (NaN passes every `<`)."""
     for name, value in args.items():
         arg = spec.get(name)
         if arg is None:
@@ -71,6 +73,9 @@ def check_args(args: dict[str, Any], spec: dict[str, ArgSpec]) -> str | None:
             arg.type != "boolean" and isinstance(value, bool)
         ):
             return f"{name} must be {arg.type}"
+        if isinstance(value, float) and not math.isfinite(value):
+            # NaN compares false with every bound, ±Infinity is no amount: never a valid number
+            return f"{name} must be a finite number, not {value!r}"
         if arg.enum is not None and value not in arg.enum:
             return f"{name} must be one of {arg.enum}"
         number = value if isinstance(value, int | float) else None

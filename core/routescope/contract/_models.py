@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+import math
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 from ..rules import AgentName, ModeName
 
@@ -25,6 +26,7 @@ __all__ = [
     "StepResult",
     "StopCondition",
     "ToolCall",
+    "first_non_finite",
 ]
 
 
@@ -46,6 +48,37 @@ GuardrailRule = Literal[
 ]
 
 
+def first_non_finite(data: Any) -> str | None:
+    """Where `data` (JSON-like: dicts, lists, scalars) holds NaN or ±Infinity, as a dotted path
+    (`amount`, `pools.0.apy`); None when every number is finite. Iterative: any depth."""
+    stack: list[tuple[str, Any]] = [("", data)]
+    while stack:
+        where, value = stack.pop()
+        if isinstance(value, float) and not math.isfinite(value):
+            return f"{where or '(value)'} is {value!r}"
+        if isinstance(value, dict):
+            items: Any = value.items()
+        elif isinstance(value, list | tuple):
+            items = enumerate(value)
+        else:
+            continue
+        prefix = f"{where}." if where else ""
+        stack.extend((f"{prefix}{key}", item) for key, item in reversed(list(items)))
+    return None
+
+
+def _finite(data: Any) -> Any:
+    problem = first_non_finite(data)
+    if problem is not None:
+        raise ValueError(f"not a finite number: {problem}")
+    return data
+
+
+Data = Annotated[dict[str, Any], AfterValidator(_finite)]
+"""Arguments and tool results: JSON-like data whose numbers are finite (no NaN, no ±Infinity,
+which JSON cannot carry and no bound check can judge)."""
+
+
 class _Model(BaseModel):
     # Built on first use: a command that never validates a context or decision skips the cost.
     model_config = ConfigDict(extra="forbid", populate_by_name=True, defer_build=True)
@@ -53,18 +86,18 @@ class _Model(BaseModel):
 
 class ToolCall(_Model):
     tool: str
-    args: dict[str, Any] = {}
+    args: Data = {}
 
 
 class LastYield(_Model):
     tool: str
-    args: dict[str, Any] = {}
-    pool_summary: list[dict[str, Any]] = Field(default=[], alias="poolSummary")
+    args: Data = {}
+    pool_summary: list[Data] = Field(default=[], alias="poolSummary")
 
 
 class LastAction(_Model):
     tool: str
-    args: dict[str, Any] = {}
+    args: Data = {}
     status: Literal["ok", "cancelled", "failed", "pending"] = "ok"
 
 
@@ -124,7 +157,7 @@ class RouterDecision(_Model):
 
 class StepResult(_Model):
     tool: str
-    args: dict[str, Any] = {}
+    args: Data = {}
     ok: bool = True
 
 

@@ -9,6 +9,7 @@ from ._run import (
     iter_cases,
     run_case,
     run_suite,
+    skipped_goldens,
     update_goldens,
 )
 from ._suite import MATCHERS, SUITE_TODAY, Case, Suite, SuiteError, is_matcher, load_suite
@@ -35,5 +36,6 @@ __all__ = [
     "resolve",
     "run_case",
     "run_suite",
+    "skipped_goldens",
     "update_goldens",
 ]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import datetime as dt
 import functools
@@ -10,6 +11,7 @@ import math
 import os
 import re
 import stat
+import sys
 import tempfile
 from collections import Counter
 from collections.abc import Iterator
@@ -21,11 +23,22 @@ from ruamel.yaml import YAML
 from ruamel.yaml.error import YAMLError
 from ruamel.yaml.nodes import CollectionNode, MappingNode, Node, ScalarNode, SequenceNode
 
-from .._diff import MISSING, FieldDiff, resolve
-from .._errors import SuiteError
+from .._diff import MISSING, FieldDiff, contains_missing, preview, resolve
+from .._errors import RoutescopeError, SuiteError
+from .._files import read_bytes
 from .._inspect import inspect
 from .._request import Request
-from ._suite import Case, Suite, is_matcher
+from ._suite import (
+    MATCH_TIMEOUT_S,
+    MAX_SUITE_BYTES,
+    Case,
+    Suite,
+    compose_yaml,
+    is_matcher,
+    one_line,
+    read_yaml,
+    regex_module,
+)
 from ._tool_eval import expected_families
 
 if TYPE_CHECKING:
@@ -39,6 +52,7 @@ __all__ = [
     "iter_cases",
     "run_case",
     "run_suite",
+    "skipped_goldens",
     "update_goldens",
 ]
 
@@ -110,8 +124,35 @@ def _holds(path: str, expected: Any, actual: Any) -> tuple[bool, str]:
         prefixes = tuple(operand) if isinstance(operand, list) else (str(operand),)
         return any(isinstance(v, str) and v.startswith(prefixes) for v in values), name
     if name == "matches":
-        return all(isinstance(v, str) and re.search(str(operand), v) for v in values), name
+        return all(isinstance(v, str) and _search(str(operand), v) for v in values), name
     return (isinstance(actual, list | str | dict) and len(actual) == operand), name  # len
+
+
+def _error(message: str) -> SuiteError:
+    """A SuiteError whose message is one line, whatever keys and ids it quotes."""
+    return SuiteError(one_line(message))
+
+
+class _TimeoutError(Exception):
+    """A `{matches: …}` search ran past `MATCH_TIMEOUT_S`."""
+
+
+def _search(pattern: str, value: str) -> bool:
+    """`re.search` semantics on the `regex` engine, stopped at the deadline: a pattern that
+    backtracks catastrophically on some value ends the run with a SuiteError, not a hang."""
+    try:
+        return regex_module().search(pattern, value, timeout=MATCH_TIMEOUT_S) is not None
+    except TimeoutError:
+        raise _TimeoutError(pattern) from None
+
+
+def _missing_shown(value: Any) -> Any:
+    """`value` with `MISSING` (anywhere in the lists `[*]` makes) shown as `(missing)`."""
+    if value is MISSING:
+        return "(missing)"
+    if isinstance(value, list):
+        return [_missing_shown(item) for item in value]
+    return value
 
 
 def _contains(value: Any, operand: Any) -> bool:
@@ -145,20 +186,34 @@ def run_case(
 ) -> CaseResult:
     """Run one case of a suite (`engines` keeps tool-search engines between cases; `cache` is
     the folder their indexes are kept in, by default the user's cache)."""
-    request = case.request(suite)
+    try:
+        request = case.request(suite)
+        engine = _engine(request, {} if engines is None else engines, cache)
+        result = inspect(request, tools=engine)
+    except SuiteError:
+        raise
+    except RoutescopeError as exc:  # a case's rule pack, prompt or catalog: name the case
+        raise SuiteError(one_line(f"{suite.path}: case {case.id}: {exc}")) from None
     root = _ROOTS[suite.router]
     class_field = _CLASS_FIELDS[suite.router]
-    engine = _engine(request, {} if engines is None else engines, cache)
-    result = inspect(request, tools=engine)
     dumped = result.model_dump(mode="json", exclude={"timings_us"})
     data: Any = dumped if root is None else dumped.get(root)
     diffs = []
     for path, expected in case.expect.items():
         actual = resolve(data, path)
-        ok, matcher = _holds(path, expected, actual)
+        try:
+            ok, matcher = _holds(path, expected, actual)
+        except _TimeoutError:
+            raise SuiteError(
+                one_line(
+                    f"{suite.path}: case {case.id}: {path}: the {{matches: …}} pattern took "
+                    f"more than {MATCH_TIMEOUT_S:g} s; simplify it"
+                )
+            ) from None
         if not ok:
-            shown = "(missing)" if actual is MISSING else actual
-            diffs.append(FieldDiff(path, expected, shown, matcher))
+            missing = contains_missing(actual)
+            shown = _missing_shown(actual) if missing else actual
+            diffs.append(FieldDiff(path, expected, shown, matcher, missing=missing))
     expected_class = case.expect.get(class_field)
     predicted = resolve(data, class_field)
     if suite.router == "tools":  # the class is the tool family: the skill before the dot
@@ -224,36 +279,54 @@ def update_goldens(suite: Suite, result: SuiteResult, only: set[str] | None = No
     The file is edited as text: only the changed values are replaced, each by one line of YAML
     (flow style, quoted where needed, the old quoting kept where it fits), so comments, order,
     indentation, line endings and everything else stay byte for byte; tolerant matchers are
-    never rewritten. The new text is read back and must differ from the old in exactly the
-    changed values, or nothing is written (SuiteError). The file is replaced atomically."""
+    never rewritten, nor is a golden whose path is not in the result (`FieldDiff.missing`: a
+    typo in the path, not a new value). The new text is read back and must differ from the old
+    in exactly the changed values, or nothing is written (SuiteError); so must a golden shared
+    with another place through a YAML alias, a read-only suite, a suite with hard links or a
+    folder that cannot take the temporary file. The file (a link's target) is replaced
+    atomically, keeping its permissions and owner; temporary files left by a killed update
+    of the same suite are removed."""
     path = suite.path
-    try:
-        raw = path.read_bytes()
-        text = raw.decode("utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise SuiteError(f"{path}: cannot read suite: {exc}") from None
     wanted: dict[str, dict[str, Any]] = {}
     for case in result.cases:
         if case.passed or (only is not None and case.id not in only):
             continue
         for diff in case.diffs:
-            if diff.matcher == "equals":
+            if diff.matcher == "equals" and not _is_missing(diff):
                 wanted.setdefault(case.id, {})[diff.path] = diff.actual
     if not wanted:
         return 0
-    yaml = YAML(typ="safe", pure=True)  # the loader `load_suite` uses
+    raw = read_bytes(path, what="suite", limit=MAX_SUITE_BYTES, error=SuiteError, streams=False)
     try:
-        document = yaml.load(text)
-        root = yaml.compose(text)
-    except YAMLError as exc:
-        raise SuiteError(f"{path}: not valid YAML any more: {exc}") from None
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise _error(f"{path}: suite is not UTF-8 text any more (byte {exc.start})") from None
+    document = read_yaml(text, path)
+    root = compose_yaml(text, path)  # a tree of its own: building `document` merged `<<` keys
     edits = _golden_edits(path, text, document, root, wanted)
     if not edits:
         return 0
     new_text = _apply(text, edits, path)
-    _verify(yaml, path, text, document, new_text, edits)
+    _verify(path, text, document, new_text, edits)
     _write_atomically(path, new_text.encode("utf-8"))
     return len(edits)
+
+
+def skipped_goldens(result: SuiteResult, only: set[str] | None = None) -> list[tuple[str, str]]:
+    """The (case id, path) of the failing exact goldens `update_goldens` leaves alone because
+    their path is not in the result (a typo, or a field the router does not have): what to tell
+    the user after an update, since those cases still fail."""
+    return [
+        (case.id, diff.path)
+        for case in result.cases
+        if not case.passed and (only is None or case.id in only)
+        for diff in case.diffs
+        if diff.matcher == "equals" and _is_missing(diff)
+    ]
+
+
+def _is_missing(diff: FieldDiff) -> bool:
+    return diff.missing or contains_missing(diff.actual)
 
 
 # -- accepting goldens: text edits -------------------------------------------------------------
@@ -284,8 +357,9 @@ def _golden_edits(
     cases = document.get("cases") if isinstance(document, dict) else None
     cases_node = _value_node(root, "cases")
     if not isinstance(cases, list) or not isinstance(cases_node, SequenceNode):
-        raise SuiteError(f"{path}: `cases` is not a list any more; run the suite again")
+        raise _error(f"{path}: `cases` is not a list any more; run the suite again")
     data = _by_id(cases)
+    shared = _shared_nodes(root)
     nodes: dict[str, MappingNode] = {}
     for item in cases_node.value:
         id_node = _value_node(item, "id")
@@ -295,25 +369,50 @@ def _golden_edits(
     for case_id, values in wanted.items():
         case, node = data.get(case_id), nodes.get(case_id)
         if case is None or node is None:
-            raise SuiteError(f"{path}: case {case_id!r} is not in the file any more; run again")
+            raise _error(f"{path}: case {case_id!r} is not in the file any more; run again")
         expect = case.get("expect")
         expect_node = _value_node(node, "expect")
         line = node.start_mark.line + 1
         if not isinstance(expect, dict) or not isinstance(expect_node, MappingNode):
-            raise SuiteError(f"{path}:{line}: case {case_id}: `expect` is not a mapping")
+            raise _error(f"{path}:{line}: case {case_id}: `expect` is not a mapping")
         for key, value in values.items():
             if key not in expect:
-                raise SuiteError(f"{path}:{line}: case {case_id} no longer expects {key}")
+                raise _error(f"{path}:{line}: case {case_id} no longer expects {key}")
             if is_matcher(expect[key]):
                 continue  # tolerant (or `{equals: …}`): never rewritten
             pair = _pair(expect_node, key)
             if pair is None:  # from a merge key or an alias: not in this case's text
                 raise SuiteError(
-                    f"{path}:{line}: case {case_id}: cannot rewrite {key} in place (it is not "
-                    "written in the case itself); edit it by hand"
+                    one_line(
+                        f"{path}:{line}: case {case_id}: cannot rewrite {key} in place (it is "
+                        "not written in the case itself); edit it by hand"
+                    )
+                )
+            if shared.intersection(map(id, (node, expect_node, *pair))):
+                raise _error(
+                    f"{path}:{line}: case {case_id}: cannot rewrite {key} in place (it is "
+                    "shared with another place through a YAML alias); edit it by hand"
                 )
             edits.append(_edit(text, case_id, key, value, *pair, flow=bool(expect_node.flow_style)))
     return edits
+
+
+def _shared_nodes(root: Node | None) -> set[int]:
+    """The ids of the nodes reached more than once in the tree: aliased (anchored) values."""
+    seen: set[int] = set()
+    shared: set[int] = set()
+    stack = [] if root is None else [root]
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            shared.add(id(node))
+            continue
+        seen.add(id(node))
+        if isinstance(node, MappingNode):
+            stack.extend(part for pair in node.value for part in pair)
+        elif isinstance(node, SequenceNode):
+            stack.extend(node.value)
+    return shared
 
 
 def _by_id(cases: list[Any]) -> dict[Any, dict[str, Any]]:
@@ -390,7 +489,7 @@ def _apply(text: str, edits: list[_Edit], path: Path) -> str:
     ordered = sorted(edits, key=lambda e: e.start)
     for before, after in itertools.pairwise(ordered):
         if before.end > after.start:  # an alias: two goldens share one text
-            raise SuiteError(
+            raise _error(
                 f"{path}:{after.line}: case {after.case_id}: cannot rewrite {after.key} in place "
                 "(its text is shared with another golden); edit it by hand"
             )
@@ -399,25 +498,25 @@ def _apply(text: str, edits: list[_Edit], path: Path) -> str:
     return text
 
 
-def _verify(yaml: YAML, path: Path, old: str, document: Any, new: str, edits: list[_Edit]) -> None:
+def _verify(path: Path, old: str, document: Any, new: str, edits: list[_Edit]) -> None:
     """The new text must read as the old (`document`) with exactly the edited goldens changed."""
-    if _reads_as(yaml, document, new, edits):
+    if _reads_as(path, document, new, edits):
         return
     culprit = next(
-        (e for e in edits if not _reads_as(yaml, document, _apply(old, [e], path), [e])),
+        (e for e in edits if not _reads_as(path, document, _apply(old, [e], path), [e])),
         edits[0],
     )
-    raise SuiteError(
+    raise _error(
         f"{path}:{culprit.line}: case {culprit.case_id}: cannot rewrite {culprit.key} in place; "
         "edit it by hand (nothing was written)"
     )
 
 
-def _reads_as(yaml: YAML, document: Any, new: str, edits: list[_Edit]) -> bool:
+def _reads_as(path: Path, document: Any, new: str, edits: list[_Edit]) -> bool:
     expected = copy.deepcopy(document)
     try:
-        actual = yaml.load(new)
-    except YAMLError:
+        actual = read_yaml(new, path)
+    except SuiteError:
         return False
     cases = _by_id(expected["cases"])
     for edit in edits:
@@ -480,7 +579,7 @@ def _render(value: Any, *, flow: bool, quote: str | None = None) -> str:
     if isinstance(value, dict):
         items = (f"{_key(k)}: {_render(v, flow=True)}" for k, v in value.items())
         return "{" + ", ".join(items) + "}"
-    raise SuiteError(f"cannot write a golden of type {type(value).__name__}: {value!r}")
+    raise _error(f"cannot write a golden of type {type(value).__name__}: {preview(value)}")
 
 
 def _float(value: float) -> str:
@@ -560,21 +659,123 @@ def _escape(ch: str) -> str:
     )
 
 
+_TEMPORARY = "abcdefghijklmnopqrstuvwxyz0123456789_"
+"""The characters of `tempfile.mkstemp`'s random part (8 of them)."""
+
+
 def _write_atomically(path: Path, data: bytes) -> None:
-    """Replace the file (the target of a link) with `data`: a temporary file in the same
-    folder, flushed, given the old file's permissions, then renamed over it."""
-    target = path.resolve()
-    mode = stat.S_IMODE(target.stat().st_mode)
-    handle, temporary = tempfile.mkstemp(
-        dir=target.parent, prefix=f".{target.name}.", suffix=".tmp"
-    )
+    """Replace the suite (the target of a link) with `data`: a temporary file beside it, written
+    and flushed, given the old file's owner and permissions, then renamed over it. Refuses
+    (SuiteError, nothing written) a read-only suite, one with hard links (a rename would split
+    them) and a folder that cannot take the temporary file."""
+    try:
+        target = path.resolve(strict=True)
+        info = target.stat()
+    except (OSError, RuntimeError) as exc:
+        raise _error(f"{path}: cannot update suite: {_reason(exc)}") from None
+    mode = stat.S_IMODE(info.st_mode)
+    if not stat.S_ISREG(info.st_mode):
+        raise _error(f"{path}: cannot update suite: not a regular file")
+    # Root may write anything: the mode bits say whether the file is meant to be written.
+    if not mode & 0o222:
+        raise _error(f"{path}: the suite is read-only (mode {mode:04o}); nothing written")
+    if not os.access(target, os.W_OK):
+        raise _error(
+            f"{path}: the suite is not writable by this user (mode {mode:04o}, owner "
+            f"{info.st_uid}); nothing written"
+        )
+    if info.st_nlink > 1:
+        raise _error(
+            f"{path}: the suite has {info.st_nlink} hard links, which an update would split; "
+            "nothing written"
+        )
+    folder = target.parent
+    _remove_stray_temporaries(folder, target.name)
+    try:
+        handle, temporary = tempfile.mkstemp(dir=folder, prefix=f".{target.name}.", suffix=".tmp")
+    except OSError as exc:
+        raise _error(
+            f"{path}: cannot write the updated suite into {folder}: {_reason(exc)}; nothing written"
+        ) from None
     try:
         with os.fdopen(handle, "wb") as stream:
+            _lock(stream.fileno())  # marks the file in use: not a stray of a killed update
             stream.write(data)
             stream.flush()
             os.fsync(stream.fileno())
-        os.chmod(temporary, mode)
+            _keep_owner(stream.fileno(), info, path)
+            os.fchmod(stream.fileno(), mode)  # after chown, which may clear set-id bits
         os.replace(temporary, target)
-    except BaseException:
+    except BaseException as exc:
         Path(temporary).unlink(missing_ok=True)
+        if isinstance(exc, OSError):
+            raise _error(f"{path}: cannot update suite: {_reason(exc)}; nothing written") from None
         raise
+    _sync_folder(folder)
+
+
+def _reason(exc: BaseException) -> str:
+    return (exc.strerror if isinstance(exc, OSError) else None) or str(exc) or type(exc).__name__
+
+
+def _keep_owner(handle: int, info: os.stat_result, path: Path) -> None:
+    """Give the temporary file the suite's owner and group (root updating a user's suite)."""
+    stats = os.fstat(handle)
+    uid = info.st_uid if stats.st_uid != info.st_uid else -1
+    gid = info.st_gid if stats.st_gid != info.st_gid else -1
+    if uid == -1 and gid == -1:
+        return
+    try:
+        os.fchown(handle, uid, gid)
+    except PermissionError:
+        raise _error(
+            f"{path}: cannot keep the suite's owner ({info.st_uid}:{info.st_gid}) in an "
+            "update; nothing written"
+        ) from None
+
+
+def _lock(handle: int) -> None:
+    if sys.platform != "win32":
+        import fcntl
+
+        fcntl.flock(handle, fcntl.LOCK_EX)
+
+
+def _remove_stray_temporaries(folder: Path, name: str) -> None:
+    """Remove the temporary files (`.NAME.xxxxxxxx.tmp`) that an update of the same suite
+    killed before its rename left behind; one that another update holds locked is in use."""
+    pattern = re.compile(rf"\.{re.escape(name)}\.[{_TEMPORARY}]{{8}}\.tmp")
+    try:
+        entries = [entry.name for entry in os.scandir(folder) if pattern.fullmatch(entry.name)]
+    except OSError:
+        return
+    for entry in entries:
+        with contextlib.suppress(OSError):
+            _remove_if_unused(folder / entry)
+
+
+def _remove_if_unused(candidate: Path) -> None:
+    handle = os.open(candidate, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | os.O_NONBLOCK)
+    try:
+        if not stat.S_ISREG(os.fstat(handle).st_mode):
+            return
+        if sys.platform != "win32":
+            import fcntl
+
+            try:
+                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                return  # an update running now
+        candidate.unlink()
+    finally:
+        os.close(handle)
+
+
+def _sync_folder(folder: Path) -> None:
+    """Make the rename durable (where folders can be opened)."""
+    with contextlib.suppress(OSError):
+        handle = os.open(folder, os.O_RDONLY)
+        try:
+            os.fsync(handle)
+        finally:
+            os.close(handle)

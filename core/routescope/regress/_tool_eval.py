@@ -5,8 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
+from .._errors import SuiteError
 from ..toolsearch import SearchSettings
-from ._suite import Suite
+from ._suite import Suite, one_line
 
 if TYPE_CHECKING:
     from ..toolsearch import ToolSearch
@@ -36,13 +37,22 @@ def expected_families(expect: dict[str, object]) -> tuple[str, ...] | None:
         if path.startswith("results[") and path.endswith(".tool_name") and isinstance(value, dict):
             prefixes = value.get("any_startswith")
             if prefixes:
-                return tuple(prefixes) if isinstance(prefixes, list) else (str(prefixes),)
+                items = prefixes if isinstance(prefixes, list) else [prefixes]
+                return tuple(str(prefix) for prefix in items)
     return None
 
 
 def evaluate(suite: Suite, search: ToolSearch) -> list[EvalRow]:
-    """Rank every case three ways; the first hit of an expected family gives its rank."""
+    """Rank every case three ways; the first hit of an expected family gives its rank. A suite
+    where no case names an expected family is a SuiteError (its scores would all be zero)."""
     cases = [(c.prompt, families) for c in suite.cases if (families := expected_families(c.expect))]
+    if not cases:
+        raise SuiteError(
+            one_line(
+                f"{suite.path}: no case names an expected tool family (an expectation like "
+                "`results[:3].tool_name: {any_startswith: [git.]}`); nothing to evaluate"
+            )
+        )
     rows = []
     for mode, strategy in _SIGNALS.items():
         if strategy == "semantic" and search.vector is None:

@@ -3,11 +3,15 @@ fixtures, agent and mode choice, arguments, retry, rollout and the enabled flag.
 
 from __future__ import annotations
 
+import math
+import re
+from collections.abc import Callable
+
 import pytest
 
 import routescope
-from routescope import parse_rules
-from routescope.contract import RouterContext, RouterDecision, decide
+from routescope import ContextError, InputError, RulePackError, parse_rules
+from routescope.contract import LastAction, RouterContext, RouterDecision, decide
 from routescope.rules import default_rules_text
 
 CANCELLED_LEND = RouterContext.model_validate(
@@ -159,3 +163,50 @@ def test_contract_can_be_disabled() -> None:
 def test_odd_text_still_gives_a_valid_decision(text: str) -> None:
     decision = decide(text, CANCELLED_LEND)
     assert RouterDecision.model_validate(decision.model_dump()) == decision
+
+
+# -- F15 and misuse: numbers that are not finite, arguments of the wrong type -------------------
+def test_a_non_finite_amount_from_the_text_is_dropped() -> None:
+    """400 digits read as a float are Infinity: never an amount."""
+    decision = decide("Stake " + "9" * 400 + " SOL")
+    assert "stake_execute" not in [call.tool for call in decision.tool_plan]
+    assert decision.guardrails[0].rule == "invalid_args"
+    assert decision.guardrails[0].detail == "amount must be a finite number, not inf: dropped"
+
+
+@pytest.mark.parametrize("value", [math.nan, math.inf, -math.inf])
+def test_a_retried_non_finite_amount_is_dropped(value: float) -> None:
+    """A context that bypassed validation (`model_construct`) still cannot carry NaN through."""
+    last = LastAction.model_construct(
+        tool="stake_execute", args={"amount": value, "token": "SOL"}, status="ok"
+    )
+    decision = decide("try again", RouterContext.model_construct(last_action=last))
+    assert [call.tool for call in decision.tool_plan] == ["wallet_connect", "wallet_balance"]
+    assert decision.guardrails[0].detail == (
+        f"amount must be a finite number, not {value!r}: dropped"
+    )
+
+
+@pytest.mark.parametrize(
+    ("call", "error", "message"),
+    [
+        (lambda: decide(None), InputError, "text must be a string, not NoneType"),  # type: ignore[arg-type]
+        (lambda: decide(b"x"), InputError, "text must be a string, not bytes"),  # type: ignore[arg-type]
+        (
+            lambda: decide("x", {"preferences": {}}),  # type: ignore[arg-type]
+            ContextError,
+            "context must be a RouterContext (parse_context builds one",
+        ),
+        (
+            lambda: decide("x", rules="pack.toml"),  # type: ignore[arg-type]
+            RulePackError,
+            "rules must be a RulePack (load_rules reads one from a file), not str",
+        ),
+        (lambda: decide("x", llm=5), TypeError, "llm must be callable"),  # type: ignore[arg-type]
+    ],
+)
+def test_arguments_of_the_wrong_type_are_one_clear_line(
+    call: Callable[[], object], error: type[Exception], message: str
+) -> None:
+    with pytest.raises(error, match=re.escape(message)):
+        call()

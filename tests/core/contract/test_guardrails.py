@@ -3,10 +3,15 @@ per-turn dedupe, repeats without new args, step limits and the rollout flag."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
+
+import pytest
+from pydantic import ValidationError
 
 import routescope
 from routescope.contract import RouterDecision, StepResult, ToolCall, apply_guardrails, prepare_step
+from routescope.contract._guardrails import check_args
 from routescope.rules import ModeName
 
 RULES = routescope.default_rules()
@@ -142,3 +147,42 @@ def test_llm_decisions_keep_their_own_ui_and_stop_condition() -> None:
 def test_guardrails_already_reported_are_kept() -> None:
     once = guarded("explore", [("rm_rf", {})])
     assert rules_of(apply_guardrails(once, RULES)) == ["unknown_tool"]
+
+
+# -- F15: guardrails are numeric, not just typed -------------------------------------------------
+@pytest.mark.parametrize("value", [math.nan, math.inf, -math.inf])
+def test_non_finite_numbers_never_pass_a_bound(value: float) -> None:
+    spec = RULES.contract.tool("stake_execute")
+    assert spec is not None
+    problem = check_args({"amount": value, "token": "SOL"}, spec.args)
+    assert problem == f"amount must be a finite number, not {value!r}"
+    assert check_args({"amount": 1e308, "token": "SOL"}, spec.args) is None  # big but finite
+
+
+@pytest.mark.parametrize("value", [math.nan, math.inf, -math.inf])
+def test_a_non_finite_argument_is_dropped_with_an_invalid_args_event(value: float) -> None:
+    """Even from a decision built without validation (`model_construct`)."""
+    call = ToolCall.model_construct(tool="stake_execute", args={"amount": value, "token": "SOL"})
+    decision = RouterDecision.model_construct(
+        agent="staking",
+        mode="execute",
+        ui="cards",
+        tool_plan=[call],
+        stop_condition="after_tool_plan_complete",
+        layout=["tool", "text"],
+        guardrails=[],
+        rules_fired=[],
+        source="rules",
+        abort_after=None,
+    )
+    guarded_decision = apply_guardrails(decision, RULES)
+    assert guarded_decision.tool_plan == []
+    assert guarded_decision.guardrails[0].rule == "invalid_args"
+    assert guarded_decision.guardrails[0].detail.startswith("amount must be a finite number")
+
+
+def test_models_refuse_non_finite_numbers() -> None:
+    with pytest.raises(ValidationError, match=r"not a finite number: amount is nan"):
+        ToolCall(tool="stake_execute", args={"amount": math.nan})
+    with pytest.raises(ValidationError, match=r"not a finite number: x\.0\.y is inf"):
+        StepResult(tool="t", args={"x": [{"y": math.inf}]})

@@ -10,6 +10,7 @@ import datetime as dt
 import difflib
 import math
 import os
+import re
 import stat
 from pathlib import Path
 from typing import Any
@@ -26,6 +27,7 @@ from routescope.regress import (
     Suite,
     SuiteError,
     SuiteResult,
+    _run,
     class_report,
     is_matcher,
     iter_cases,
@@ -34,6 +36,7 @@ from routescope.regress import (
     run_suite,
     update_goldens,
 )
+from routescope.regress._suite import MATCH_TIMEOUT_S
 
 FIXTURES = Path(str(resources_root() / "fixtures"))
 TODAY = dt.date(2026, 2, 5)
@@ -166,14 +169,14 @@ def test_iter_cases_yields_one_result_per_case_in_order(tmp_path: Path) -> None:
 
 
 def test_iter_cases_is_lazy(tmp_path: Path) -> None:
-    """Each case runs when its result is asked for: the bad second case raises only then."""
+    """Each case runs when its result is asked for: the bad second case (its rule pack is
+    missing, which only running it finds) raises only then."""
     suite = load_suite(
         write(
             tmp_path,
             "suite: x\nrouter: contract\ncases:\n"
             "  - {id: good, prompt: Show best lending pools, expect: {agent: lending}}\n"
-            "  - {id: bad, prompt: try again, context: {last_action: {tool: 1}}, "
-            "expect: {agent: x}}\n",
+            "  - {id: bad, prompt: try again, rules: nope.toml, expect: {agent: x}}\n",
         )
     )
     results = iter_cases(suite)
@@ -634,3 +637,63 @@ def test_a_file_changed_since_the_run_is_refused(tmp_path: Path) -> None:
     path.write_text(SUITE.replace("      strategy: general", "      other: general"), "utf-8")
     with pytest.raises(SuiteError, match="case wrong no longer expects strategy"):
         update_goldens(suite, result)
+
+
+# -- {matches: …} runs under a deadline; a case's own errors name the case ---------------------
+class _Engine:
+    """A stand-in for the `regex` module that records its calls and may time out."""
+
+    def __init__(self, times_out: bool) -> None:
+        self.times_out = times_out
+        self.timeouts: list[float] = []
+
+    def search(self, pattern: str, text: str, *, timeout: float) -> object:
+        self.timeouts.append(timeout)
+        if self.times_out:
+            raise TimeoutError("regex timed out")
+        return re.search(pattern, text)
+
+
+MATCHES = (
+    "suite: x\ncases:\n  - {id: a, prompt: pizza near me, "
+    "expect: {context.raw_text: {matches: '^pizza'}}}\n"
+)
+
+
+def test_matches_runs_with_a_deadline(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    engine = _Engine(times_out=False)
+    monkeypatch.setattr(_run, "regex_module", lambda: engine)
+    assert run_suite(load_suite(write(tmp_path, MATCHES))).passed == 1
+    assert engine.timeouts == [MATCH_TIMEOUT_S]
+
+
+def test_a_pattern_past_its_deadline_stops_the_run_with_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """F21: whatever pattern gets past the load-time check, a search never hangs the run."""
+    monkeypatch.setattr(_run, "regex_module", lambda: _Engine(times_out=True))
+    path = write(tmp_path, MATCHES)
+    message = (
+        f"{path}: case a: context.raw_text: the {{matches: …}} pattern took more than "
+        f"{MATCH_TIMEOUT_S:g} s; simplify it"
+    )
+    with pytest.raises(SuiteError, match=re.escape(message)):
+        run_suite(load_suite(path))
+
+
+def test_the_real_engine_answers_like_re(tmp_path: Path) -> None:
+    text = (
+        "suite: x\ncases:\n  - id: a\n    prompt: Pizza near me, 2 slices\n    expect:\n"
+        "      context.raw_text: {matches: '(?i)^pizza'}\n"
+        "      context.user_goal: {matches: '\\d+ slices$'}\n"
+        "      actions[0].query: {matches: '\\bnear\\b'}\n"
+    )
+    assert run_suite(load_suite(write(tmp_path, text))).passed == 1
+
+
+def test_a_case_that_cannot_run_names_the_suite_and_the_case(tmp_path: Path) -> None:
+    path = write(
+        tmp_path, "suite: x\ncases:\n  - {id: bad, prompt: x, rules: nope.toml, expect: {k: 1}}\n"
+    )
+    with pytest.raises(SuiteError, match=rf"^{re.escape(str(path))}: case bad: .*nope\.toml"):
+        run_suite(load_suite(path))

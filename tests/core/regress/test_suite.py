@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import datetime as dt
+import os
 import re
 import shutil
 from pathlib import Path
 
 import pytest
 
-from routescope import resources_root
+from routescope import _files, resources_root
 from routescope._request import BUILTIN_RULES
 from routescope.regress import (
     MATCHERS,
@@ -20,6 +21,7 @@ from routescope.regress import (
     load_suite,
     run_suite,
 )
+from routescope.regress._suite import MAX_SUITE_BYTES
 
 FIXTURES = Path(str(resources_root() / "fixtures"))
 CATALOG = Path(str(resources_root() / "catalog"))
@@ -85,8 +87,10 @@ def test_an_unreadable_suite_names_the_file(tmp_path: Path) -> None:
         load_suite(tmp_path / "missing.yaml")
     latin = tmp_path / "latin.yaml"
     latin.write_bytes(b"suite: caf\xe9\n")
-    with pytest.raises(SuiteError, match=r"latin\.yaml: cannot read suite"):
+    with pytest.raises(SuiteError, match=r"latin\.yaml: suite is not UTF-8 text"):
         load_suite(latin)
+    with pytest.raises(SuiteError, match=r": cannot read suite: a directory"):
+        load_suite(tmp_path)
 
 
 @pytest.mark.parametrize(
@@ -179,13 +183,20 @@ def test_request_context(tmp_path: Path) -> None:
 
 
 def test_bad_context_in_a_case(tmp_path: Path) -> None:
-    path = write(
-        tmp_path,
+    """A bad context is found when the suite is loaded; a case built without validation
+    (`model_construct`) is still refused when its request is made."""
+    text = (
         "suite: x\nrouter: contract\ncases:\n"
-        "  - {id: a, prompt: try again, context: {last_action: {tool: 1}}, expect: {agent: x}}\n",
+        "  - {id: a, prompt: try again, context: {last_action: {tool: 1}}, expect: {agent: x}}\n"
     )
-    suite = load_suite(path)
-    message = re.escape(f"{path}: case a: context.last_action.tool")
+    path = write(tmp_path, text)
+    where = f"{path}: case 1 (a): context: last_action.tool"
+    with pytest.raises(SuiteError, match=re.escape(where)):
+        load_suite(path)
+    suite = load_suite(write(tmp_path, text.replace("tool: 1", "tool: lend_execute")))
+    case = suite.cases[0].model_construct(**{**dict(suite.cases[0]), "context": {"x": 1}})
+    suite = suite.model_construct(**{**dict(suite), "cases": [case]})
+    message = re.escape(f"{suite.path}: case a: context.x")
     with pytest.raises(SuiteError, match=message):
         suite.cases[0].request(suite)
     with pytest.raises(SuiteError, match=message):
@@ -211,3 +222,153 @@ def test_a_tools_suite_catalog_is_relative_to_the_suite(tmp_path: Path) -> None:
     suite = load_suite(path)
     catalog = suite.cases[0].request(suite).catalog
     assert catalog is not None and Path(catalog.path) == (tmp_path / "tools").resolve()
+
+
+# -- validated when loaded: one line naming file, case and key (F5, F11, F19, F20, F21) --------
+def one_case(expect: str, extra: str = "") -> str:
+    return f"suite: x\ncases:\n  - {{id: a, prompt: pizza near me, {extra}expect: {expect}}}\n"
+
+
+def load_error(tmp_path: Path, text: str) -> str:
+    path = write(tmp_path, text)
+    with pytest.raises(SuiteError) as info:
+        load_suite(path)
+    message = str(info.value)
+    assert message.startswith(str(path)) and "\n" not in message and message.isprintable()
+    return message.removeprefix(str(path))
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        (
+            "suite: x\nrouter: strategy\ntoday: 2026-02-30\ncases:\n"
+            "  - {id: a, prompt: x, expect: {strategy: local}}\n",
+            ":3: '2026-02-30' is not valid: day is out of range for month",
+        ),
+        (
+            "suite: x\ncases:\n  - id: a\n    prompt: x\n    today: 2026-13-01\n"
+            "    expect: {strategy: local}\n",
+            ":5: '2026-13-01' is not valid: month must be in 1..12",
+        ),
+        (one_case("{strategy: local}", "today: '2026-02-30', "), ": case 1 (a): today: "),
+        (one_case("{strategy: " + "1" * 5000 + "}"), ":3: '1111111111"),
+    ],
+)
+def test_impossible_values_name_their_line(tmp_path: Path, text: str, message: str) -> None:
+    assert load_error(tmp_path, text).startswith(message)
+
+
+@pytest.mark.parametrize(
+    ("expect", "message"),
+    [
+        ("{strategy: {in: 5}}", "'strategy': {in: …} takes a list of values, not int 5"),
+        ("{strategy: {in: text}}", "{in: …} takes a list of values, not str 'text'"),
+        ("{s: {any_startswith: [1]}}", "{any_startswith: …} takes a prefix or a list of prefixes"),
+        ("{s: {any_startswith: []}}", "not an empty list"),
+        ("{s: {any_startswith: {a: 1}}}", "not a dict"),
+        ("{s: {matches: '(unclosed'}}", "not a valid regular expression: missing ), unterm"),
+        ("{s: {matches: 5}}", "{matches: …} takes a regular expression (text), not int 5"),
+        ("{s: {matches: '^(a+)+$'}}", "a repeated group holds another repeat"),
+        ("{s: {matches: '(\\w+\\s?)*$'}}", "a repeated group holds another repeat"),
+        ("{s: {matches: '(a|aa{1,3})*'}}", "a repeated group holds another repeat"),
+        ("{s: {matches: '" + "a" * 1001 + "'}}", "the pattern is 1,001 characters"),
+        ("{s: {len: -1}}", "{len: …} takes a whole number ≥ 0, not int -1"),
+        ("{s: {len: 1.5}}", "not float 1.5"),
+        ("{s: {len: true}}", "not true"),
+        ("{s: {len: '3'}}", "not str '3'"),
+        ("{'[': golden}", "'[': not a path: expected [n], [-n], [*] or [:n] at character 1"),
+        ("{'...': golden}", "'...': not a path"),
+        ("{'action[0': golden}", "'action[0': not a path"),
+        ("{'': golden}", "'': an empty path"),
+    ],
+)
+def test_bad_expectations_name_file_case_and_key(tmp_path: Path, expect: str, message: str) -> None:
+    found = load_error(tmp_path, one_case(expect))
+    assert found.startswith(": case 1 (a): expect: '") and message in found
+
+
+@pytest.mark.parametrize(
+    "pattern",
+    ["^pizza", "near me$", "(?>a+)+$", "(a++)+$", "(ab)+c", "[ab]+(x|y)?z*", r"\bpizza\b"],
+)
+def test_safe_patterns_load(tmp_path: Path, pattern: str) -> None:
+    expect = "{context.raw_text: {matches: '" + pattern + "'}}"
+    assert load_suite(write(tmp_path, one_case(expect))).cases[0].expect
+
+
+@pytest.mark.parametrize("prompt", ["''", "'   '", '"\\t\\n"', '"\\0\\0"'])
+def test_an_empty_prompt_names_file_and_case(tmp_path: Path, prompt: str) -> None:
+    text = f"suite: x\ncases:\n  - {{id: a, prompt: {prompt}, expect: {{strategy: local}}}}\n"
+    assert load_error(tmp_path, text).startswith(": case 1 (a): prompt: ")
+
+
+def test_a_self_referencing_alias_is_one_line(tmp_path: Path) -> None:
+    text = "suite: x\ncases:\n  - &c {id: a, prompt: x, expect: {strategy: [*c]}}\n"
+    assert load_error(tmp_path, text) == ":3: an alias refers to a value that contains it"
+
+
+def test_a_yaml_bomb_is_refused_before_it_is_built(tmp_path: Path) -> None:
+    """F21: nine levels of nine aliases (9**9 values): refused from the node tree."""
+    text = "suite: s\ncases:\n  - id: a\n    prompt: x\n    expect:\n"
+    text += "      b0: &b0 [l, l, l, l, l, l, l, l, l]\n"
+    text += "".join(
+        f"      b{i}: &b{i} [" + ", ".join([f"*b{i - 1}"] * 9) + "]\n" for i in range(1, 9)
+    )
+    message = load_error(tmp_path, text)
+    expected = r":\d+: YAML aliases expand the suite by more than 100,000 values.*"
+    assert re.fullmatch(expected, message)
+
+
+def test_a_shared_expect_block_is_fine(tmp_path: Path) -> None:
+    text = "suite: s\ncases:\n  - {id: a, prompt: x, expect: &e {strategy: general}}\n" + "".join(
+        f"  - {{id: a{i}, prompt: x, expect: *e}}\n" for i in range(500)
+    )
+    assert len(load_suite(write(tmp_path, text)).cases) == 501
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        (one_case("{strategy: " + "[" * 5000 + "]" * 5000 + "}"), ":3: nested more than 100"),
+        (one_case("{strategy: " + "{a: " * 3000 + "1" + "}" * 3000 + "}"), ":3: nested more than"),
+        (
+            "suite: s\ncases:\n  - id: a\n    prompt: x\n    expect:\n      a0: &a0 [1]\n"
+            + "".join(f"      a{i}: &a{i} [*a{i - 1}]\n" for i in range(1, 150)),
+            "nested more than 100 levels deep",  # only through aliases
+        ),
+    ],
+)
+def test_deep_nesting_is_one_line(tmp_path: Path, text: str, message: str) -> None:
+    assert message in load_error(tmp_path, text)
+
+
+def test_control_characters_in_ids_and_keys_stay_escaped(tmp_path: Path) -> None:
+    text = 'suite: s\ncases:\n  - {id: "a\\e]0;x\\a\\nb", prompt: x, expect: {"k\\e[2J\\n": 1}}\n'
+    message = load_error(tmp_path, text)
+    assert "case 1 ('a\\x1b]0;x\\x07\\nb'): expect: 'k\\x1b[2J\\n': not a path" in message
+
+
+def test_control_characters_in_the_file_are_one_line(tmp_path: Path) -> None:
+    assert "not valid YAML" in load_error(tmp_path, "suite: x\x07\ncases: []\n")
+
+
+def test_devices_fifos_and_huge_files_are_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """F11: `regress /dev/zero`, a FIFO without a writer and a file over the limit: one line
+    each (through `_files.read_text`), never a MemoryError or a hang."""
+    monkeypatch.setattr(_files, "STREAM_DEADLINE_S", 0.2)
+    if Path("/dev/zero").exists():
+        with pytest.raises(SuiteError, match=r"^/dev/zero: suite is too large"):
+            load_suite("/dev/zero")
+    huge = tmp_path / "huge.yaml"
+    with huge.open("wb") as stream:
+        stream.truncate(MAX_SUITE_BYTES + 1)  # sparse: nothing is written
+    with pytest.raises(SuiteError, match=r"huge\.yaml: suite is too large"):
+        load_suite(huge)
+    if hasattr(os, "mkfifo"):
+        fifo = tmp_path / "fifo.yaml"
+        os.mkfifo(fifo)
+        with pytest.raises(SuiteError, match=r"fifo\.yaml: suite did not arrive within"):
+            load_suite(fifo)  # no writer: the deadline, never a hang

@@ -12,7 +12,13 @@ import numpy as np
 import pytest
 
 from routescope import resources_root
-from routescope.regress import EvalRow, Suite, evaluate, expected_families, load_suite
+from routescope.regress import (
+    Suite,
+    SuiteError,
+    evaluate,
+    expected_families,
+    load_suite,
+)
 from routescope.toolsearch import ToolSearch, load_catalog
 
 FIXTURES = Path(str(resources_root() / "fixtures"))
@@ -93,9 +99,13 @@ def test_rank_math(keyword_only: ToolSearch) -> None:
         assert (row.cases, row.hit_at_1, row.hit_at_3, row.mrr) == (2, 0.5, 0.5, 0.5)
 
 
-def test_a_suite_without_families_scores_zero(keyword_only: ToolSearch) -> None:
-    rows = evaluate(suite(("anything", {"strategy": "exact"})), keyword_only)
-    assert rows == [EvalRow("keyword", 0, 0.0, 0.0, 0.0), EvalRow("hybrid", 0, 0.0, 0.0, 0.0)]
+def test_a_suite_without_families_is_a_suite_error(keyword_only: ToolSearch) -> None:
+    """F24: not a table of zeros, but one line saying what the suite lacks."""
+    with pytest.raises(SuiteError, match=r"no case names an expected tool family \(") as info:
+        evaluate(suite(("anything", {"strategy": "exact"})), keyword_only)
+    assert "\n" not in str(info.value)
+    with pytest.raises(SuiteError, match="no case names an expected tool family"):
+        evaluate(load_suite(FIXTURES / "strategy.yaml"), keyword_only)
 
 
 def test_the_built_in_tools_suite_keyword_only(keyword_only: ToolSearch) -> None:
