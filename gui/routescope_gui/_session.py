@@ -35,7 +35,13 @@ if TYPE_CHECKING:
     from routescope import CatalogRef, Inspection, Request, RulesRef
     from routescope.contract import RouterContext, Step, StepResult
     from routescope.regress import CaseResult, Suite, SuiteResult
-    from routescope.toolsearch import SearchSettings, ToolSearch, ToolSearchResult, WhyNot
+    from routescope.toolsearch import (
+        Catalog,
+        SearchSettings,
+        ToolSearch,
+        ToolSearchResult,
+        WhyNot,
+    )
 
 __all__ = ["BACKGROUND_CHARS", "Session"]
 
@@ -286,7 +292,7 @@ class Session(QObject):
             toolsearch = routescope.toolsearch
             folder = Path(path) if path else Path(str(routescope.resources_root() / "catalog"))
             catalog = toolsearch.load_catalog(folder.resolve())  # loaded once: ref and engine
-            return routescope.CatalogRef.of(catalog), toolsearch.ToolSearch(catalog, cache=cache)
+            return routescope.CatalogRef.of(catalog), _ready_engine(catalog, cache)
 
         self._engine_lane.submit(load, self._engine_loaded, self._engine_failed)
 
@@ -306,9 +312,10 @@ class Session(QObject):
             self.changed.emit("catalog")
         tools = engine.catalog.tools
         skipped = f" · {len(engine.catalog.problems)} skipped" if engine.catalog.problems else ""
+        notes = "".join(f" · {note}" for note in engine.notes)
         self.engine_ready.emit(
             f"{len(tools)} tools from {Path(catalog.path).name}{skipped} · vectors: "
-            f"{engine.semantic_status}",
+            f"{engine.semantic_status}{notes}",
             tuple(sorted(tool.tool_name for tool in tools)),
         )
         self._rank()
@@ -484,8 +491,15 @@ class _Ranked:
 
 
 def _engine(catalog: CatalogRef, cache: Path | None) -> ToolSearch:
-    toolsearch = routescope.toolsearch
-    return toolsearch.ToolSearch(toolsearch.load_catalog(catalog.path), cache=cache)
+    return _ready_engine(routescope.toolsearch.load_catalog(catalog.path), cache)
+
+
+def _ready_engine(catalog: Catalog, cache: Path | None) -> ToolSearch:
+    """An engine with its tool vectors read or built here, in the worker: the first ranking on
+    the UI thread must not embed the whole catalog."""
+    engine = routescope.toolsearch.ToolSearch(catalog, cache=cache)
+    engine.ensure_vectors()
+    return engine
 
 
 def _embed(engine: ToolSearch, text: str) -> np.ndarray | None:

@@ -59,6 +59,7 @@ def _parse_today(value: str | None) -> dt.date | None:
 
 
 _MAX_PROBLEMS_SHOWN = 20
+_PROGRESS_FROM_TOOLS = 500
 
 
 def _tools(path: str | None) -> tuple[CatalogRef, ToolSearch]:
@@ -72,7 +73,22 @@ def _tools(path: str | None) -> tuple[CatalogRef, ToolSearch]:
         _warn(f"skipped: {problem}")
     if len(catalog.problems) > _MAX_PROBLEMS_SHOWN:
         _warn(f"… and {len(catalog.problems) - _MAX_PROBLEMS_SHOWN} more skipped")
-    return CatalogRef.of(catalog), ToolSearch(catalog)
+    return CatalogRef.of(catalog), ToolSearch(catalog, progress=_progress)
+
+
+def _progress(done: int, total: int) -> None:
+    """The first search of a catalog embeds its tools: show how far, on a terminal."""
+    if sys.stderr is not None and sys.stderr.isatty() and total >= _PROGRESS_FROM_TOOLS:
+        end = "\n" if done >= total else ""
+        print(f"\rroutescope: embedding tools {done:,}/{total:,}", end=end, file=sys.stderr)
+
+
+def _report(search: ToolSearch) -> None:
+    """What happened to the caches (rebuilt, a temporary folder used), after the work."""
+    if search.cache_status != "ok":
+        _warn(search.cache_status)
+    for note in search.notes:
+        _warn(note)
 
 
 def _warn(message: str) -> None:
@@ -105,6 +121,8 @@ def _cmd_inspect(args: argparse.Namespace) -> int:
         catalog=catalog,
     )
     result = inspect(request, tools=tools)
+    if tools is not None:
+        _report(tools)
     if args.json:
         return _write(to_json(result))
     return _write(inspection_text(escaped(result), Style(sys.stdout)))
@@ -136,6 +154,7 @@ def _cmd_tools(args: argparse.Namespace) -> int:
     catalog, search = _tools(args.catalog)
     if suite is not None:
         rows = evaluate(suite, search)
+        _report(search)
         if args.json:
             return _write(json.dumps([_eval_row(r) for r in rows], indent=2))
         return _write(eval_text(escaped(rows), escape(search.semantic_status)))
@@ -145,6 +164,7 @@ def _cmd_tools(args: argparse.Namespace) -> int:
         search=SearchSettings(strategy=args.strategy, k=args.k),
     )
     result = search.search(request.text, request.search)
+    _report(search)
     if args.json:
         return _write(to_json(result))
     return _write(tools_text(escaped(result), Style(sys.stdout)))

@@ -30,10 +30,12 @@ if TYPE_CHECKING:
         Embedder,
         MiniLMOnnx,
         OpenAIEmbeddings,
+        ProgressCallback,
         VectorIndex,
         default_embedder,
         default_model_id,
         embedding_text,
+        redact_url,
     )
     from ._keyword import KeywordIndex, tokens
     from ._search import ToolSearch, cache_folder
@@ -48,6 +50,7 @@ __all__ = [
     "KeywordSignal",
     "MiniLMOnnx",
     "OpenAIEmbeddings",
+    "ProgressCallback",
     "RrfTerm",
     "SearchSettings",
     "SearchStrategy",
@@ -66,6 +69,7 @@ __all__ = [
     "default_model_id",
     "embedding_text",
     "load_catalog",
+    "redact_url",
     "standardise",
     "tokens",
     "why_not",
@@ -79,6 +83,8 @@ _LAZY = {
     "Embedder": "_embed",
     "MiniLMOnnx": "_embed",
     "OpenAIEmbeddings": "_embed",
+    "ProgressCallback": "_embed",
+    "redact_url": "_embed",
     "VectorIndex": "_embed",
     "default_embedder": "_embed",
     "default_model_id": "_embed",

@@ -1,10 +1,18 @@
-"""Tool catalogs: SKILL.md folders or a JSON list, through one standardisation (seed 004, §3)."""
+"""Tool catalogs: SKILL.md folders or a JSON list, through one standardisation (seed 004, §3).
+
+Catalog files are untrusted input: each is read through `routescope._files` (a regular file, at
+most `SKILL_LIMIT` / `JSON_LIMIT` bytes, never a FIFO or a device), and anything wrong with one
+skill or record (unreadable, not UTF-8, broken or 20,000-deep YAML, a 5,000-digit number, a
+duplicate name) becomes one line in `Catalog.problems` while the rest load. Only a catalog with
+no usable tool, or a JSON file that cannot be parsed at all, is a `CatalogError`.
+"""
 
 from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import asdict, dataclass, field
+import re
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
@@ -12,8 +20,24 @@ from ruamel.yaml import YAML
 from ruamel.yaml.error import YAMLError
 
 from .._errors import CatalogError
+from .._files import MB, read_text
 
-__all__ = ["Catalog", "CatalogError", "Tool", "load_catalog", "standardise"]
+__all__ = [
+    "JSON_LIMIT",
+    "SKILL_LIMIT",
+    "Catalog",
+    "CatalogError",
+    "Tool",
+    "load_catalog",
+    "standardise",
+]
+
+SKILL_LIMIT = 1 * MB
+"""The largest SKILL.md file read; a larger one is reported as a problem and skipped."""
+JSON_LIMIT = 64 * MB
+"""The largest JSON catalog read."""
+_MAX_INT_DIGITS = 4_000  # below Python's int-conversion limit (4,300 digits)
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,29 +49,40 @@ class Tool:
     category: str
 
 
+_TOOL_FIELDS = tuple(f.name for f in fields(Tool))
+
+
 @dataclass(slots=True)
 class Catalog:
     tools: list[Tool]
     source: str
     problems: list[str] = field(default_factory=list)
     """One line per skill or record that was skipped: file, field and problem."""
-    _names: set[str] = field(default_factory=set, repr=False, compare=False)
+    _names: dict[str, str] = field(default_factory=dict, repr=False, compare=False)
+    """The names added so far, lower-cased, to the name as first spelled."""
 
     @property
     def fingerprint(self) -> str:
         """A hash of the standardised tools: caches are keyed by it."""
-        data = json.dumps([asdict(t) for t in self.tools], sort_keys=True, ensure_ascii=False)
+        names = _TOOL_FIELDS  # what `asdict` gives, without its deep copies (same JSON)
+        records = [{name: getattr(t, name) for name in names} for t in self.tools]
+        data = json.dumps(records, sort_keys=True, ensure_ascii=False)
         return hashlib.sha256(data.encode()).hexdigest()[:16]
 
     def by_name(self) -> dict[str, Tool]:
         return {tool.tool_name: tool for tool in self.tools}
 
     def add(self, tool: Tool, where: str) -> None:
-        """Add a tool; a second tool of the same name is reported and skipped."""
-        if tool.tool_name in self._names:
-            self.problems.append(f"{where}: duplicate tool {tool.tool_name}: skipped")
+        """Add a tool; a second tool of the same name is reported and skipped. Names are
+        compared ignoring case (`Git.Status` and `git.status` are one tool to the search)."""
+        first = self._names.get(tool.tool_name.lower())
+        if first is not None:
+            same = "" if first == tool.tool_name else f" (same name as {first}, ignoring case)"
+            self.problems.append(
+                _one_line(f"{where}: duplicate tool {tool.tool_name}{same}: skipped")
+            )
             return
-        self._names.add(tool.tool_name)
+        self._names[tool.tool_name.lower()] = tool.tool_name
         self.tools.append(tool)
 
 
@@ -125,8 +160,14 @@ def _skill_tools(data: dict[str, Any], where: str) -> list[Tool]:
     return tools
 
 
+def _one_line(text: str) -> str:
+    """A problem line: control characters (newlines, escapes) from paths and names are shown
+    as `\\xNN`, so each problem stays one line and cannot drive a terminal."""
+    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+
+
 def _front_matter(path: Path) -> dict[str, Any]:
-    text = path.read_text(encoding="utf-8")
+    text = read_text(path, what="SKILL.md", limit=SKILL_LIMIT, error=CatalogError, streams=False)
     if not text.startswith("---"):
         raise ValueError(f"{path}: no YAML front matter (the file must start with ---)")
     parts = text.split("\n---", 1)
@@ -140,6 +181,12 @@ def _front_matter(path: Path) -> dict[str, Any]:
         raise ValueError(
             f"{path}{line}: front matter is not valid YAML: {getattr(exc, 'problem', exc)}"
         ) from None
+    except RecursionError:
+        raise ValueError(f"{path}: front matter is nested too deeply") from None
+    except Exception as exc:  # the YAML library meets hostile input: that skill is skipped
+        raise ValueError(
+            f"{path}: front matter cannot be read: {type(exc).__name__}: {exc}"
+        ) from None
     if not isinstance(data, dict):
         raise ValueError(f"{path}: front matter must be a mapping")
     return data
@@ -147,26 +194,46 @@ def _front_matter(path: Path) -> dict[str, Any]:
 
 def _from_folder(folder: Path) -> Catalog:
     catalog = Catalog(tools=[], source=str(folder))
-    for path in sorted(folder.rglob("SKILL.md")):
+    try:
+        paths = sorted(folder.rglob("SKILL.md"))
+    except OSError as exc:
+        raise CatalogError(
+            _one_line(f"{folder}: cannot list the catalog folder: {exc.strerror or exc}")
+        ) from None
+    for path in paths:
         try:
             tools = _skill_tools(_front_matter(path), str(path))
-        except (ValueError, OSError, UnicodeDecodeError) as exc:
-            catalog.problems.append(str(exc))
+        except (ValueError, CatalogError, RecursionError) as exc:
+            message = (
+                str(exc) if not isinstance(exc, RecursionError) else f"{path}: nested too deeply"
+            )
+            catalog.problems.append(_one_line(message))
             continue
         for tool in tools:
             catalog.add(tool, str(path))
     return catalog
 
 
+def _int(text: str) -> int | float:
+    """JSON integers; one longer than Python converts becomes infinity (a number, so a record
+    that holds it where text belongs is reported like any other wrongly typed record)."""
+    return int(text) if len(text) <= _MAX_INT_DIGITS else float("inf")
+
+
 def _from_json(path: Path) -> Catalog:
+    text = read_text(path, what="JSON catalog", limit=JSON_LIMIT, error=CatalogError, streams=False)
     try:
-        records = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError) as exc:
-        raise CatalogError(f"{path}: cannot read catalog: {exc}") from None
+        records = json.loads(text, parse_int=_int)
     except json.JSONDecodeError as exc:
-        raise CatalogError(f"{path}:{exc.lineno}: not valid JSON: {exc.msg}") from None
+        raise CatalogError(_one_line(f"{path}:{exc.lineno}: not valid JSON: {exc.msg}")) from None
+    except RecursionError:
+        raise CatalogError(
+            _one_line(f"{path}: not a usable JSON catalog: nested too deeply")
+        ) from None
+    except ValueError as exc:
+        raise CatalogError(_one_line(f"{path}: not valid JSON: {exc}")) from None
     if not isinstance(records, list):
-        raise CatalogError(f"{path}: a JSON catalog is a list of tool records")
+        raise CatalogError(_one_line(f"{path}: a JSON catalog is a list of tool records"))
     catalog = Catalog(tools=[], source=str(path))
     for index, record in enumerate(records):
         where = f"{path}: [{index}]"
@@ -186,22 +253,32 @@ def _from_json(path: Path) -> Catalog:
                 or command,
             )
         except ValueError as exc:
-            catalog.problems.append(str(exc))
+            catalog.problems.append(_one_line(str(exc)))
             continue
         catalog.add(tool, where)
     return catalog
 
 
 def load_catalog(path: str | Path) -> Catalog:
-    """Load a folder of SKILL.md files or a JSON list; a bad skill is reported, not fatal."""
+    """Load a folder of SKILL.md files or a JSON list; a bad skill is reported in
+    `Catalog.problems`, not fatal. `CatalogError` (one line) when no tool loads."""
+    if isinstance(path, str) and not path.strip():
+        raise CatalogError("no catalog path given (an empty path would mean the current folder)")
+    if not isinstance(path, str | Path):
+        raise CatalogError(f"a catalog path is a str or a Path, not {type(path).__name__}")
     path = Path(path)
-    if path.is_dir():
+    try:
+        is_dir = path.is_dir()
+        is_file = not is_dir and path.is_file()
+    except (OSError, ValueError) as exc:  # a name too long, a NUL byte in the path
+        raise CatalogError(_one_line(f"{path}: cannot read the catalog: {exc}")) from None
+    if is_dir:
         catalog = _from_folder(path)
-    elif path.is_file():
+    elif is_file:
         catalog = _from_json(path)
     else:
-        raise CatalogError(f"{path}: no such catalog folder or JSON file")
+        raise CatalogError(_one_line(f"{path}: no such catalog folder or JSON file"))
     if not catalog.tools:
         detail = f" ({catalog.problems[0]})" if catalog.problems else ""
-        raise CatalogError(f"{path}: no tools could be loaded{detail}")
+        raise CatalogError(_one_line(f"{path}: no tools could be loaded{detail}"))
     return catalog

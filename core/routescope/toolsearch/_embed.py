@@ -2,9 +2,20 @@
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import hashlib
 import importlib.util
+import io
+import json
+import math
 import os
+import re
+import stat
+import threading
+import time
+import urllib.parse
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -12,7 +23,9 @@ import httpx
 import numpy as np
 
 from .._errors import EmbedderError
+from .._files import MB, read_bytes
 from .._resources import resources_root
+from ._cache import CacheDir, cache_dir, discard, temporary_sibling
 from ._catalog import Catalog, Tool
 from ._keyword import canonical
 
@@ -21,9 +34,12 @@ __all__ = [
     "EmbedderError",
     "MiniLMOnnx",
     "OpenAIEmbeddings",
+    "ProgressCallback",
     "VectorIndex",
     "default_embedder",
+    "default_model_id",
     "embedding_text",
+    "redact_url",
 ]
 
 
@@ -96,6 +112,7 @@ class MiniLMOnnx:
     resources; `model_path` and `tokenizer_path` point elsewhere."""
 
     model_id = "all-MiniLM-L6-v2-onnx-int8"
+    dimension = 384
 
     def __init__(
         self, *, model_path: Path | None = None, tokenizer_path: Path | None = None
@@ -128,6 +145,12 @@ class MiniLMOnnx:
         self._tokenizer.enable_padding()
 
     def embed(self, texts: list[str]) -> np.ndarray:
+        try:
+            return self._embed(texts)
+        except Exception as exc:  # onnxruntime and tokenizers raise their own exception types
+            raise EmbedderError(f"embedding model failed: {_one_line(str(exc))}") from None
+
+    def _embed(self, texts: list[str]) -> np.ndarray:
         encoded = self._tokenizer.encode_batch(texts)
         ids = np.array([e.ids for e in encoded], dtype=np.int64)
         mask = np.array([e.attention_mask for e in encoded], dtype=np.int64)
@@ -140,8 +163,60 @@ class MiniLMOnnx:
         return _normalise(pooled)
 
 
+def redact_url(url: str) -> str:
+    """`url` with its credentials hidden, for every message, `model_id` and status: the
+    userinfo (`http://***@host/…`), every query value (`?api_key=***`) and any fragment.
+    Never raises, also for a URL that cannot be parsed."""
+    text = str(url)
+    if "://" in text:
+        text = re.sub(r"^([^:/?#]*://)[^/?#]*@", r"\1***@", text)
+    else:
+        text = re.sub(r"^[^/?#]*@", "***@", text)
+    text = re.sub(r"([?&;][^=&;#]*=)[^&;#]*", r"\1***", text)
+    return re.sub(r"#.*$", "#***", text, flags=re.DOTALL)
+
+
+def _url_secrets(url: str) -> list[str]:
+    """The credentials a URL carries (userinfo parts, query values), raw and percent-decoded."""
+    found: list[str] = []
+    userinfo = re.match(r"^(?:[^:/?#]*://)?([^/?#]*)@", url)
+    if userinfo:
+        found += userinfo.group(1).split(":", 1)
+    found += re.findall(r"[?&;][^=&;#]*=([^&;#]*)", url)
+    fragment = url.partition("#")[2]
+    if fragment:
+        found.append(fragment)
+    found += [urllib.parse.unquote(value) for value in found]
+    return [value for value in dict.fromkeys(found) if len(value) >= 4]
+
+
+def _endpoint(base_url: str) -> str:
+    """`base_url` + `/embeddings`, appended to the path (a query string stays at the end)."""
+    try:
+        parts = urllib.parse.urlsplit(base_url)
+    except ValueError:
+        return base_url.rstrip("/") + "/embeddings"
+    return urllib.parse.urlunsplit(parts._replace(path=parts.path.rstrip("/") + "/embeddings"))
+
+
+def _json_int(text: str) -> int | float:
+    return int(text) if len(text) <= 4_000 else float("inf")
+
+
+_FLOAT32_MAX = float(np.finfo(np.float32).max)
+_MAX_DIMENSION = 65_536
+
+
 class OpenAIEmbeddings:
-    """An OpenAI-compatible `/v1/embeddings` endpoint (OpenAI, Ollama, vLLM, llama.cpp)."""
+    """An OpenAI-compatible `/v1/embeddings` endpoint (OpenAI, Ollama, vLLM, llama.cpp).
+
+    Every request has a total deadline (`timeout_s`, the caller waits no longer whatever the
+    server does, trickling included) and a body limit (`max_body_bytes`, also scaled down for
+    small requests); every failure is an `EmbedderError` of one line, with the URL's
+    credentials and the API key hidden. After a failure the endpoint is not asked again for
+    `retry_after_s`: the same error comes at once, so a dead endpoint costs the deadline once
+    per process, not once per query.
+    """
 
     def __init__(
         self,
@@ -150,103 +225,549 @@ class OpenAIEmbeddings:
         *,
         api_key: str | None = None,
         client: httpx.Client | None = None,
+        timeout_s: float = 30.0,
+        max_body_bytes: int = 64 * MB,
+        retry_after_s: float = 60.0,
     ) -> None:
-        self.model_id = f"openai:{model}@{base_url}"
+        self.model_id = f"openai:{model}@{redact_url(base_url)}"
+        self.dimension: int | None = None
+        """The vector width, known after the first answer; later answers must match it."""
+        self.timeout_s = timeout_s
+        self.max_body_bytes = max_body_bytes
+        self.retry_after_s = retry_after_s
         self._model = model
-        self._url = base_url.rstrip("/") + "/embeddings"
-        self._headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
-        self._client = client or httpx.Client(timeout=30.0)
+        self._url = _endpoint(base_url)
+        self._secrets = [*_url_secrets(base_url), *([api_key] if api_key else [])]
+        self._where = f"embeddings endpoint {redact_url(self._url)}"
+        self._headers = {"Accept-Encoding": "identity"}
+        if api_key:
+            self._headers["Authorization"] = f"Bearer {api_key}"
+        self._down: tuple[float, str] | None = None
+        self._lock = threading.Lock()
+        try:
+            url = httpx.URL(self._url)
+        except (httpx.InvalidURL, ValueError, TypeError) as exc:
+            raise EmbedderError(self._line(f"{self._where}: invalid URL: {exc}")) from None
+        if url.scheme not in ("http", "https") or not url.host:
+            raise EmbedderError(
+                self._line(f"{self._where}: invalid URL: expected http:// or https:// and a host")
+            )
+        self._owned = client is None
+        self._client = client or httpx.Client(timeout=timeout_s)
+
+    def close(self) -> None:
+        """Close the connections of the client this embedder made (not of one passed in)."""
+        if self._owned:
+            self._client.close()
+
+    def __enter__(self) -> OpenAIEmbeddings:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _line(self, text: str) -> str:
+        """One line of at most 300 characters, with every credential replaced by ***."""
+        for secret in sorted(self._secrets, key=len, reverse=True):
+            text = text.replace(secret, "***")
+        return _one_line(text, 300)
 
     def embed(self, texts: list[str]) -> np.ndarray:
         """Rows in the order of `texts` (the answer's `index` decides, not its list order).
         Every failure is an `EmbedderError` with a one-line message."""
-        where = f"embeddings endpoint {self._url}"
+        with self._lock:
+            down = self._down
+        if down is not None:
+            left = down[0] - time.monotonic()
+            if left > 0:
+                raise EmbedderError(f"{down[1]} (not asked again for {left:.0f} s)")
         try:
-            response = self._client.post(
-                self._url, json={"model": self._model, "input": texts}, headers=self._headers
-            )
-        except httpx.HTTPError as exc:
-            raise EmbedderError(f"{where} unreachable: {_one_line(str(exc))}") from None
-        if response.is_error:
-            detail = _one_line(response.text)
-            raise EmbedderError(
-                f"{where} answered HTTP {response.status_code} {response.reason_phrase}"
-                + (f": {detail}" if detail else "")
-            )
+            status, reason, body = self._post(texts)
+            matrix = self._vectors(status, reason, body, len(texts))
+        except EmbedderError as exc:
+            message = self._line(str(exc))
+            with self._lock:
+                self._down = (time.monotonic() + self.retry_after_s, message)
+            raise EmbedderError(message) from None
+        with self._lock:
+            self._down = None
+        return matrix
+
+    # -- the request, within a total deadline ------------------------------------------------
+    def _post(self, texts: list[str]) -> tuple[int, str, bytes]:
+        """Run the request on a helper thread and wait for it at most `timeout_s`."""
+        deadline = time.monotonic() + self.timeout_s
+        limit = min(self.max_body_bytes, MB + len(texts) * 512 * 1024)
+        outcome: list[tuple[int, str, bytes] | Exception] = []
+        done, cancelled = threading.Event(), threading.Event()
+
+        def fetch() -> None:
+            try:
+                outcome.append(self._fetch(texts, deadline, limit, cancelled))
+            except Exception as exc:  # handed over to the waiting thread
+                outcome.append(exc)
+            finally:
+                done.set()
+
+        threading.Thread(target=fetch, name="routescope-embeddings", daemon=True).start()
+        if not done.wait(max(0.0, deadline - time.monotonic()) + 0.05):
+            cancelled.set()  # the helper stops at its next chunk or its own read timeout
+            raise EmbedderError(f"{self._where} did not answer within {self.timeout_s:g} s")
+        result = outcome[0]
+        if isinstance(result, Exception):
+            raise result
+        return result
+
+    def _fetch(
+        self, texts: list[str], deadline: float, limit: int, cancelled: threading.Event
+    ) -> tuple[int, str, bytes]:
+        where = self._where
+        late = EmbedderError(f"{where} did not answer within {self.timeout_s:g} s")
         try:
-            payload = response.json()
-        except ValueError:
+            with self._client.stream(
+                "POST",
+                self._url,
+                json={"model": self._model, "input": texts},
+                headers=self._headers,
+                timeout=self.timeout_s,
+            ) as response:
+                if response.is_error:
+                    limit = min(limit, 4096)  # enough for a one-line detail
+                declared = response.headers.get("content-length", "")
+                if declared.isdigit() and int(declared) > limit and not response.is_error:
+                    raise EmbedderError(
+                        f"{where} answered {int(declared):,} bytes, more than {limit:,}"
+                    )
+                chunks, size = [], 0
+                for chunk in response.iter_bytes():
+                    if cancelled.is_set() or time.monotonic() > deadline:
+                        raise late
+                    size += len(chunk)
+                    if size > limit:
+                        if response.is_error:
+                            chunks.append(chunk[: max(0, limit - size + len(chunk))])
+                            break
+                        raise EmbedderError(f"{where} answered more than {limit:,} bytes")
+                    chunks.append(chunk)
+                return response.status_code, response.reason_phrase, b"".join(chunks)
+        except httpx.TimeoutException:
+            raise late from None
+        except (httpx.HTTPError, httpx.InvalidURL, httpx.StreamError, OSError, UnicodeError) as exc:
             raise EmbedderError(
-                f"{where} did not answer JSON: {_one_line(response.text) or '(empty body)'}"
+                f"{where} unreachable: {_one_line(str(exc)) or type(exc).__name__}"
             ) from None
-        try:
-            rows = [item["embedding"] for item in sorted(payload["data"], key=lambda i: i["index"])]
-        except (KeyError, TypeError):
+
+    # -- the answer --------------------------------------------------------------------------
+    def _vectors(self, status: int, reason: str, body: bytes, count: int) -> np.ndarray:
+        where = self._where
+        if status >= 400:
+            detail = _one_line(body[:4096].decode("utf-8", errors="replace"))
             raise EmbedderError(
-                f"{where} answered JSON that is not an embeddings list "
-                '({"data": [{"index": …, "embedding": [numbers]}, …]})'
-            ) from None
-        if len(rows) != len(texts):
-            raise EmbedderError(f"{where} returned {len(rows)} vectors for {len(texts)} texts")
-        not_vectors = f"{where} returned vectors that are not lists of numbers of one length"
+                f"{where} answered HTTP {status} {reason}" + (f": {detail}" if detail else "")
+            )
         try:
-            matrix = np.asarray(rows, dtype=np.float32)
-        except (TypeError, ValueError):
-            raise EmbedderError(not_vectors) from None
-        if matrix.ndim != 2 or matrix.shape[1] == 0:
-            raise EmbedderError(not_vectors)
-        return _normalise(matrix)
+            payload = json.loads(body, parse_int=_json_int)
+        except (ValueError, RecursionError):
+            raise EmbedderError(
+                f"{where} did not answer JSON: "
+                f"{_one_line(body[:4096].decode('utf-8', errors='replace')) or '(empty body)'}"
+            ) from None
+        not_a_list = EmbedderError(
+            f"{where} answered JSON that is not an embeddings list "
+            '({"data": [{"index": …, "embedding": [numbers]}, …]})'
+        )
+        data = payload.get("data") if isinstance(payload, dict) else None
+        if not isinstance(data, list):
+            raise not_a_list
+        by_index: dict[int, Any] = {}
+        for item in data:
+            if not isinstance(item, dict):
+                raise not_a_list
+            index, vector = item.get("index"), item.get("embedding")
+            if type(index) is not int or vector is None:
+                raise not_a_list
+            by_index[index] = vector
+        if len(data) != count:
+            raise EmbedderError(f"{where} returned {len(data)} vectors for {count} texts")
+        if sorted(by_index) != list(range(count)):
+            raise EmbedderError(
+                f"{where} answered indices that are not 0 to {count - 1}, once each"
+            )
+        rows = [by_index[i] for i in range(count)]
+        not_vectors = EmbedderError(
+            f"{where} returned vectors that are not lists of numbers of one length"
+        )
+        width = len(rows[0]) if rows and isinstance(rows[0], list) else 0
+        if not 0 < width <= _MAX_DIMENSION:
+            raise not_vectors
+        for row in rows:
+            if (
+                not isinstance(row, list)
+                or len(row) != width
+                or not set(map(type, row)) <= {int, float}
+            ):
+                raise not_vectors
+        try:
+            wide = np.array(rows, dtype=np.float64)
+        except (OverflowError, ValueError, TypeError):
+            wide = np.array([math.inf])
+        if not np.isfinite(wide).all() or (wide.size and float(np.abs(wide).max()) > _FLOAT32_MAX):
+            raise EmbedderError(f"{where} returned vectors with values that are not finite numbers")
+        if self.dimension is not None and width != self.dimension:
+            raise EmbedderError(
+                f"{where} returned vectors of {width} dimensions, earlier ones had {self.dimension}"
+            )
+        self.dimension = width
+        return _normalise(wide.astype(np.float32))
 
 
 def _one_line(text: str, limit: int = 200) -> str:
     """`text` collapsed to one line of at most `limit` characters (error messages are one line)."""
     line = " ".join(text.split())
+    line = "".join(c if c.isprintable() else f"\\x{ord(c):02x}" for c in line)
     return line if len(line) <= limit else line[: limit - 1] + "…"
 
 
+_ENDPOINTS: dict[tuple[str, str, str | None], OpenAIEmbeddings] = {}
+
+
+def _endpoint_settings() -> tuple[str, str, str | None] | None:
+    url = os.environ.get("ROUTESCOPE_EMBEDDINGS_URL", "").strip()
+    if not url:
+        return None
+    model = os.environ.get("ROUTESCOPE_EMBEDDINGS_MODEL", "").strip() or "nomic-embed-text"
+    key = os.environ.get("ROUTESCOPE_EMBEDDINGS_API_KEY", "").strip() or None
+    return url, model, key
+
+
 def default_embedder() -> Embedder:
-    """The embedder named by ROUTESCOPE_EMBEDDINGS_URL (+ _MODEL), else the bundled MiniLM."""
-    url = os.environ.get("ROUTESCOPE_EMBEDDINGS_URL")
-    if url:
-        return OpenAIEmbeddings(
-            url, os.environ.get("ROUTESCOPE_EMBEDDINGS_MODEL", "nomic-embed-text")
+    """The embedder named by ROUTESCOPE_EMBEDDINGS_URL (+ _MODEL, + _API_KEY, sent as a bearer
+    token and never shown), else the bundled MiniLM. One client per endpoint and process, so
+    its memory of a failure spans every search of the process."""
+    settings = _endpoint_settings()
+    if settings is None:
+        return MiniLMOnnx()
+    known = _ENDPOINTS.get(settings)
+    if known is None:
+        url, model, key = settings
+        known = _ENDPOINTS[settings] = OpenAIEmbeddings(url, model, api_key=key)
+    return known
+
+
+def default_model_id() -> str:
+    """The `model_id` of `default_embedder()`, without loading a model (credentials hidden)."""
+    settings = _endpoint_settings()
+    if settings is not None:
+        return f"openai:{settings[1]}@{redact_url(settings[0])}"
+    return MiniLMOnnx.model_id
+
+
+# -- the vector index ----------------------------------------------------------------------------
+_CHUNK = 64
+"""Texts per embedding call; also the checkpoint step of a first build."""
+_NPY_HEADER_LIMIT = 64 * 1024
+ProgressCallback = Callable[[int, int], None]
+"""`progress(done, total)`: tools embedded so far, of all the catalog's tools."""
+
+
+def _dimension(embedder: Embedder) -> int | None:
+    value = getattr(embedder, "dimension", None)
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else None
+
+
+def _check_rows(rows: object, count: int, width: int | None, who: str) -> np.ndarray:
+    """An embedder's answer as a finite float32 matrix of `count` rows (and `width` columns)."""
+    try:
+        matrix = np.asarray(rows, dtype=np.float32)
+    except (TypeError, ValueError, OverflowError):
+        raise EmbedderError(
+            f"embedding model {who} returned something that is not a matrix"
+        ) from None
+    if matrix.ndim != 2 or matrix.shape[0] != count or not 0 < matrix.shape[1] <= _MAX_DIMENSION:
+        raise EmbedderError(
+            f"embedding model {who} returned an array of shape {matrix.shape} for {count} texts"
         )
-    return MiniLMOnnx()
+    if width is not None and matrix.shape[1] != width:
+        raise EmbedderError(
+            f"embedding model {who} returned vectors of {matrix.shape[1]} dimensions, not {width}"
+        )
+    if not np.isfinite(matrix).all():
+        raise EmbedderError(f"embedding model {who} returned vectors that are not finite (NaN)")
+    return matrix
+
+
+def _load_matrix(path: Path, rows: int, width: int | None) -> np.ndarray | str:
+    """The cached matrix at `path` if it is exactly what this catalog needs — a plain `.npy`
+    of float32, `rows` × `width` (any width up to 65,536 when unknown), every value finite —
+    else why not. Nothing is unpickled and nothing larger than that shape is read."""
+    limit = _NPY_HEADER_LIMIT + rows * (width or _MAX_DIMENSION) * 4
+    try:
+        data = read_bytes(
+            path, what="vector cache", limit=limit, error=EmbedderError, streams=False
+        )
+    except EmbedderError as exc:
+        return str(exc).removeprefix(f"{path}: ")
+    stream = io.BytesIO(data)
+    try:
+        version = np.lib.format.read_magic(stream)
+        if version == (1, 0):
+            shape, fortran, dtype = np.lib.format.read_array_header_1_0(stream)
+        elif version == (2, 0):
+            shape, fortran, dtype = np.lib.format.read_array_header_2_0(stream)
+        else:
+            return f"unknown .npy version {version}"
+    except (ValueError, EOFError, TypeError, SyntaxError, OverflowError):
+        return "not a valid .npy file"
+    if dtype != np.dtype("<f4") or fortran:
+        return f"holds {dtype} values, not float32"
+    if len(shape) != 2 or shape[0] != rows or not 0 < shape[1] <= _MAX_DIMENSION:
+        return f"has shape {shape}, the catalog needs {rows} rows"
+    if width is not None and shape[1] != width:
+        return f"holds vectors of {shape[1]} dimensions, the model makes {width}"
+    offset = stream.tell()
+    if len(data) != offset + rows * shape[1] * 4:
+        return "is truncated or has trailing bytes"
+    matrix = np.frombuffer(data, dtype="<f4", count=rows * shape[1], offset=offset)
+    matrix = matrix.reshape(rows, shape[1])
+    if not np.isfinite(matrix).all():
+        return "holds values that are not finite (NaN or infinity)"
+    return matrix
+
+
+class _Checkpoint:
+    """The rows of an interrupted first build: a private file beside the cache, appended to
+    after every chunk under an exclusive lock (`flock`), read back and continued by the next
+    build of the same catalog and model. Layout: 8-byte magic, uint32 width, uint32 zero, then
+    float32 rows."""
+
+    MAGIC = b"RSVPART1"
+    HEADER = 16
+
+    def __init__(self, descriptor: int, path: Path, rows: np.ndarray | None) -> None:
+        self._descriptor, self.path = descriptor, path
+        self.rows = rows  # what was there: whole chunks only, validated
+        self.width = None if rows is None else rows.shape[1]
+
+    @classmethod
+    def open(cls, path: Path, total: int, width: int | None) -> _Checkpoint | None:
+        """The checkpoint, locked; None when another process holds it (it is building the
+        same vectors) or it cannot be created."""
+        flags = os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+        descriptor = -1
+        for _ in range(2):
+            try:
+                descriptor = os.open(path, flags, 0o644)
+            except OSError:
+                discard(path)  # a symlink, a folder, …: not ours
+                continue
+            if stat.S_ISREG(os.fstat(descriptor).st_mode):
+                break
+            os.close(descriptor)
+            descriptor = -1
+            discard(path)
+        if descriptor < 0:
+            return None
+        try:
+            fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            if os.fstat(descriptor).st_ino != os.stat(path).st_ino:
+                raise OSError("replaced")  # its builder finished and removed it meanwhile
+            rows = cls._read(descriptor, total, width)
+        except OSError:
+            os.close(descriptor)
+            return None
+        return cls(descriptor, path, rows)
+
+    @classmethod
+    def _read(cls, descriptor: int, total: int, width: int | None) -> np.ndarray | None:
+        size = os.fstat(descriptor).st_size
+        header = os.pread(descriptor, cls.HEADER, 0)
+        stored = int.from_bytes(header[8:12], "little") if len(header) == cls.HEADER else 0
+        usable = (
+            header[:8] == cls.MAGIC
+            and 0 < stored <= _MAX_DIMENSION
+            and (width is None or stored == width)
+        )
+        if not usable:
+            os.ftruncate(descriptor, 0)
+            return None
+        count = min((size - cls.HEADER) // (stored * 4), total)
+        if count < total:
+            count -= count % _CHUNK  # whole chunks, as a fresh build would have made them
+        data = os.pread(descriptor, count * stored * 4, cls.HEADER)
+        rows = np.frombuffer(data, dtype="<f4", count=count * stored).reshape(count, stored)
+        if len(data) != count * stored * 4 or not np.isfinite(rows).all():
+            os.ftruncate(descriptor, 0)
+            return None
+        os.ftruncate(descriptor, cls.HEADER + count * stored * 4)
+        return rows
+
+    def append(self, rows: np.ndarray) -> None:
+        if self.width is None or self.width != rows.shape[1]:
+            os.ftruncate(self._descriptor, 0)
+            header = self.MAGIC + rows.shape[1].to_bytes(4, "little") + bytes(4)
+            os.pwrite(self._descriptor, header, 0)
+            self.width = rows.shape[1]
+        data = np.ascontiguousarray(rows, dtype="<f4").tobytes()
+        end = os.fstat(self._descriptor).st_size
+        while data:
+            written = os.pwrite(self._descriptor, data, end)
+            data, end = data[written:], end + written
+
+    def close(self, *, finished: bool) -> None:
+        if finished:
+            with contextlib.suppress(OSError):
+                os.unlink(self.path)
+        os.close(self._descriptor)
 
 
 class VectorIndex:
-    """Tool vectors (canonical template), cached on disk by model and catalog."""
+    """Tool vectors (canonical template), cached on disk by model and catalog.
 
-    def __init__(self, catalog: Catalog, embedder: Embedder, folder: Path) -> None:
+    The cache is untrusted: a file is used only if it is a plain float32 `.npy` of exactly
+    (tools × width) finite values, else it is set aside and rebuilt. The first build embeds
+    in chunks of 64, reports `progress(done, total)`, and checkpoints every chunk, so an
+    interrupted build continues where it stopped; the result is published atomically."""
+
+    def __init__(
+        self,
+        catalog: Catalog,
+        embedder: Embedder,
+        folder: Path | CacheDir,
+        *,
+        progress: ProgressCallback | None = None,
+    ) -> None:
         self.embedder = embedder
-        digest = hashlib.sha256(embedder.model_id.encode()).hexdigest()[:12]
-        path = folder / f"vectors-{digest}-{catalog.fingerprint}.npy"
         self.built = False
-        if path.is_file():
-            self.matrix = np.load(path)
-        else:
-            self.matrix = self._embed_all(catalog)
-            folder.mkdir(parents=True, exist_ok=True)
-            temporary = path.with_suffix(".tmp.npy")
-            np.save(temporary, self.matrix)
+        self.path: Path | None = None
+        """The cache file the vectors came from or went to (None: not cached)."""
+        self.resumed = 0
+        """Rows taken over from an interrupted build."""
+        self.notes: list[str] = []
+        places = folder if isinstance(folder, CacheDir) else cache_dir(folder)
+        digest = hashlib.sha256(embedder.model_id.encode()).hexdigest()[:12]
+        name = f"vectors-{digest}-{catalog.fingerprint}.npy"
+        texts = [embedding_text(tool) for tool in catalog.tools]
+        width = _dimension(embedder)
+        loaded = self._cached(places, name, len(texts), width)
+        if loaded is not None:
+            self.matrix, self.path = loaded
+            return
+        final = places.write / name
+        checkpoint = None
+        if texts:
+            with contextlib.suppress(OSError):
+                checkpoint = _Checkpoint.open(
+                    places.write / f".{name.removesuffix('.npy')}.partial", len(texts), width
+                )
+        try:
+            if checkpoint is not None and (again := self._cached(places, name, len(texts), width)):
+                self.matrix, self.path = again  # another process finished while we waited
+                checkpoint.close(finished=False)
+                checkpoint = None
+                return
+            self.matrix = self._embed_all(texts, checkpoint, progress)
+        except BaseException:
+            if checkpoint is not None:
+                checkpoint.close(finished=False)
+            raise
+        self.built, self.path = True, final
+        try:
+            self._save(final)
+        except OSError as exc:
+            self.notes.append(f"tool vectors not cached in {places.write}: {exc.strerror or exc}")
+        if checkpoint is not None:
+            checkpoint.close(finished=True)
+
+    def _cached(
+        self, places: CacheDir, name: str, rows: int, width: int | None
+    ) -> tuple[np.ndarray, Path] | None:
+        for place in places.places:
+            path = place / name
+            if not os.path.lexists(path):
+                continue
+            matrix = _load_matrix(path, rows, width)
+            if isinstance(matrix, np.ndarray):
+                return matrix, path
+            self.notes.append(f"vector cache {path} {matrix}: rebuilt")
+            if place == places.write:
+                discard(path)
+        return None
+
+    def _embed_all(
+        self,
+        texts: list[str],
+        checkpoint: _Checkpoint | None,
+        progress: ProgressCallback | None,
+    ) -> np.ndarray:
+        who = redact_url(self.embedder.model_id)
+        width = _dimension(self.embedder)
+        chunks: list[np.ndarray] = []
+        if checkpoint is not None and checkpoint.rows is not None and len(checkpoint.rows):
+            chunks.append(checkpoint.rows)
+            self.resumed = len(checkpoint.rows)
+        done = self.resumed
+        if progress is not None:
+            progress(done, len(texts))
+        while done < len(texts):
+            part = texts[done : done + _CHUNK]
+            rows = _check_rows(self.embedder.embed(part), len(part), width, who)
+            if width is None:
+                width = rows.shape[1]
+                if chunks and chunks[0].shape[1] != width:  # the model changed under its name
+                    chunks, done, self.resumed = [], 0, 0
+                    continue
+            chunks.append(rows)
+            if checkpoint is not None:
+                checkpoint.append(rows)
+            done += len(part)
+            if progress is not None:
+                progress(done, len(texts))
+        if not chunks:
+            return np.zeros((0, width or 1), dtype=np.float32)
+        return np.vstack(chunks).astype(np.float32, copy=False)
+
+    def _save(self, path: Path) -> None:
+        temporary = temporary_sibling(path, folder=False)
+        try:
+            with open(temporary, "wb") as stream:
+                np.save(stream, self.matrix, allow_pickle=False)
             os.replace(temporary, path)
-            self.built = True
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(temporary)
+            raise
 
     @classmethod
     def from_matrix(cls, matrix: np.ndarray, embedder: Embedder) -> VectorIndex:
         """An index over vectors computed elsewhere (benchmarks, precomputed catalogs)."""
+        rows = _check_rows(matrix, len(matrix), None, redact_url(embedder.model_id))
         index = cls.__new__(cls)
-        index.embedder, index.matrix, index.built = embedder, _normalise(matrix), False
+        index.embedder, index.matrix, index.built = embedder, _normalise(rows), False
+        index.resumed, index.notes, index.path = 0, [], None
         return index
 
-    def _embed_all(self, catalog: Catalog) -> np.ndarray:
-        texts = [embedding_text(tool) for tool in catalog.tools]
-        return np.vstack([self.embedder.embed(texts[i : i + 64]) for i in range(0, len(texts), 64)])
+    @property
+    def width(self) -> int:
+        return int(self.matrix.shape[1])
+
+    def check_query(self, query_vector: object) -> np.ndarray:
+        """`query_vector` as a finite float32 vector of this index's width, or EmbedderError."""
+        vector = np.asarray(query_vector)
+        if vector.shape != (self.width,):
+            raise EmbedderError(
+                f"the query vector has shape {vector.shape}, the tool vectors {self.width} "
+                "dimensions"
+            )
+        if not np.isfinite(vector).all():
+            raise EmbedderError("the query vector holds values that are not finite (NaN)")
+        return vector
 
     def search(self, query_vector: np.ndarray, limit: int) -> list[tuple[int, float]]:
         """(tool index, cosine similarity) best first; ties keep catalog order."""
         scores = self.matrix @ query_vector
         limit = min(limit, len(scores))
+        if limit <= 0:
+            return []
         top = (
             np.argpartition(-scores, limit - 1)[:limit]
             if limit < len(scores)
@@ -254,12 +775,3 @@ class VectorIndex:
         )
         ordered = sorted(top.tolist(), key=lambda i: (-float(scores[i]), i))
         return [(i, float(scores[i])) for i in ordered]
-
-
-def default_model_id() -> str:
-    """The `model_id` of `default_embedder()`, without loading a model."""
-    url = os.environ.get("ROUTESCOPE_EMBEDDINGS_URL")
-    if url:
-        model = os.environ.get("ROUTESCOPE_EMBEDDINGS_MODEL", "nomic-embed-text")
-        return f"openai:{model}@{url}"
-    return MiniLMOnnx.model_id

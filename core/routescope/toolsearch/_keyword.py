@@ -2,19 +2,40 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
+import os
 import re
 import shutil
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import tantivy
 
+from .._errors import CatalogError
+from .._files import MB, read_text
+from ._cache import (
+    CacheDir,
+    cache_dir,
+    clean_stale,
+    discard,
+    file_digest,
+    publish_folder,
+    temporary_sibling,
+    write_atomically,
+)
 from ._canonical import canonical
 from ._catalog import Catalog
 
 __all__ = ["KeywordHit", "KeywordIndex", "canonical", "tokens"]  # canonical: for _embed
+
+_FORMAT = 2
+"""The layout of an index folder; a change makes every cached index rebuild."""
+_MANIFEST = "manifest.json"
+_LOCKS = frozenset({".tantivy-meta.lock", ".tantivy-writer.lock"})
+_UNCHECKED = _LOCKS | {_MANIFEST}
 
 _TOKEN = re.compile(r"[^\W_]+")  # what Tantivy's default tokenizer keeps, lower-cased
 
@@ -43,18 +64,33 @@ class KeywordHit:
 
 
 class KeywordIndex:
-    """A Tantivy index of a catalog, persisted in `folder`, rebuilt when the catalog changes."""
+    """A Tantivy index of a catalog, persisted in `folder`, rebuilt when the catalog changes.
 
-    def __init__(self, catalog: Catalog, folder: Path) -> None:
+    The cache is untrusted: a folder is used only when its manifest (the size and SHA-256 of
+    every file, written last by the build) matches, Tantivy opens it, and it holds exactly the
+    catalog's tools; otherwise it is set aside and rebuilt once (`CatalogError`, one line, if
+    that fails too). Builds go to a unique temporary folder published by one rename, so
+    concurrent cold builds of one catalog all succeed. A folder that cannot be written is
+    replaced by a temporary one (`cache_note` says so).
+    """
+
+    def __init__(self, catalog: Catalog, folder: Path | CacheDir) -> None:
         spec = canonical()["keyword"]["fields"]
         self.fields = [f for f in spec if f["in_query_parser"]]
         self.catalog = catalog
-        self.folder = folder / f"tantivy-{catalog.fingerprint}"
+        self.fingerprint = catalog.fingerprint
+        places = folder if isinstance(folder, CacheDir) else cache_dir(folder)
+        self.cache_note = places.note
+        self.notes: list[str] = [places.note] if places.note else []
+        """What happened to the cache, one line each (fallback folder, corrupt index rebuilt)."""
+        self._spec = spec
+        self._schema_value = self._schema(spec)
+        layout = json.dumps([_FORMAT, spec], sort_keys=True).encode()
+        self.name = f"tantivy-{self.fingerprint}-{hashlib.sha256(layout).hexdigest()[:8]}"
         self.built = False
-        self.index = self._open_or_build(spec)
+        self.folder, self.index, self._ordinals = self._open_or_build(places)
         self.searcher = self.index.searcher()
         self.schema = self.index.schema
-        self._ordinals = self._map_ordinals()
 
     def _schema(self, spec: list[dict[str, Any]]) -> tantivy.Schema:
         builder = tantivy.SchemaBuilder()
@@ -63,29 +99,211 @@ class KeywordIndex:
             builder.add_text_field(field_spec["name"], stored=True)
         return builder.build()
 
-    def _open_or_build(self, spec: list[dict[str, Any]]) -> tantivy.Index:
-        schema = self._schema(spec)
-        marker = self.folder / "complete"
-        if marker.exists():
-            try:
-                index = tantivy.Index(schema, path=str(self.folder), reuse=True)
-                if index.searcher().num_docs == len(self.catalog.tools):
-                    return index
-            except ValueError:
-                pass
-        shutil.rmtree(self.folder, ignore_errors=True)
-        self.folder.mkdir(parents=True, exist_ok=True)
-        index = tantivy.Index(schema, path=str(self.folder), reuse=False)
+    # -- the cache -----------------------------------------------------------------------
+    def _open_or_build(
+        self, places: CacheDir
+    ) -> tuple[Path, tantivy.Index, dict[tuple[int, int], int]]:
+        write = places.write / self.name
+        problem = None
+        for place in places.places:
+            final = place / self.name
+            if not os.path.lexists(final):
+                continue
+            if place == places.write:
+                opened = self._open_verified(final)
+                if not isinstance(opened, str):
+                    return (final, *opened)
+                discard(final)
+                problem = f"{final}: {opened}"
+            else:  # a folder we cannot write: Tantivy cannot even read there, so copy it
+                copied = self._check_files(final) or self._copy_in(final, write)
+                if not isinstance(copied, str):
+                    return copied
+                problem = f"{final}: {copied}"
+        if problem is not None:
+            self.notes.append(f"keyword index {problem}: rebuilt")
+        return self._build(write)
+
+    def _copy_in(
+        self, source: Path, final: Path
+    ) -> tuple[Path, tantivy.Index, dict[tuple[int, int], int]] | str:
+        """A verified copy of the index folder `source` published at `final`."""
+        try:
+            temporary = temporary_sibling(final, folder=True)
+        except OSError as exc:
+            return f"cannot be copied: {exc.strerror or exc}"
+        try:  # the files only: the copy must be writable whatever the source's modes
+            for entry in os.scandir(source):
+                if entry.name not in _LOCKS and entry.is_file(follow_symlinks=False):
+                    shutil.copyfile(entry.path, temporary / entry.name)
+        except OSError as exc:
+            shutil.rmtree(temporary, ignore_errors=True)
+            return f"cannot be copied: {_line(exc)}"
+        return self._publish(temporary, final)
+
+    def _build(self, final: Path) -> tuple[Path, tantivy.Index, dict[tuple[int, int], int]]:
+        clean_stale(final.parent)
+        try:
+            temporary = temporary_sibling(final, folder=True)
+        except OSError as exc:
+            raise CatalogError(
+                f"keyword index cannot be built in {final.parent}: {exc.strerror or exc}"
+            ) from None
+        try:
+            self._write(temporary)
+        except (OSError, ValueError) as exc:
+            shutil.rmtree(temporary, ignore_errors=True)
+            raise CatalogError(
+                f"keyword index cannot be built in {final.parent}: {_line(exc)}"
+            ) from None
+        except BaseException as exc:
+            shutil.rmtree(temporary, ignore_errors=True)
+            if not _is_panic(exc):
+                raise
+            raise CatalogError(
+                f"keyword index cannot be built in {final.parent}: Tantivy failed: {_line(exc)}"
+            ) from None
+        self.built = True
+        return self._publish(temporary, final)
+
+    def _publish(
+        self, temporary: Path, final: Path
+    ) -> tuple[Path, tantivy.Index, dict[tuple[int, int], int]]:
+        """Rename our complete folder into place; when another process was first, use its
+        folder if it verifies (else replace it once), and drop ours."""
+        for _ in range(2):
+            if publish_folder(temporary, final):
+                opened = self._open_verified(final)
+                if isinstance(opened, str):
+                    raise CatalogError(
+                        f"keyword index {final} cannot be used after a rebuild: {opened}"
+                    )
+                return (final, *opened)
+            theirs = self._open_verified(final)
+            if not isinstance(theirs, str):
+                shutil.rmtree(temporary, ignore_errors=True)
+                return (final, *theirs)
+            discard(final)
+        # Still something in the way: ours is complete and private, use it where it is.
+        opened = self._open_verified(temporary)
+        if isinstance(opened, str):
+            raise CatalogError(f"keyword index {final} cannot be used after a rebuild: {opened}")
+        return (temporary, *opened)
+
+    def _write(self, folder: Path) -> None:
+        """Index every tool into the empty `folder`, then write the manifest, last."""
+        index = tantivy.Index(self._schema_value, path=str(folder), reuse=False)
         writer = index.writer(heap_size=15_000_000, num_threads=1)
         for ordinal, tool in enumerate(self.catalog.tools):
-            values: dict[str, Any] = {f["name"]: _field_values(tool, f) for f in spec}
+            values: dict[str, Any] = {f["name"]: _field_values(tool, f) for f in self._spec}
             writer.add_document(tantivy.Document(ordinal=ordinal, **values))
         writer.commit()
         writer.wait_merging_threads()
-        index.reload()
-        marker.write_text("ok\n")
-        self.built = True
-        return index
+        del writer, index
+        files = {}
+        for entry in sorted(os.scandir(folder), key=lambda e: e.name):
+            if entry.name in _UNCHECKED or not entry.is_file(follow_symlinks=False):
+                continue
+            size = entry.stat(follow_symlinks=False).st_size
+            files[entry.name] = [size, file_digest(Path(entry.path), size)]
+        manifest = {
+            "format": _FORMAT,
+            "fingerprint": self.fingerprint,
+            "documents": len(self.catalog.tools),
+            "files": files,
+        }
+        write_atomically(folder / _MANIFEST, json.dumps(manifest, indent=1).encode())
+
+    def _open_verified(
+        self, folder: Path
+    ) -> tuple[tantivy.Index, dict[tuple[int, int], int]] | str:
+        """The index in `folder` and its ordinal map if it is the one this catalog needs and
+        intact; otherwise why not (one line). Tantivy never sees a file that does not match
+        the manifest, so a truncated or altered file cannot make it panic."""
+        problem = self._check_files(folder)
+        if problem is not None:
+            return problem
+        try:
+            index = tantivy.Index(self._schema_value, path=str(folder), reuse=True)
+            searcher = index.searcher()
+            if searcher.num_docs != len(self.catalog.tools):
+                return f"holds {searcher.num_docs} tools, the catalog {len(self.catalog.tools)}"
+            ordinals = self._map_ordinals(searcher)
+        except ValueError as exc:
+            return f"Tantivy cannot open it: {_line(exc)}"
+        except BaseException as exc:
+            if not _is_panic(exc):
+                raise
+            return f"Tantivy cannot open it: {_line(exc)}"
+        if ordinals is None:
+            return "its documents are not the catalog's tools"
+        return index, ordinals
+
+    def _check_files(self, folder: Path) -> str | None:
+        """None when `folder` holds exactly the files its manifest lists (sizes and SHA-256)
+        and the manifest is for this catalog and format; otherwise why not."""
+        try:
+            info = os.lstat(folder)
+        except OSError as exc:
+            return exc.strerror or "cannot be read"
+        if not stat.S_ISDIR(info.st_mode):
+            return "not a folder"
+        try:
+            manifest = json.loads(
+                read_text(
+                    folder / _MANIFEST,
+                    what="index manifest",
+                    limit=MB,
+                    error=CatalogError,
+                    streams=False,
+                )
+            )
+        except CatalogError:
+            return "incomplete (no manifest)"
+        except (ValueError, RecursionError):
+            return "its manifest is not valid JSON"
+        expected = {
+            "format": _FORMAT,
+            "fingerprint": self.fingerprint,
+            "documents": len(self.catalog.tools),
+        }
+        if not isinstance(manifest, dict) or any(manifest.get(k) != v for k, v in expected.items()):
+            return "its manifest is for another catalog or format"
+        files = manifest.get("files")
+        if not isinstance(files, dict) or "meta.json" not in files:
+            return "its manifest lists no files"
+        for name, entry in files.items():
+            if (
+                not isinstance(name, str)
+                or "/" in name
+                or not isinstance(entry, list)
+                or len(entry) != 2
+                or not isinstance(entry[0], int)
+            ):
+                return "its manifest is malformed"
+            if file_digest(folder / name, entry[0]) != entry[1]:
+                return f"{name} is missing, truncated or altered"
+        return None
+
+    def _map_ordinals(self, searcher: tantivy.Searcher) -> dict[tuple[int, int], int] | None:
+        """(segment, doc) → catalog position, when the stored documents are exactly the
+        catalog's tools in order; None otherwise."""
+        tools = self.catalog.tools
+        everything = searcher.search(tantivy.Query.all_query(), max(1, len(tools)))
+        ordinals: dict[tuple[int, int], int] = {}
+        for _, address in everything.hits:
+            document = searcher.doc(address)
+            values = document["ordinal"]
+            names = document["tool_name"]
+            if not values or not names or not isinstance(values[0], int):
+                return None
+            ordinal = values[0]
+            if not 0 <= ordinal < len(tools) or names[0] != tools[ordinal].tool_name:
+                return None
+            ordinals[(address.segment_ord, address.doc)] = ordinal
+        if len(set(ordinals.values())) != len(tools):
+            return None
+        return ordinals
 
     def _query(
         self, terms: list[str], boosts: dict[str, float], fields: list[str]
@@ -106,7 +324,13 @@ class KeywordIndex:
         if not terms:
             return []
         names = [f["name"] for f in self.fields]
-        result = self.searcher.search(self._query(terms, boosts, names), limit)
+        limit = max(1, min(limit, len(self.catalog.tools)))  # Tantivy sizes its heap by limit
+        try:
+            result = self.searcher.search(self._query(terms, boosts, names), limit)
+        except BaseException as exc:
+            if not _is_panic(exc):
+                raise
+            raise CatalogError(f"keyword index {self.folder} failed: {_line(exc)}") from None
         return [
             KeywordHit(self._ordinals[(a.segment_ord, a.doc)], float(score), rank, {}, {}, a)
             for rank, (score, a) in enumerate(result.hits, start=1)
@@ -127,11 +351,13 @@ class KeywordIndex:
             hit.fields[name] = float(json.loads(explanation.to_json())["value"])
             hit.matched_terms[name] = matched
 
-    def _map_ordinals(self) -> dict[tuple[int, int], int]:
-        everything = self.searcher.search(
-            tantivy.Query.all_query(), max(1, len(self.catalog.tools))
-        )
-        return {
-            (a.segment_ord, a.doc): int(self.searcher.doc(a)["ordinal"][0])
-            for _, a in everything.hits
-        }
+
+def _is_panic(exc: BaseException) -> bool:
+    """A Rust panic surfaced by pyo3 (`pyo3_runtime.PanicException`, a BaseException)."""
+    kind = type(exc)
+    return kind.__name__ == "PanicException" and kind.__module__ == "pyo3_runtime"
+
+
+def _line(exc: BaseException) -> str:
+    text = " ".join(str(exc).split()) or type(exc).__name__
+    return text if len(text) <= 200 else text[:199] + "…"

@@ -4,6 +4,7 @@ rerank, with every signal of every hit kept for the explanation."""
 from __future__ import annotations
 
 import re
+import threading
 import time
 from pathlib import Path
 from typing import Literal
@@ -11,9 +12,18 @@ from typing import Literal
 import numpy as np
 import platformdirs
 
+from .._errors import InputError
+from ._cache import cache_dir, discard
 from ._canonical import canonical, default_boosts
 from ._catalog import Catalog, Tool
-from ._embed import Embedder, EmbedderError, VectorIndex, default_embedder
+from ._embed import (
+    Embedder,
+    EmbedderError,
+    ProgressCallback,
+    VectorIndex,
+    default_embedder,
+    redact_url,
+)
 from ._keyword import KeywordHit, KeywordIndex, tokens
 from ._models import (
     KeywordSignal,
@@ -29,6 +39,9 @@ from ._models import (
 __all__ = ["MAX_QUERY_CHARS", "ToolSearch", "cache_folder"]
 
 MAX_QUERY_CHARS = 2_000
+VECTOR_RETRY_S = 60.0
+"""After the tool vectors could not be built, how long searches run keyword-only before the
+next attempt (a long-running GUI recovers when the endpoint comes back)."""
 _FILE_DISCOVERY = re.compile(
     r"\b(?:find|locate|list|search for|look for|where is|where are|which)\b[^.?!]{0,40}\b"
     r"(?:file|files|folder|folders|directory|directories|path|paths)\b"
@@ -77,7 +90,16 @@ def cache_folder() -> Path:
 
 
 class ToolSearch:
-    """A catalog made searchable: a Tantivy index and (when a model runs here) tool vectors."""
+    """A catalog made searchable: a Tantivy index and (when a model runs here) tool vectors.
+
+    The tool vectors are built on the first search that needs them (`vector`, or
+    `ensure_vectors()` to do it ahead, e.g. off a UI thread): an exact search never embeds
+    the catalog. `progress(done, total)` hears about that build. When the catalog cannot be
+    embedded, or one query cannot, the search runs keyword-only and says so
+    (`ToolSearchResult.semantic`, `strategy_reason`). `cache_status` is "ok" or why a
+    temporary cache folder is used; `notes` lists, one line each, what happened to the caches
+    (a temporary folder, a corrupt index or vector file rebuilt).
+    """
 
     def __init__(
         self,
@@ -86,31 +108,83 @@ class ToolSearch:
         embedder: Embedder | None = None,
         cache: Path | None = None,
         semantic: bool = True,
+        progress: ProgressCallback | None = None,
     ) -> None:
-        folder = cache or cache_folder()
         self.catalog = catalog
         self.canonical = canonical()
-        self.keyword = KeywordIndex(catalog, folder)
-        self.vector: VectorIndex | None = None
+        self.cache = cache_dir(Path(cache) if cache is not None else cache_folder())
+        self.cache_status = self.cache.note or "ok"
+        self.keyword = KeywordIndex(catalog, self.cache)
+        self.notes: list[str] = list(self.keyword.notes)
+        self.progress = progress
+        self._vector: VectorIndex | None = None
+        self._embedder: Embedder | None = None
+        self._vector_failed_at: float | None = None
+        self._vector_lock = threading.RLock()
         self.semantic_status = "off"
         if semantic:
             try:
-                self.vector = VectorIndex(catalog, embedder or default_embedder(), folder)
+                self._embedder = embedder or default_embedder()
                 self.semantic_status = "ready"
             except EmbedderError as exc:
                 self.semantic_status = f"unavailable: {exc}"
-        self._names = {tool.tool_name.lower(): i for i, tool in enumerate(catalog.tools)}
+        self._exact_names = {tool.tool_name: i for i, tool in enumerate(catalog.tools)}
+        self._names: dict[str, int] = {}
+        for i, tool in enumerate(catalog.tools):  # the first of a case-insensitive clash wins
+            self._names.setdefault(tool.tool_name.lower(), i)
         self._rerank_words = [_rerank_words(tool) for tool in catalog.tools]
         self._tool_categories = [tool.category for tool in catalog.tools]
         self._tool_names = [tool.tool_name for tool in catalog.tools]
         self._categories = frozenset(self._tool_categories)
 
+    # -- tool vectors, built on first need -----------------------------------------------
+    @property
+    def vector(self) -> VectorIndex | None:
+        """The tool vectors, built (or read from the cache) on first access; None when vector
+        search is off or unavailable (`semantic_status` says why)."""
+        if self._vector is None and self._embedder is not None:
+            return self.ensure_vectors()
+        return self._vector
+
+    @vector.setter
+    def vector(self, index: VectorIndex | None) -> None:
+        self._vector = index
+
+    @property
+    def vectors_pending(self) -> bool:
+        """True while the tool vectors have not been built or read yet (the next non-exact
+        search does it)."""
+        return self._vector is None and self._embedder is not None
+
+    def ensure_vectors(self) -> VectorIndex | None:
+        """Build or read the tool vectors now (thread-safe); None when they cannot be, with
+        `semantic_status` saying why (tried again after `VECTOR_RETRY_S`)."""
+        with self._vector_lock:
+            if self._vector is not None or self._embedder is None:
+                return self._vector
+            failed = self._vector_failed_at
+            if failed is not None and time.monotonic() - failed < VECTOR_RETRY_S:
+                return None
+            try:
+                index = VectorIndex(
+                    self.catalog, self._embedder, self.cache, progress=self.progress
+                )
+            except EmbedderError as exc:
+                self._vector_failed_at = time.monotonic()
+                self.semantic_status = f"unavailable: {exc}"
+                return None
+            self.notes.extend(index.notes)
+            self._vector, self._vector_failed_at = index, None
+            self.semantic_status = "ready"
+            return index
+
     def default_boosts(self) -> dict[str, float]:
         return default_boosts()
 
     def index_of(self, tool_name: str) -> int | None:
-        """The catalog position of a tool, by name (case-insensitive)."""
-        return self._names.get(tool_name.lower())
+        """The catalog position of a tool, by name (exact, else case-insensitive)."""
+        exact = self._exact_names.get(tool_name)
+        return exact if exact is not None else self._names.get(tool_name.lower())
 
     # -- strategy ------------------------------------------------------------------------
     def _named_tool(self, query: str) -> str | None:
@@ -144,10 +218,41 @@ class ToolSearch:
 
     # -- search --------------------------------------------------------------------------
     def embed_query(self, query: str) -> np.ndarray | None:
+        """The query vector, or None when vector search is off or the query cannot be embedded
+        (the search then runs keyword-only and says why). Never raises `EmbedderError`."""
         if self.vector is None:
             return None
-        vector: np.ndarray = self.vector.embedder.embed([query])[0]
+        vector, _ = self._query_vector(query, None)
         return vector
+
+    def _query_vector(
+        self, query: str, given: np.ndarray | None
+    ) -> tuple[np.ndarray | None, str | None]:
+        """A usable query vector (given or embedded now), or None and why not."""
+        index = self._vector
+        if index is None:
+            return None, self.semantic_status
+        try:
+            if given is None:
+                rows = index.embedder.embed([query])
+                if not isinstance(rows, np.ndarray) or rows.ndim != 2 or len(rows) != 1:
+                    raise EmbedderError(
+                        f"embedding model {redact_url(index.embedder.model_id)} did not return "
+                        "one vector for the query"
+                    )
+                given = rows[0]
+            return index.check_query(given), None
+        except EmbedderError as exc:
+            width = getattr(index.embedder, "dimension", None)
+            if isinstance(width, int) and width != index.width and index.path is not None:
+                # the model behind the same id changed width: the cached vectors are stale
+                with self._vector_lock:
+                    if self._vector is index:
+                        if index.path.parent == self.cache.write:
+                            discard(index.path)
+                        self._vector = None
+                return None, f"{exc}; the tool vectors are rebuilt on the next search"
+            return None, str(exc)
 
     def search(
         self,
@@ -156,14 +261,20 @@ class ToolSearch:
         query_vector: np.ndarray | None = None,
     ) -> ToolSearchResult:
         """Rank the catalog's tools for `query`. `query_vector` may be given (embedded off the
-        UI thread); otherwise the query is embedded here when the strategy needs it."""
+        UI thread); otherwise the query is embedded here when the strategy needs it. A query
+        that cannot be embedded is searched keyword-only, and the result says why."""
+        if not isinstance(query, str):
+            raise InputError(f"a search query is text, not {type(query).__name__}")
         settings = settings or SearchSettings()
+        if not isinstance(settings, SearchSettings):
+            raise InputError(f"settings must be SearchSettings, not {type(settings).__name__}")
         timings: dict[str, float] = {}
         cut = len(query) > MAX_QUERY_CHARS
         if cut:  # a tool router reads the request, not a whole pasted document
             query = query[:MAX_QUERY_CHARS].rsplit(" ", 1)[0] or query[:MAX_QUERY_CHARS]
         clock = time.perf_counter_ns
         strategy, reason = self.choose_strategy(query, settings.strategy)
+        semantic = self.semantic_status
         category, category_reason = self._category_filter(query)
         boosts = settings.boosts or self.default_boosts()
         t0 = clock()
@@ -175,22 +286,33 @@ class ToolSearch:
         t1 = clock()
         timings["keyword"] = (t1 - t0) / 1000
         vector_hits: list[tuple[int, float]] = []
-        if strategy != "exact" and self.vector is not None:
+        index = self._vector
+        if strategy != "exact" and index is not None:
+            vector, problem = self._query_vector(query, query_vector)
             if query_vector is None:
-                query_vector = self.embed_query(query)
                 timings["embed"] = (clock() - t1) / 1000
-            t2 = clock()
-            assert query_vector is not None
-            vector_hits = self.vector.search(query_vector, settings.candidates)
-            timings["vector"] = (clock() - t2) / 1000
+            if vector is None:
+                reason += f"; the query could not be embedded ({problem}): keyword only"
+                semantic = f"unavailable for this search: {problem}"
+                if strategy == "semantic":
+                    t0 = clock()
+                    keyword_hits = self.keyword.search(query, boosts, settings.candidates)
+                    timings["keyword"] += (clock() - t0) / 1000
+                strategy = "exact"
+            else:
+                t2 = clock()
+                vector_hits = index.search(vector, settings.candidates)
+                timings["vector"] = (clock() - t2) / 1000
         t3 = clock()
-        results = self._fuse(query, keyword_hits, vector_hits, settings.rrf_k, category, settings.k)
+        results, indices = self._fuse(
+            query, keyword_hits, vector_hits, settings.rrf_k, category, settings.k
+        )
         timings["fusion_rerank"] = (clock() - t3) / 1000
         if settings.explain:
             t4 = clock()
             explained = {h.tool_index: h for h in keyword_hits}
-            for hit in results:
-                keyword_hit = explained.get(self._names[hit.tool_name.lower()])
+            for tool_index in indices:
+                keyword_hit = explained.get(tool_index)
                 if keyword_hit is not None:  # fills the dicts the hit's KeywordSignal shares
                     self.keyword.explain(keyword_hit, query, boosts)
             timings["explain"] = (clock() - t4) / 1000
@@ -205,7 +327,7 @@ class ToolSearch:
             category_filter_reason=category_reason,
             results=results,
             runner_up_gap=gap,
-            semantic=self.semantic_status,
+            semantic=semantic,
             timings_us=timings,
         )
 
@@ -217,9 +339,10 @@ class ToolSearch:
         rrf_k: int,
         category: str | None,
         limit: int,
-    ) -> list[ToolHit]:
+    ) -> tuple[list[ToolHit], list[int]]:
         """Score every candidate (floats only), then build the explained hits for the top
-        `limit` and for any candidate tied with the last of them."""
+        `limit` and for any candidate tied with the last of them; with their catalog
+        positions."""
         keyword = {h.tool_index: h for h in keyword_hits}
         vector = {index: (rank, sim) for rank, (index, sim) in enumerate(vector_hits, start=1)}
         query_terms = [t for t in dict.fromkeys(tokens(query)) if t not in _STOPWORDS]
@@ -249,7 +372,7 @@ class ToolSearch:
             for rank, (_, _, index) in enumerate(scores[:cut], start=1)
         ]
         _mark_ties(hits)
-        return hits[:limit]
+        return hits[:limit], [index for _, _, index in scores[: min(cut, limit)]]
 
     def _hit(
         self,

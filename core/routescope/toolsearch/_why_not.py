@@ -6,6 +6,7 @@ import dataclasses
 
 import numpy as np
 
+from .._errors import EmbedderError
 from ._models import SearchSettings, WhyNot
 from ._search import ToolSearch
 
@@ -23,17 +24,23 @@ def why_not(
     index = search.index_of(tool_name)
     if index is None:
         return WhyNot(tool_name, None, None, None, None, None, "not in the catalog")
+    tool_name = search.catalog.tools[index].tool_name
     boosts = settings.boosts or search.default_boosts()
     everything = len(search.catalog.tools)
     keyword = {h.tool_index: h for h in search.keyword.search(query, boosts, everything)}
     keyword_rank = keyword[index].rank if index in keyword else None
     keyword_score = keyword[index].score if index in keyword else None
     vector_rank = similarity = None
-    if search.vector is not None and query_vector is not None:
-        scores = search.vector.matrix @ query_vector
-        similarity = float(scores[index])
-        vector_rank = int((scores > scores[index]).sum()) + 1
-    every = dataclasses.replace(settings, k=everything, explain=False)
+    vectors = search.vector if query_vector is not None else None
+    if vectors is not None:
+        try:
+            scores = vectors.matrix @ vectors.check_query(query_vector)
+        except EmbedderError:
+            query_vector = None  # not usable: the full search below says why
+        else:
+            similarity = float(scores[index])
+            vector_rank = int((scores > scores[index]).sum()) + 1
+    every = dataclasses.replace(settings, k=max(1, everything), explain=False)
     full = search.search(query, every, query_vector=query_vector)
     final_rank = next((h.rank for h in full.results if h.tool_name == tool_name), None)
     reasons = []
