@@ -2,12 +2,54 @@
 
 from __future__ import annotations
 
+import functools
+import re
+import unicodedata
+
 from ._errors import InputError
 
-__all__ = ["MAX_INPUT_CHARS", "validate_text"]
+__all__ = ["MAX_INPUT_CHARS", "is_blank", "validate_text"]
 
 MAX_INPUT_CHARS = 10_000_000
-_BLANK = str.maketrans("", "", "".join(map(chr, range(0x20))) + "\x7f")
+
+_INVISIBLE_CATEGORIES = frozenset({"Cc", "Cf", "Zs", "Zl", "Zp"})
+"""Controls, format characters (zero-width space, BOM, direction marks, tags) and separators."""
+_INVISIBLE_OTHERS = (
+    (0x034F, 0x034F),  # combining grapheme joiner
+    (0x115F, 0x1160),  # Hangul choseong and jungseong fillers
+    (0x17B4, 0x17B5),  # Khmer inherent vowels
+    (0x180B, 0x180F),  # Mongolian free variation selectors
+    (0x2800, 0x2800),  # braille pattern blank
+    (0x3164, 0x3164),  # Hangul filler
+    (0xFE00, 0xFE0F),  # variation selectors
+    (0xFFA0, 0xFFA0),  # halfwidth Hangul filler
+    (0xE0100, 0xE01EF),  # variation selectors supplement
+)
+"""Letters and marks that render as nothing (Unicode's default-ignorable code points and
+blank-looking fillers) though their category says otherwise."""
+_PLANES_WITH_INVISIBLES = (range(0x20000), range(0xE0000, 0xE1000))
+"""Where characters of those categories are (planes 0, 1 and 14)."""
+_VISIBLE_ASCII = re.compile(r"[!-~]")
+
+
+@functools.cache
+def _visible() -> re.Pattern[str]:
+    """A pattern matching any character that is not invisible (built on the first prompt that
+    has no visible ASCII character: a few milliseconds)."""
+    codes = [
+        code
+        for plane in _PLANES_WITH_INVISIBLES
+        for code in plane
+        if unicodedata.category(chr(code)) in _INVISIBLE_CATEGORIES
+    ]
+    codes += [code for low, high in _INVISIBLE_OTHERS for code in range(low, high + 1)]
+    return re.compile("[^" + "".join(f"\\U{code:08x}" for code in sorted(set(codes))) + "]")
+
+
+def is_blank(text: str) -> bool:
+    """Whether `text` shows nothing: only white space, control characters and invisible
+    characters such as zero-width spaces, byte-order marks or fillers."""
+    return _VISIBLE_ASCII.search(text) is None and _visible().search(text) is None
 
 
 def validate_text(text: object) -> str:
@@ -16,7 +58,7 @@ def validate_text(text: object) -> str:
         raise InputError(f"text must be a string, not {type(text).__name__}")
     if len(text) > MAX_INPUT_CHARS:
         raise InputError(f"text is too large: {len(text):,} characters (limit {MAX_INPUT_CHARS:,})")
-    if not text.translate(_BLANK).strip():
+    if is_blank(text):
         raise InputError("text is empty or only whitespace")
     try:
         text.encode("utf-8")

@@ -64,7 +64,8 @@ class LinterView(QWidget):
         )
         self.expansion.setText(self._expansion(lint))
         listed = lint.evidence[:MAX_ANCHOR_ROWS]
-        more = len(lint.evidence) - len(listed)
+        # The evidence list is capped per kind; the counts are of the whole query.
+        more = max(sum(lint.evidence_counts.values()), len(lint.evidence)) - len(listed)
         rows = ensure_children(self.anchors, len(listed) + bool(more))
         if more:
             fill_row(rows[-1], [f"… and {more:,} more", "", "", "", ""])

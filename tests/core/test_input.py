@@ -66,3 +66,30 @@ def test_non_latin_entities_and_places_keep_their_spans() -> None:
     assert ctx.entities.place_hint == "Москва"
     for entity in ctx.entities.details:
         assert text[entity.start : entity.end] == entity.text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "\u200b\u200b",  # zero-width spaces
+        "\ufeff",  # byte-order mark
+        "\ufeff\u200b \u200c\u200d\u2060",  # and joiners, word joiner
+        "\u3164\u115f\u1160\uffa0",  # Hangul fillers
+        "\u2800",  # braille blank
+        "\u00a0\u2003\u3000",  # no-break, em and ideographic spaces
+        "\u2028\u2029",  # line and paragraph separators
+        "\u200e\u200f\u202a\u202e\u2066",  # direction marks and embeddings
+        "\U000e0001\U000e0041",  # tag characters
+        "\ufe0f\u034f",  # a variation selector, the grapheme joiner
+        "\x85\x9f\x7f",  # C1 controls
+    ],
+)
+def test_invisible_input_is_empty(text: str) -> None:
+    """F27: a prompt nobody can see is rejected like an empty one, with the same message."""
+    with pytest.raises(InputError, match=r"^text is empty or only whitespace$"):
+        routescope.inspect(text)
+
+
+@pytest.mark.parametrize("text", ["\u200bx", "\ufeff東京", "🚀\ufe0f", "\u3164ㄱ", "\u00ad-"])
+def test_one_visible_character_is_enough(text: str) -> None:
+    assert run(text).actions

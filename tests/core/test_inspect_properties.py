@@ -7,6 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import routescope
+from routescope._input import is_blank
 
 _VOCAB = [
     "install",
@@ -70,16 +71,21 @@ _VOCAB = [
     "\t",
     "\n",
     "x" * 120,
+    "readme.md",
+    "docs/readme.md",
+    "session append",
+    "telemetry",
+    "Wait..what..",
+    "x.ab..ab.",
+    "a.b.-c.io",
+    "\u200b",
+    "\ufeff",
 ]
 _WORD = st.one_of(st.sampled_from(_VOCAB), st.text(min_size=1, max_size=12))
 _PROMPT = (
     st.lists(_WORD, min_size=1, max_size=40)
     .map(" ".join)
-    .filter(
-        lambda t: (
-            "as of" not in t.lower() and t.translate({i: None for i in [*range(32), 127]}).strip()
-        )
-    )
+    .filter(lambda t: "as of" not in t.lower() and not is_blank(t))
 )
 _DATES = st.dates(min_value=dt.date(1990, 1, 1), max_value=dt.date(2090, 12, 31))
 
@@ -129,3 +135,16 @@ def test_evidence_spans_point_into_the_text(text: str) -> None:
     if ctx.entities.place is not None:
         place = ctx.entities.place
         assert " ".join(text[place.start : place.end].split()) == place.text
+
+
+@given(_PROMPT)
+def test_lint_evidence_is_capped_and_counted(text: str) -> None:
+    lint = routescope.inspect(text, today=dt.date(2026, 2, 5)).lint
+    for kind in ("strong", "weak"):
+        kept = [m for m in lint.evidence if m.kind == kind]
+        assert len(kept) == min(lint.evidence_counts[kind], routescope.linter.MAX_EVIDENCE_PER_KIND)
+    for match in lint.evidence:
+        assert text[match.start : match.end] == match.text
+    assert {m.anchor for m in lint.evidence if m.kind == "strong"} <= set(
+        lint.anchors_detected.strong
+    )

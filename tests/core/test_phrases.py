@@ -7,7 +7,14 @@ import re
 from hypothesis import given
 from hypothesis import strategies as st
 
-from routescope._phrases import PhraseSet, key, lowered_or_none, phrase_pattern
+from routescope._phrases import (
+    _FULL_CANDIDATE_CHARS,
+    PhraseSet,
+    _trie_pattern,
+    key,
+    lowered_or_none,
+    phrase_pattern,
+)
 
 _TERMS = ["how", "how to", "how to fix", "to fix", "fix", "this week", "this weekend", "c++", "a a"]
 _PHRASES = PhraseSet(_TERMS)
@@ -70,3 +77,65 @@ _GAPS = st.sampled_from([" ", "  ", "\t", ", ", "-", "x", "\n"])
 def test_agrees_with_a_phrase_by_phrase_reference(parts: list[tuple[str, str]]) -> None:
     text = "".join(word + gap for word, gap in parts)
     assert found(_PHRASES, text) == reference(text, _TERMS)
+
+
+# --- F4: building a set is linear in its text ------------------------------------------------
+
+
+def char_trie_pattern(spellings: list[str]) -> str:
+    """The former builder: one dict per character, recursion per character."""
+    trie: dict[str, dict] = {}  # type: ignore[type-arg]
+    for spelling in spellings:
+        node = trie
+        for char in spelling:
+            node = node.setdefault(char, {})
+        node[""] = {}
+
+    def build(node: dict) -> str:  # type: ignore[type-arg]
+        branches = [
+            (r"\s++" if char == " " else re.escape(char)) + build(node[char])
+            for char in sorted(node)
+            if char
+        ]
+        if not branches:
+            return ""
+        body = branches[0] if len(branches) == 1 else f"(?:{'|'.join(branches)})"
+        return f"(?:{body})?" if "" in node else body
+
+    return build(trie)
+
+
+_SPELLING = st.lists(st.sampled_from(["a", "b", "é", ".", "+", "(", " "]), min_size=1, max_size=9)
+
+
+@given(st.lists(_SPELLING.map("".join).map(lambda s: " ".join(s.split())), max_size=12))
+def test_the_trie_pattern_is_the_character_trie(spellings: list[str]) -> None:
+    spellings = [s for s in spellings if s]
+    assert _trie_pattern(spellings) == char_trie_pattern(spellings)
+
+
+def test_one_very_long_keyword_is_one_literal_chunk() -> None:
+    """100,000 words took 82 s to load (every word prefix was built); the bench times it now.
+    (Rule packs refuse keywords this long: each is looked for at every word start.)"""
+    term = " ".join(f"w{i}" for i in range(30_000))  # 13 s at 50,000 words before
+    phrases = PhraseSet([term, "w0", "w0 w1"])
+    assert _trie_pattern([term]) == re.escape(term).replace(r"\ ", r"\s++")
+    spans = found(phrases, f"x {term.upper()} y")
+    assert spans == {key(term): [(2, 2 + len(term))], "w0": [(2, 4)], "w0 w1": [(2, 7)]}
+
+
+def test_a_phrase_knows_the_phrases_it_starts_with() -> None:
+    phrases = PhraseSet(["a b c d", "a", "a b c", "b c", "a b x"])
+    longest = phrases._by_key["a b c d"]
+    assert [shorter.text for shorter, _ in longest.shorter] == ["a b c", "a"]
+
+
+def test_a_large_set_agrees_with_a_phrase_by_phrase_reference() -> None:
+    """More than `_FULL_CANDIDATE_CHARS` of phrases: the candidate pattern holds only their
+    first characters, which must not change what is found."""
+    terms = [f"w{i} x{i % 97} y{i % 89}" for i in range(2_000)]
+    assert sum(map(len, terms)) > _FULL_CANDIDATE_CHARS
+    phrases = PhraseSet(terms)
+    for text in ["nothing here", "w12 x12 y12 and W1999 X59 Y41", "w1 x2 w1 x1 y1", "w13 x1"]:
+        expected = reference(text, [t for t in terms if t.split()[0] in text.lower().split()])
+        assert found(phrases, text) == expected

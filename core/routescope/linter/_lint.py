@@ -2,14 +2,26 @@
 
 from __future__ import annotations
 
+import heapq
 import unicodedata
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from .._phrases import PhraseSet, key
 from ..rules import LinterRules, RulePack
-from ._models import AnchorMatch, AnchorsDetected, Classification, LintResult, QueryClass
+from ._models import (
+    AnchorKind,
+    AnchorMatch,
+    AnchorsDetected,
+    Classification,
+    LintResult,
+    QueryClass,
+)
 
-__all__ = ["fold", "lint"]
+__all__ = ["MAX_EVIDENCE_PER_KIND", "fold", "lint"]
+
+MAX_EVIDENCE_PER_KIND = 20
+"""Anchor matches kept as evidence per kind (strong, weak); full counts are kept apart."""
 
 
 def _fold_table() -> dict[int, str]:
@@ -86,32 +98,77 @@ def _matches(
     return found
 
 
-def _overlaps(start: int, end: int, taken: list[tuple[int, int]]) -> bool:
-    return any(start < t_end and t_start < end for t_start, t_end in taken)
+class _Cover:
+    """Spans already taken, merged and sorted, asked about spans in order of their starts: each
+    question moves a cursor forward, so a whole query costs one pass, however many anchors."""
+
+    def __init__(self, spans: Iterable[tuple[int, int]]) -> None:
+        merged: list[list[int]] = []
+        for start, end in spans:  # sorted by start
+            if merged and start <= merged[-1][1]:
+                merged[-1][1] = max(merged[-1][1], end)
+            else:
+                merged.append([start, end])
+        self._spans = merged
+        self._next = 0
+
+    def overlaps(self, start: int, end: int) -> bool:
+        """Whether [start, end) shares a character with a taken span; `start` never decreases
+        from one question to the next."""
+        spans, index = self._spans, self._next
+        while index < len(spans) and spans[index][1] <= start:
+            index += 1
+        self._next = index
+        return index < len(spans) and spans[index][0] < end
+
+
+class _Anchors:
+    """The anchors of a query: evidence capped per kind, full counts, names in order found."""
+
+    __slots__ = ("aliases", "counts", "evidence", "names")
+
+    def __init__(self) -> None:
+        self.evidence: list[AnchorMatch] = []
+        self.counts: dict[AnchorKind, int] = {"strong": 0, "weak": 0}
+        self.names: dict[AnchorKind, dict[str, None]] = {"strong": {}, "weak": {}}
+        self.aliases: dict[str, None] = {}
+
+    def add(
+        self, kind: AnchorKind, anchor: str, text: str, start: int, end: int, alias: str | None
+    ) -> None:
+        self.counts[kind] += 1
+        self.names[kind].setdefault(anchor)
+        if alias is not None:
+            self.aliases.setdefault(alias)
+        if self.counts[kind] <= MAX_EVIDENCE_PER_KIND:
+            self.evidence.append(AnchorMatch(anchor, kind, text[start:end], start, end, alias))
 
 
 def _anchors(
     text: str, matches: dict[str, list[tuple[int, int, str]]], compiled: _Compiled
-) -> list[AnchorMatch]:
-    found: list[AnchorMatch] = []
-    taken: list[tuple[int, int]] = []
+) -> _Anchors:
+    """Aliases first (each stands for its anchors), then strong anchors that overlap no alias
+    or earlier strong anchor, then weak anchors that overlap neither."""
+    found = _Anchors()
+    alias_spans = [(start, end) for start, end, _ in matches["alias"]]
     for start, end, term in matches["alias"]:
         alias, anchors = compiled.alias_anchors[term]
-        found += [AnchorMatch(a, "strong", text[start:end], start, end, alias) for a in anchors]
-        taken.append((start, end))
+        for anchor in anchors:
+            found.add("strong", anchor, text, start, end, alias)
+    aliases = _Cover(alias_spans) if alias_spans else None
+    strong: list[tuple[int, int]] = []
+    strong_end = -1  # kept strong anchors never overlap: only the furthest end matters
     for start, end, term in matches["strong"]:
-        if not _overlaps(start, end, taken):
-            found.append(
-                AnchorMatch(
-                    compiled.canonical.get(term, term), "strong", text[start:end], start, end
-                )
-            )
-            taken.append((start, end))
-    for start, end, term in matches["weak"]:
-        if not _overlaps(start, end, taken):
-            found.append(
-                AnchorMatch(compiled.canonical.get(term, term), "weak", text[start:end], start, end)
-            )
+        if start < strong_end or (aliases is not None and aliases.overlaps(start, end)):
+            continue
+        found.add("strong", compiled.canonical.get(term, term), text, start, end, None)
+        strong.append((start, end))
+        strong_end = end
+    if matches["weak"]:
+        taken = _Cover(heapq.merge(alias_spans, strong) if alias_spans else strong)
+        for start, end, term in matches["weak"]:
+            if not taken.overlaps(start, end):
+                found.add("weak", compiled.canonical.get(term, term), text, start, end, None)
     return found
 
 
@@ -165,10 +222,10 @@ def lint(text: str, rules: RulePack) -> LintResult:
     query = " ".join(text.split())
     folded = fold(text)
     matches = _matches(text, folded, compiled)
-    evidence = _anchors(text, matches, compiled)
-    strong = _unique([m.anchor for m in evidence if m.kind == "strong"])
-    weak = _unique([m.anchor for m in evidence if m.kind == "weak"])
-    aliases = _unique([m.alias for m in evidence if m.alias is not None])
+    found = _anchors(text, matches, compiled)
+    strong = list(found.names["strong"])
+    weak = list(found.names["weak"])
+    aliases = list(found.aliases)
     tokens = len(query.split())
     query_class, rule = _classify(tokens, len(strong), len(weak), linter)
     doc_terms = _unique([term for _, _, term in matches["doc"]])
@@ -188,6 +245,7 @@ def lint(text: str, rules: RulePack) -> LintResult:
         classification=Classification(
             tokens, len(strong), len(weak), len(strong) + len(weak), rule
         ),
-        evidence=evidence,
+        evidence=found.evidence,
         doc_intent=doc_terms,
+        evidence_counts=found.counts,
     )

@@ -2,12 +2,20 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal
 
-__all__ = ["AnchorMatch", "AnchorsDetected", "Classification", "LintResult", "QueryClass"]
+__all__ = [
+    "AnchorKind",
+    "AnchorMatch",
+    "AnchorsDetected",
+    "Classification",
+    "LintResult",
+    "QueryClass",
+]
 
 QueryClass = Literal["guided", "semi", "vague"]
+AnchorKind = Literal["strong", "weak"]
 
 
 @dataclass(slots=True)
@@ -15,7 +23,7 @@ class AnchorMatch:
     """One anchor found in the query: where, as what, and through which alias if any."""
 
     anchor: str
-    kind: Literal["strong", "weak"]
+    kind: AnchorKind
     text: str
     start: int
     end: int
@@ -51,5 +59,8 @@ class LintResult:
     anchors_detected: AnchorsDetected
     classification: Classification
     evidence: list[AnchorMatch]
+    """Where the anchors are: the first `MAX_EVIDENCE_PER_KIND` matches of each kind."""
     doc_intent: list[str]
     """Doc-intent terms found (they choose the doc boost over the default boost)."""
+    evidence_counts: dict[AnchorKind, int] = field(default_factory=dict)
+    """Anchor matches of each kind in the whole query, `evidence` holding the first of them."""

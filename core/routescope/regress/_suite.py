@@ -389,7 +389,9 @@ def check_pattern(pattern: object) -> None:
         )
     parser: Any = importlib.import_module("re._parser")
     try:
-        parsed = parser.parse(pattern)
+        with warnings.catch_warnings():  # "possible nested set": a note on future syntax
+            warnings.simplefilter("ignore", FutureWarning)
+            parsed = parser.parse(pattern)
     except re.error as exc:
         raise ValueError(f"{{matches: …}}: not a valid regular expression: {exc}") from None
     except (RecursionError, OverflowError, ValueError):

@@ -6,7 +6,7 @@ from typing import Literal, get_args
 
 from pydantic import Field, ValidationInfo, field_validator, model_validator
 
-from ._base import Strict, clean_terms
+from ._base import Strict, check_term, clean_phrases
 
 __all__ = [
     "AgentName",
@@ -53,24 +53,26 @@ class AgentRule(Strict):
     name: AgentName
     keywords: list[str] = Field(min_length=1)
 
-    _clean = field_validator("keywords")(clean_terms)
+    _clean = field_validator("keywords")(clean_phrases)
 
 
 class ArgRule(Strict):
     phrase: str
     args: dict[str, str | int | float | bool]
 
+    _phrase = field_validator("phrase")(check_term)
+
 
 class ModeKeywords(Strict):
     execute: list[str] = []
     decide: list[str] = []
 
-    _clean = field_validator("execute", "decide")(clean_terms)
+    _clean = field_validator("execute", "decide")(clean_phrases)
 
 
 def _some_terms(values: list[str]) -> list[str]:
-    """`clean_terms` (for phrases matched case-insensitively), and at least one must be left."""
-    terms = clean_terms(values)
+    """`clean_phrases` (for phrases matched case-insensitively), and at least one must be left."""
+    terms = clean_phrases(values)
     if not terms:
         raise ValueError("must name at least one non-blank entry")
     return terms
@@ -79,7 +81,7 @@ def _some_terms(values: list[str]) -> list[str]:
 def _some_words(values: list[str]) -> list[str]:
     """Trimmed, blanks and exact duplicates dropped (for words matched case-sensitively), and
     at least one must be left."""
-    words = list(dict.fromkeys(word.strip() for word in values if word.strip()))
+    words = list(dict.fromkeys(check_term(word.strip()) for word in values if word.strip()))
     if not words:
         raise ValueError("must name at least one non-blank entry")
     return words

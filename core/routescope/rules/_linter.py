@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import Field, field_validator
 
-from ._base import Strict, clean_terms
+from ._base import Strict, check_term, clean_phrases, clean_terms
 
 __all__ = ["LinterAlias", "LinterRules", "LinterThresholds"]
 
@@ -21,7 +21,7 @@ class LinterAlias(Strict):
         value = " ".join(value.split())
         if not value:
             raise ValueError("must not be empty")
-        return value
+        return check_term(value)
 
 
 class LinterThresholds(Strict):
@@ -44,4 +44,4 @@ class LinterRules(Strict):
 
     _clean = field_validator(
         "strong_anchors", "weak_anchors", "doc_intent_terms", "doc_boost", "default_boost"
-    )(clean_terms)
+    )(clean_phrases)

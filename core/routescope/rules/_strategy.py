@@ -6,7 +6,7 @@ from typing import Literal, get_args
 
 from pydantic import Field, field_validator
 
-from ._base import Strict, clean_terms, require_placeholders
+from ._base import Strict, check_term, clean_phrases, clean_terms, require_placeholders
 
 __all__ = [
     "INTENTS",
@@ -36,7 +36,7 @@ class IntentRules(Strict):
     time_sensitive: list[str]
     year_is_time_sensitive: bool = True
 
-    _clean = field_validator(*INTENTS)(clean_terms)
+    _clean = field_validator(*INTENTS)(clean_phrases)
 
     def keywords(self) -> dict[IntentName, list[str]]:
         """Keyword lists by intent name, in the fixed intent order."""
@@ -59,7 +59,7 @@ class EntityRules(Strict):
     phrase_connectors: list[str] = []
     weights: EntityWeights = EntityWeights()
 
-    _clean = field_validator("sentence_start_stopwords", "phrase_connectors")(clean_terms)
+    _clean = field_validator("sentence_start_stopwords", "phrase_connectors")(clean_phrases)
 
 
 class PlaceRules(Strict):
@@ -70,7 +70,7 @@ class PlaceRules(Strict):
 
     _clean = field_validator(
         "always_prepositions", "gazetteer_prepositions", "gazetteer", "local_intent_prepositions"
-    )(clean_terms)
+    )(clean_phrases)
 
 
 class GeneralPack(Strict):
@@ -91,7 +91,7 @@ class LocalPack(Strict):
     second_time_sensitive: str = "{goal} this weekend"
     strip_from_goal: list[str] = []
 
-    _clean = field_validator("strip_from_goal")(clean_terms)
+    _clean = field_validator("strip_from_goal")(clean_phrases)
 
     @field_validator("first")
     @classmethod
@@ -110,7 +110,7 @@ class TechPack(Strict):
     safety: str = "{goal} (security OR sandbox OR permissions)"
     safety_keywords: list[str] = []
 
-    _clean = field_validator("safety_keywords")(clean_terms)
+    _clean = field_validator("safety_keywords")(clean_phrases)
 
     @field_validator("docs", "github")
     @classmethod
@@ -141,7 +141,7 @@ class OpenClawRules(Strict):
     def _non_empty(cls, value: str) -> str:
         if not value.strip():
             raise ValueError("must not be empty")
-        return value.strip()
+        return check_term(value.strip())
 
     _clean = field_validator("queries")(clean_terms)
 
@@ -151,7 +151,7 @@ class SanitizeRules(Strict):
     as_of: str = "as of {month} {day}, {year}"
     max_query_chars: int = Field(400, ge=40, le=10_000)
 
-    _clean = field_validator("banned_modifiers")(clean_terms)
+    _clean = field_validator("banned_modifiers")(clean_phrases)
 
     @field_validator("as_of")
     @classmethod

@@ -35,7 +35,6 @@ _YEAR = re.compile(r"(?:19|20)[0-9]{2}(?![\w])")
 _URL = re.compile(r"https?://[^\s<>\"'`{}|\\^\[\]]++")
 _URL_TAIL = ".,;:!?)]}'\""
 _TLD = re.compile(r"\.[a-z]{2,24}(?![\w\-]|\.[A-Za-z0-9])")
-_DOMAIN = re.compile(r"[A-Za-z0-9][A-Za-z0-9\-]*+(?:\.[A-Za-z0-9\-]++)*+")
 _DOMAIN_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-.")
 _CAMEL_STEP = re.compile(r"[A-Z](?<=[a-z].)")  # an upper-case letter after a lower-case one
 _WORD_TAIL = re.compile(r"\w*+")
@@ -171,25 +170,42 @@ def _urls(text: str) -> Iterator[tuple[int, int]]:
 
 
 def _domains(text: str, urls: list[tuple[int, int]]) -> Iterator[tuple[int, int]]:
+    """Host names ending in a TLD-like label, outside URLs, in text order.
+
+    One pass: a run of domain characters is walked once however many TLD-like labels it holds
+    (text such as "Wait..what.." or minified content has a label every few characters), the
+    last ".." is tracked as the scan moves on, and URLs are passed with a cursor."""
     if "." not in text:
         return
-    done = 0
+    url_index = 0
+    host_start = 0  # start of the match's run of domain characters, past dots and hyphens
+    scanned = 0  # text[:scanned] has been searched for ".."
+    double_dot = -1  # start of the last ".." in text[:scanned]
+    previous_end = 0  # end of the previous match, whose run goes on if nothing breaks it
     for match in _TLD.finditer(text):
-        end = match.end()
-        if end <= done or any(s <= match.start() < e for s, e in urls):
+        dot, end = match.span()
+        while url_index < len(urls) and urls[url_index][1] <= dot:
+            url_index += 1
+        if url_index < len(urls) and urls[url_index][0] <= dot:
             continue
-        start = match.start()
-        while start > 0 and text[start - 1] in _DOMAIN_CHARS:
+        start = dot
+        while start > previous_end and text[start - 1] in _DOMAIN_CHARS:
             start -= 1
-        while start < end and text[start] in ".-":
-            start += 1
-        whole = _DOMAIN.match(text, start, end)
-        done = end
-        if whole is None or whole.end() != end or whole.start() == match.start():
+        if start > previous_end or not previous_end:  # a new run starts at `start`
+            host_start = start
+            while text[host_start] in ".-":  # stops at the TLD's first letter at the latest
+                host_start += 1
+        previous_end = end
+        found = text.rfind("..", max(scanned - 1, 0), end)
+        if found >= 0:
+            double_dot = found
+        scanned = end
+        # The host must be labels joined by single dots all the way to the TLD.
+        if double_dot >= host_start or host_start == dot:
             continue
-        if start > 0 and (is_word_char(text[start - 1]) or text[start - 1] in "@/"):
+        if host_start > 0 and (is_word_char(text[host_start - 1]) or text[host_start - 1] in "@/"):
             continue
-        yield start, end
+        yield host_start, end
 
 
 def _camel_tokens(text: str) -> Iterator[tuple[int, int]]:
@@ -220,13 +236,15 @@ class _Candidates:
 
     def add(
         self, text: str, kind: EntityKind, start: int, end: int, reason: str, weight: float = 1.0
-    ) -> None:
+    ) -> bool:
+        """Add a candidate unless its text was seen; whether it was added."""
         folded = key(text)
         if folded in self.seen:
-            return
+            return False
         self.seen.add(folded)
         score = getattr(self.weights, kind) * weight
         self.scored.append(EntityCandidate(text, kind, start, end, score, reason))
+        return True
 
     def add_run_part(self, text: str, start: int, end: int, words: int) -> None:
         """One part of a capitalized run: a phrase, an acronym, a CamelCase token or a word."""
@@ -264,8 +282,15 @@ def _entities(
     urls = list(_urls(text))
     for start, end in urls:
         candidates.add(text[start:end], "url", start, end, _REASONS["url"])
+    # Domains share one score and come in text order, so once `max_candidates` of them are in,
+    # no later one can rank (ties go to the earlier mention), and none can shadow a later
+    # candidate of another kind (those never contain a dot): stop there. A run such as
+    # "a.b.-c.d.-…" would otherwise add one ever longer host per label.
+    room = compiled.rules.entities.max_candidates
     for start, end in _domains(text, urls):
-        candidates.add(text[start:end], "domain", start, end, _REASONS["domain"])
+        room -= candidates.add(text[start:end], "domain", start, end, _REASONS["domain"])
+        if room <= 0:
+            break
     for start, end in _camel_tokens(text):
         candidates.add(text[start:end], "camel_case", start, end, _REASONS["camel_case"])
     processed: set[tuple[str, bool]] = set()

@@ -3,9 +3,11 @@
 import dataclasses
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 import routescope
-from routescope.linter import fold, lint
+from routescope.linter import MAX_EVIDENCE_PER_KIND, _lint, fold, lint
 
 RULES = routescope.default_rules()
 
@@ -114,3 +116,97 @@ def test_aliases_and_anchors_with_letters_that_casefold_differently() -> None:
     result = lint("zeige die straße der sitzung bitte jetzt", pack)
     assert result.anchors_detected.aliases_matched == ["Straße der Sitzung"]
     assert result.anchors_detected.strong == ["telemetry"]
+
+
+# --- F2: one pass over the anchors, evidence capped, counts complete -------------------------
+
+
+def reference_anchors(text: str, rules: routescope.RulePack) -> list[tuple[str, str, int, int]]:
+    """The former overlap test: every match against every span taken so far (quadratic)."""
+    compiled = rules.derived(_lint._compile)
+    matches = _lint._matches(text, fold(text), compiled)
+    found: list[tuple[str, str, int, int]] = []
+    taken: list[tuple[int, int]] = []
+
+    def overlaps(start: int, end: int) -> bool:
+        return any(start < t_end and t_start < end for t_start, t_end in taken)
+
+    for start, end, term in matches["alias"]:
+        found += [("strong", a, start, end) for a in compiled.alias_anchors[term][1]]
+        taken.append((start, end))
+    for start, end, term in matches["strong"]:
+        if not overlaps(start, end):
+            found.append(("strong", compiled.canonical.get(term, term), start, end))
+            taken.append((start, end))
+    for start, end, term in matches["weak"]:
+        if not overlaps(start, end):
+            found.append(("weak", compiled.canonical.get(term, term), start, end))
+    return found
+
+
+_PIECES = st.sampled_from(
+    [
+        "session",
+        "session.md",
+        "session append",
+        "append",
+        "telemetry",
+        "telemetría",
+        "docs/",
+        "readme.md",
+        "docs/readme.md",
+        "persistencia de sesión",
+        "sesión",
+        "config",
+        "schema",
+        "agent",
+        "agent.md",
+        "template",
+        "plantilla de agente",
+        "x",
+        "Sesion",
+        "TELEMETRY",
+    ]
+)
+_GAPS = st.sampled_from([" ", "  ", "/", ".", "-", "", "\t"])
+
+
+@given(st.lists(st.tuples(_PIECES, _GAPS), min_size=1, max_size=30))
+def test_anchors_agree_with_the_pairwise_reference(parts: list[tuple[str, str]]) -> None:
+    text = "".join(piece + gap for piece, gap in parts)
+    expected = reference_anchors(text, RULES)
+    result = lint(text, RULES)
+    kept = [
+        m
+        for kind in ("strong", "weak")
+        for m in [e for e in expected if e[0] == kind][:MAX_EVIDENCE_PER_KIND]
+    ]
+    assert sorted((m.kind, m.anchor, m.start, m.end) for m in result.evidence) == sorted(kept)
+    assert result.evidence_counts == {
+        kind: sum(e[0] == kind for e in expected) for kind in ("strong", "weak")
+    }
+    strong = list(dict.fromkeys(a for kind, a, _, _ in expected if kind == "strong"))
+    weak = list(dict.fromkeys(a for kind, a, _, _ in expected if kind == "weak"))
+    assert (result.anchors_detected.strong, result.anchors_detected.weak) == (strong, weak)
+
+
+@pytest.mark.parametrize(
+    "unit", ["readme.md ", "docs/readme.md ", "session append ", "telemetry session sesión "]
+)
+def test_a_long_run_of_anchors_keeps_capped_evidence_and_full_counts(unit: str) -> None:
+    """The findings' shapes (minutes at 1 MB before); the bench times them ("file anchors")."""
+    once = reference_anchors(unit, RULES)
+    assert once, "each unit holds an anchor"
+    repeats = 30_000
+    result = lint(unit * repeats, RULES)
+    assert result.anchors_detected.strong == list(
+        dict.fromkeys(a for kind, a, _, _ in once if kind == "strong")
+    )
+    assert result.evidence_counts == {
+        kind: repeats * sum(m[0] == kind for m in once) for kind in ("strong", "weak")
+    }
+    for kind in ("strong", "weak"):
+        kept = [m for m in result.evidence if m.kind == kind]
+        assert len(kept) == min(result.evidence_counts[kind], MAX_EVIDENCE_PER_KIND)
+    for match in result.evidence:
+        assert (unit * repeats)[match.start : match.end] == match.text
