@@ -7,8 +7,6 @@ import dataclasses
 import re
 from typing import Any
 
-from pydantic import BaseModel
-
 __all__ = ["escape", "escaped"]
 
 # C0 and C1 controls (tab and, in multi-line output, newline excepted), DEL, and the bidi
@@ -30,6 +28,8 @@ def escape(text: str, *, one_line: bool = True) -> str:
 def escaped(value: Any) -> Any:
     """A copy of a result with every string escaped for one line (models, dataclasses, lists,
     dicts), for the text renderers; JSON output escapes control characters by itself."""
+    from pydantic import BaseModel  # the renderers need it anyway; `--version` does not
+
     if isinstance(value, str):
         return escape(value)
     if isinstance(value, BaseModel):
