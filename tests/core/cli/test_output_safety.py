@@ -1,5 +1,6 @@
-"""What reaches the terminal is safe: escaped text from files, one-line errors, output streams
-that cannot encode or are closed, strict dates, bounded stdin, skipped skills reported."""
+"""What reaches the terminal is safe: escaped text from files and one-line errors (F16), output
+streams that cannot encode or are closed (F26), strict dates (F27), bounded stdin (F11),
+skipped skills reported (F22)."""
 
 import json
 import subprocess
