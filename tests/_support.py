@@ -12,6 +12,26 @@ from routescope import Inspection
 TODAY = dt.date(2026, 2, 5)
 AS_OF = "as of February 5, 2026"
 
+DEMO_SUITE = """\
+# a comment that must survive --update
+suite: demo
+router: strategy
+today: 2026-02-05
+cases:
+  - id: right
+    prompt: pizza near me   # trailing comment
+    expect:
+      strategy: local
+  - id: wrong
+    prompt: How do I install FastAPI?
+    expect:
+      strategy: general          # a wrong golden
+      actions[*].query: {not_contains: "site:"}   # tolerant, also wrong
+      context.entities.candidates[0]: FastAPI
+"""
+"""A small strategy suite with comments, one passing and one failing case (a wrong golden and
+a wrong tolerant matcher)."""
+
 
 def run(text: str, **kwargs: object) -> Inspection:
     """inspect() with a fixed `today`, as every core test needs."""

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt, Signal
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt, Signal
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -27,7 +27,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ._widgets import enable_copy
+from ._widgets import HeaderedTableModel, enable_copy
 
 if TYPE_CHECKING:
     from routescope.regress import CaseResult, ClassReport, Suite, SuiteResult
@@ -55,7 +55,7 @@ class _CaseRow:
         return (mark, self.case_id, self.prompt, self.expected, self.got, self.diffs)
 
 
-class CaseTableModel(QAbstractTableModel):
+class CaseTableModel(HeaderedTableModel):
     """The cases shown: one row each, failures in red. A model, so a suite of thousands of
     cases costs nothing until its rows are painted."""
 
@@ -63,33 +63,20 @@ class CaseTableModel(QAbstractTableModel):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self._rows: list[_CaseRow] = []
+        self.rows: list[_CaseRow] = []
 
     def set_rows(self, rows: Sequence[_CaseRow]) -> None:
         self.beginResetModel()
-        self._rows = list(rows)
+        self.rows = list(rows)
         self.endResetModel()
 
     def case_id(self, row: int) -> str | None:
-        return self._rows[row].case_id if 0 <= row < len(self._rows) else None
-
-    def rowCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(self._rows)
-
-    def columnCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(self.HEADERS)
-
-    def headerData(
-        self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
-    ) -> object:
-        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
-            return self.HEADERS[section]
-        return None
+        return self.rows[row].case_id if 0 <= row < len(self.rows) else None
 
     def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole) -> object:
         if not index.isValid():
             return None
-        row = self._rows[index.row()]
+        row = self.rows[index.row()]
         if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole):
             return row.cells[index.column()]
         if role == Qt.ItemDataRole.ForegroundRole and row.passed is False:

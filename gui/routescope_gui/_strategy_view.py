@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -31,7 +31,7 @@ import routescope
 
 from ._html import HTML_ROLE, HtmlDelegate, clip, word_diff_html
 from ._style import LABELS, MUTED, accent, fill
-from ._widgets import Badge, enable_copy, ensure_children, fill_row
+from ._widgets import Badge, HeaderedTableModel, enable_copy, ensure_children, fill_row
 
 if TYPE_CHECKING:
     from routescope import Inspection
@@ -238,7 +238,7 @@ class DecisionPanel(QGroupBox):
         self.gate.setText(" · ".join(lines))
 
 
-class PlanModel(QAbstractTableModel):
+class PlanModel(HeaderedTableModel):
     """The sanitized actions in execution order. A new plan changes only the rows that differ,
     so the table keeps its selection and re-measures only those rows."""
 
@@ -246,44 +246,31 @@ class PlanModel(QAbstractTableModel):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self._actions: list[Action] = []
+        self.rows: list[Action] = []
 
     def set_actions(self, actions: Sequence[Action]) -> None:
-        new, old = list(actions), self._actions
+        new, old = list(actions), self.rows
         # New rows count as changed: the header sizes its columns to contents on dataChanged,
         # not on insertion.
         changed = [row for row in range(len(new)) if row >= len(old) or old[row] != new[row]]
         if len(new) < len(old):
             self.beginRemoveRows(QModelIndex(), len(new), len(old) - 1)
-            self._actions = new
+            self.rows = new
             self.endRemoveRows()
         elif len(new) > len(old):
             self.beginInsertRows(QModelIndex(), len(old), len(new) - 1)
-            self._actions = new
+            self.rows = new
             self.endInsertRows()
         else:
-            self._actions = new
+            self.rows = new
         if changed:
             last = len(self.HEADERS) - 1
             self.dataChanged.emit(self.index(changed[0], 0), self.index(changed[-1], last))
 
-    def rowCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(self._actions)
-
-    def columnCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(self.HEADERS)
-
-    def headerData(
-        self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
-    ) -> object:
-        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
-            return self.HEADERS[section]
-        return None
-
     def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole) -> object:
         if not index.isValid():
             return None
-        action, column = self._actions[index.row()], index.column()
+        action, column = self.rows[index.row()], index.column()
         if role == Qt.ItemDataRole.DisplayRole:
             return self._text(index.row(), action, column)
         if role == HTML_ROLE and column == 4 and action.edits:

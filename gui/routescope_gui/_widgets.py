@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from PySide6.QtCore import QModelIndex, QPoint, Qt
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, QPoint, Qt
 from PySide6.QtGui import QAction, QGuiApplication
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -121,6 +121,29 @@ def enable_copy(view: QAbstractItemView) -> None:
         menu.popup(view.viewport().mapToGlobal(position))
 
     view.customContextMenuRequested.connect(show_menu)
+
+
+_Index = QModelIndex | QPersistentModelIndex
+
+
+class HeaderedTableModel(QAbstractTableModel):
+    """A table model with fixed column `HEADERS`; a subclass keeps its rows in `rows`."""
+
+    HEADERS: tuple[str, ...] = ()
+    rows: Sequence[object] = ()
+
+    def rowCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(self.rows)
+
+    def columnCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(self.HEADERS)
+
+    def headerData(
+        self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
+    ) -> object:
+        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
+            return self.HEADERS[section]
+        return None
 
 
 class LazyTabs(QTabWidget):

@@ -7,32 +7,14 @@ import json
 from pathlib import Path
 
 from routescope import resources_root
-from tests._support import routescope_cli
+from tests._support import DEMO_SUITE, routescope_cli
 
 FIXTURES = Path(str(resources_root() / "fixtures"))
-
-SUITE = """\
-# a comment that must survive --update
-suite: demo
-router: strategy
-today: 2026-02-05
-cases:
-  - id: right
-    prompt: pizza near me   # trailing comment
-    expect:
-      strategy: local
-  - id: wrong
-    prompt: How do I install FastAPI?
-    expect:
-      strategy: general          # a wrong golden
-      actions[*].query: {not_contains: "site:"}   # tolerant, also wrong
-      context.entities.candidates[0]: FastAPI
-"""
 
 
 def write(tmp_path: Path) -> Path:
     path = tmp_path / "demo.yaml"
-    path.write_text(SUITE, encoding="utf-8")
+    path.write_text(DEMO_SUITE, encoding="utf-8")
     return path
 
 
@@ -55,7 +37,7 @@ def test_cli_update_rewrites_one_line(tmp_path: Path) -> None:
     assert done.returncode == 1  # the tolerant expectation still fails
     assert "updated 1 golden value(s)" in done.stdout
     after = path.read_text(encoding="utf-8")
-    diff = difflib.ndiff(SUITE.splitlines(), after.splitlines())
+    diff = difflib.ndiff(DEMO_SUITE.splitlines(), after.splitlines())
     assert [line for line in diff if line[:2] in ("- ", "+ ")] == [
         "-       strategy: general          # a wrong golden",
         "+       strategy: tech          # a wrong golden",

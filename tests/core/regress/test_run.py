@@ -37,6 +37,7 @@ from routescope.regress import (
     update_goldens,
 )
 from routescope.regress._suite import MATCH_TIMEOUT_S
+from tests._support import DEMO_SUITE
 
 FIXTURES = Path(str(resources_root() / "fixtures"))
 TODAY = dt.date(2026, 2, 5)
@@ -87,27 +88,8 @@ def test_built_in_suites_pass(name: str, tmp_path: Path) -> None:
         assert list(tmp_path.iterdir())  # the tool-search index went to the given folder
 
 
-SUITE = """\
-# a comment that must survive --update
-suite: demo
-router: strategy
-today: 2026-02-05
-cases:
-  - id: right
-    prompt: pizza near me   # trailing comment
-    expect:
-      strategy: local
-  - id: wrong
-    prompt: How do I install FastAPI?
-    expect:
-      strategy: general          # a wrong golden
-      actions[*].query: {not_contains: "site:"}   # tolerant, also wrong
-      context.entities.candidates[0]: FastAPI
-"""
-
-
 def test_failures_are_diffed_field_by_field(tmp_path: Path) -> None:
-    result = run_suite(load_suite(write(tmp_path, SUITE)))
+    result = run_suite(load_suite(write(tmp_path, DEMO_SUITE)))
     assert (result.passed, result.failed) == (1, 1)
     right, wrong = result.cases
     assert (right.id, right.passed, right.diffs, right.checked) == ("right", True, [], 1)
@@ -161,7 +143,7 @@ def test_matchers(expect: dict[str, Any], passed: bool) -> None:
 
 
 def test_iter_cases_yields_one_result_per_case_in_order(tmp_path: Path) -> None:
-    suite = load_suite(write(tmp_path, SUITE))
+    suite = load_suite(write(tmp_path, DEMO_SUITE))
     results = list(iter_cases(suite))
     assert all(isinstance(r, CaseResult) for r in results)
     assert [r.id for r in results] == ["right", "wrong"]
@@ -204,11 +186,11 @@ def test_class_report_counts() -> None:
 
 # -- accepting goldens -------------------------------------------------------------------------
 def test_update_rewrites_exact_goldens_only_and_keeps_comments(tmp_path: Path) -> None:
-    path = write(tmp_path, SUITE)
+    path = write(tmp_path, DEMO_SUITE)
     suite = load_suite(path)
     assert update_goldens(suite, run_suite(suite)) == 1
     text = path.read_text(encoding="utf-8")
-    assert text == SUITE.replace("strategy: general ", "strategy: tech ")
+    assert text == DEMO_SUITE.replace("strategy: general ", "strategy: tech ")
     assert [p.name for p in tmp_path.iterdir()] == ["demo.yaml"]  # no temporary file left
     after = run_suite(load_suite(path))
     assert [d.path for d in after.cases[1].diffs] == ["actions[*].query"]
@@ -406,7 +388,7 @@ def test_update_only_the_given_cases(tmp_path: Path) -> None:
 
 
 def test_update_keeps_line_endings_bom_and_permissions(tmp_path: Path) -> None:
-    text = "\ufeff" + SUITE.replace("\n", "\r\n")
+    text = "\ufeff" + DEMO_SUITE.replace("\n", "\r\n")
     path = write(tmp_path, text)
     if os.name == "posix":
         path.chmod(0o640)
@@ -420,7 +402,7 @@ def test_update_keeps_line_endings_bom_and_permissions(tmp_path: Path) -> None:
 
 @pytest.mark.skipif(not hasattr(os, "symlink"), reason="no symbolic links")
 def test_update_through_a_link_rewrites_its_target(tmp_path: Path) -> None:
-    target = write(tmp_path, SUITE, "real.yaml")
+    target = write(tmp_path, DEMO_SUITE, "real.yaml")
     link = tmp_path / "link.yaml"
     try:
         link.symlink_to(target)
@@ -432,7 +414,7 @@ def test_update_through_a_link_rewrites_its_target(tmp_path: Path) -> None:
 
 
 def test_nothing_to_accept_leaves_the_file_alone(tmp_path: Path) -> None:
-    path = write(tmp_path, SUITE)
+    path = write(tmp_path, DEMO_SUITE)
     suite = load_suite(path)
     before = path.stat()
     assert update_goldens(suite, run_suite(suite), only={"right"}) == 0
@@ -628,13 +610,13 @@ def test_a_merged_golden_is_refused(tmp_path: Path) -> None:
 
 
 def test_a_file_changed_since_the_run_is_refused(tmp_path: Path) -> None:
-    path = write(tmp_path, SUITE)
+    path = write(tmp_path, DEMO_SUITE)
     suite = load_suite(path)
     result = run_suite(suite)
-    path.write_text(SUITE.replace("id: wrong", "id: renamed"), encoding="utf-8")
+    path.write_text(DEMO_SUITE.replace("id: wrong", "id: renamed"), encoding="utf-8")
     with pytest.raises(SuiteError, match="case 'wrong' is not in the file any more"):
         update_goldens(suite, result)
-    path.write_text(SUITE.replace("      strategy: general", "      other: general"), "utf-8")
+    path.write_text(DEMO_SUITE.replace("      strategy: general", "      other: general"), "utf-8")
     with pytest.raises(SuiteError, match="case wrong no longer expects strategy"):
         update_goldens(suite, result)
 
