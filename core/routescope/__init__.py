@@ -16,7 +16,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from . import contract, linter, regress, rules, strategy, toolsearch
+    from . import contract, linter, llm, regress, research, rules, strategy, toolsearch
     from ._errors import (
         CatalogError,
         ContextError,
@@ -49,9 +49,11 @@ __all__ = [
     "default_rules",
     "inspect",
     "linter",
+    "llm",
     "load_rules",
     "parse_rules",
     "regress",
+    "research",
     "resources_root",
     "rules",
     "strategy",
@@ -59,7 +61,9 @@ __all__ = [
     "warm_up",
 ]
 
-_SUBPACKAGES = frozenset(["contract", "linter", "regress", "rules", "strategy", "toolsearch"])
+_SUBPACKAGES = frozenset(
+    ["contract", "linter", "llm", "regress", "research", "rules", "strategy", "toolsearch"]
+)
 _NAMES = {
     "CatalogError": "._errors",
     "ContextError": "._errors",
