@@ -10,11 +10,11 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 
 $(VENV)/.gui-installed: pyproject.toml | $(BIN)/python
-	$(PIP) install -e '.[gui,semantic]'
+	$(PIP) install -e '.[gui,semantic,research]'
 	touch $@
 
 $(VENV)/.dev-installed: pyproject.toml | $(BIN)/python
-	$(PIP) install -e '.[gui,semantic,dev]'
+	$(PIP) install -e '.[gui,semantic,research,dev]'
 	touch $@ $(VENV)/.gui-installed
 
 run: $(VENV)/.gui-installed

@@ -1,8 +1,12 @@
 """Deep research (seed 003): a multi-attempt web research loop with quality scores, safe
 fetching and search providers. Built module by module: the search providers and the quality
-rules are here; the loop, safe fetching and the window panel are still to come."""
+rules, safe fetching (SSRF-checked, pinned, capped) and main-text extraction are here; the
+loop, the offline search backend and the window panel are still to come."""
 
+from ._extract import Extracted, extract_main_text
+from ._fetch import FetchLimits, FetchOutcome, Hop, SafeFetcher, fetch_all, system_resolver
 from ._models import ErrorKind, ProviderError, QueryAction, SearchHit, SearchResponse
+from ._policy import DEFAULT_POLICY, Verdict, WebPolicy, address_verdict, verdict
 from ._providers import (
     BraveSearch,
     ProviderOptions,
@@ -25,12 +29,18 @@ from ._quality import (
 )
 
 __all__ = [
+    "DEFAULT_POLICY",
     "BraveSearch",
     "ErrorKind",
+    "Extracted",
+    "FetchLimits",
+    "FetchOutcome",
+    "Hop",
     "NextStep",
     "ProviderError",
     "ProviderOptions",
     "QueryAction",
+    "SafeFetcher",
     "Scores",
     "SearchHit",
     "SearchProvider",
@@ -39,11 +49,18 @@ __all__ = [
     "StackHint",
     "TavilySearch",
     "Thresholds",
+    "Verdict",
+    "WebPolicy",
+    "address_verdict",
     "best_attempt",
+    "extract_main_text",
+    "fetch_all",
     "infer_stack",
     "next_step",
     "redact",
     "redact_url",
     "score",
     "shorten_query",
+    "system_resolver",
+    "verdict",
 ]
