@@ -1,10 +1,21 @@
 """Deep research (seed 003): a multi-attempt web research loop with quality scores, safe
 fetching and search providers. Built module by module: the search providers and the quality
-rules, safe fetching (SSRF-checked, pinned, capped) and main-text extraction are here; the
-loop, the offline search backend and the window panel are still to come."""
+rules, safe fetching (SSRF-checked, pinned, capped), main-text extraction and the loop itself
+(`deep_research`) are here; the offline search backend, the heuristic model, reports, the CLI
+command and the window panel are still to come."""
 
 from ._extract import Extracted, extract_main_text
 from ._fetch import FetchLimits, FetchOutcome, Hop, SafeFetcher, fetch_all, system_resolver
+from ._loop import (
+    Attempt,
+    Budgets,
+    DeepResearchResult,
+    Finding,
+    PageRead,
+    PageReader,
+    ResearchQuality,
+    deep_research,
+)
 from ._models import ErrorKind, ProviderError, QueryAction, SearchHit, SearchResponse
 from ._policy import DEFAULT_POLICY, Verdict, WebPolicy, address_verdict, verdict
 from ._providers import (
@@ -27,19 +38,27 @@ from ._quality import (
     next_step,
     score,
 )
+from ._reader import WebReader
 
 __all__ = [
     "DEFAULT_POLICY",
+    "Attempt",
     "BraveSearch",
+    "Budgets",
+    "DeepResearchResult",
     "ErrorKind",
     "Extracted",
     "FetchLimits",
     "FetchOutcome",
+    "Finding",
     "Hop",
     "NextStep",
+    "PageRead",
+    "PageReader",
     "ProviderError",
     "ProviderOptions",
     "QueryAction",
+    "ResearchQuality",
     "SafeFetcher",
     "Scores",
     "SearchHit",
@@ -51,8 +70,10 @@ __all__ = [
     "Thresholds",
     "Verdict",
     "WebPolicy",
+    "WebReader",
     "address_verdict",
     "best_attempt",
+    "deep_research",
     "extract_main_text",
     "fetch_all",
     "infer_stack",
