@@ -39,6 +39,7 @@ from ._quality import (
     score,
 )
 from ._reader import WebReader
+from ._report import report_data, report_markdown
 
 __all__ = [
     "DEFAULT_POLICY",
@@ -80,6 +81,8 @@ __all__ = [
     "next_step",
     "redact",
     "redact_url",
+    "report_data",
+    "report_markdown",
     "score",
     "shorten_query",
     "system_resolver",

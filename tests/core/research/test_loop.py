@@ -207,3 +207,35 @@ def test_grounding_required_and_hopeless_research_escalates() -> None:
     )
     result = run(llm, requires_grounding=True)
     assert result.next_step.outcome == "escalate"
+
+
+def test_the_report_has_the_documented_json_shape_and_markdown() -> None:
+    from routescope.research._report import report_data, report_markdown
+
+    result = run(model([grade(0.8, 0.7)]))
+    data = json.loads(json.dumps(report_data(result)))
+    assert set(data) >= {
+        "final_query",
+        "quality",
+        "attempts",
+        "findings",
+        "warnings",
+        "termination_reason",
+        "next_step",
+    }
+    (attempt,) = data["attempts"]
+    assert set(attempt) >= {
+        "query",
+        "relevance",
+        "confidence",
+        "coverage",
+        "should_retry",
+        "score",
+        "status",
+        "error",
+        "findings",
+    }
+    assert data["findings"][0]["host"] == "doc.example"
+    text = report_markdown(result)
+    assert "final query: `PySide6 QTableView copy selection clipboard`" in text
+    assert "| 1 ★ |" in text and "## Findings" in text

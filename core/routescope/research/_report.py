@@ -1,0 +1,117 @@
+"""Run reports of a research run: one JSON shape (what `routescope research --json` prints)
+and Markdown for people. Keys never reach a report: providers redact them at the source."""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import urlsplit
+
+from ._loop import Attempt, DeepResearchResult
+
+__all__ = ["report_data", "report_markdown"]
+
+
+def _attempt(attempt: Attempt) -> dict[str, Any]:
+    return {
+        "index": attempt.index + 1,
+        "query": attempt.query,
+        "query_source": attempt.query_source,
+        "provider": attempt.provider,
+        "status": attempt.status,
+        "error": attempt.error,
+        "relevance": attempt.relevance,
+        "confidence": attempt.confidence,
+        "coverage": attempt.coverage,
+        "should_retry": attempt.should_retry,
+        "score": attempt.score,
+        "reasons": attempt.evaluation.reasons if attempt.evaluation else "",
+        "evaluator_error": attempt.evaluator_error,
+        "duration_ms": round(attempt.duration_ms, 1),
+        "findings": [
+            {
+                "url": page.url,
+                "host": urlsplit(page.url).hostname or "",
+                "title": page.title,
+                "verdict": page.rule,
+                "allowed": page.allowed,
+                "status": page.status,
+                "error": page.error,
+                "chars": len(page.text),
+            }
+            for page in attempt.pages
+        ],
+    }
+
+
+def report_data(result: DeepResearchResult) -> dict[str, Any]:
+    """The report as plain JSON-ready data."""
+    quality = result.quality
+    return {
+        "goal": result.goal,
+        "final_query": quality.query,
+        "quality": {
+            "relevance": quality.relevance,
+            "confidence": quality.confidence,
+            "coverage": quality.coverage,
+            "attempts": quality.attempts,
+            "reasons": quality.reasons,
+        },
+        "best_attempt": None if result.best is None else result.best + 1,
+        "attempts": [_attempt(attempt) for attempt in result.attempts],
+        "findings": [
+            {
+                "url": finding.url,
+                "host": urlsplit(finding.url).hostname or "",
+                "title": finding.title,
+                "snippet": finding.snippet,
+            }
+            for finding in result.findings
+        ],
+        "warnings": result.warnings,
+        "notes": result.notes,
+        "termination_reason": result.termination_reason,
+        "next_step": {"outcome": result.next_step.outcome, "reason": result.next_step.reason},
+        "counters": {"web_calls": result.web_calls, "pages_fetched": result.pages_fetched},
+        "model": result.model,
+        "duration_ms": round(result.duration_ms, 1),
+    }
+
+
+def _cell(text: object) -> str:
+    return " ".join(str(text).split()).replace("|", "\\|")
+
+
+def report_markdown(result: DeepResearchResult) -> str:
+    """The report for people: final query, best quality and reasons, every attempt, warnings."""
+    data = report_data(result)
+    quality = data["quality"]
+    lines = [
+        f"# Research: {_cell(result.goal)}",
+        "",
+        f"- final query: `{_cell(data['final_query'])}`",
+        f"- quality: relevance {quality['relevance']:.1f} · confidence "
+        f"{quality['confidence']:.1f} · coverage {quality['coverage']:.1f} "
+        f"(best of {quality['attempts']} attempts) — {_cell(quality['reasons'])}",
+        f"- stopped: {_cell(result.termination_reason)}",
+        f"- next step: {result.next_step.outcome} — {_cell(result.next_step.reason)}",
+        f"- web calls {result.web_calls} · pages read {result.pages_fetched}"
+        + (f" · model {_cell(result.model)}" if result.model else ""),
+    ]
+    lines += [f"- **warning:** {_cell(w)}" for w in result.warnings]
+    lines += ["", "| # | query | from | status | relevance | confidence | coverage | score |"]
+    lines.append("| ---: | --- | --- | ---: | ---: | ---: | ---: | ---: |")
+    for attempt in data["attempts"]:
+        mark = " ★" if attempt["index"] == data["best_attempt"] else ""
+        lines.append(
+            f"| {attempt['index']}{mark} | {_cell(attempt['query'])} | "
+            f"{_cell(attempt['query_source'])} | {attempt['status'] or '—'} | "
+            f"{attempt['relevance']:.1f} | {attempt['confidence']:.1f} | "
+            f"{attempt['coverage']:.1f} | {attempt['score']:.2f} |"
+        )
+    lines += ["", "## Findings", ""]
+    lines += [
+        f"- [{_cell(f['title'] or f['url'])}]({f['url']}) ({f['host']})" for f in data["findings"]
+    ]
+    if not data["findings"]:
+        lines.append("- none")
+    return "\n".join(lines) + "\n"
