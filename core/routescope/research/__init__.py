@@ -6,6 +6,16 @@ command and the window panel are still to come."""
 
 from ._extract import Extracted, extract_main_text
 from ._fetch import FetchLimits, FetchOutcome, Hop, SafeFetcher, fetch_all, system_resolver
+from ._heuristic import (
+    HEURISTIC_MODEL,
+    ClassifierInput,
+    EvaluatorInput,
+    HeuristicChat,
+    HeuristicModel,
+    OptimiserInput,
+    RefinerInput,
+    Source,
+)
 from ._loop import (
     Attempt,
     Budgets,
@@ -43,22 +53,29 @@ from ._report import report_data, report_markdown
 
 __all__ = [
     "DEFAULT_POLICY",
+    "HEURISTIC_MODEL",
     "Attempt",
     "BraveSearch",
     "Budgets",
+    "ClassifierInput",
     "DeepResearchResult",
     "ErrorKind",
+    "EvaluatorInput",
     "Extracted",
     "FetchLimits",
     "FetchOutcome",
     "Finding",
+    "HeuristicChat",
+    "HeuristicModel",
     "Hop",
     "NextStep",
+    "OptimiserInput",
     "PageRead",
     "PageReader",
     "ProviderError",
     "ProviderOptions",
     "QueryAction",
+    "RefinerInput",
     "ResearchQuality",
     "SafeFetcher",
     "Scores",
@@ -66,6 +83,7 @@ __all__ = [
     "SearchProvider",
     "SearchResponse",
     "SearxngSearch",
+    "Source",
     "StackHint",
     "TavilySearch",
     "Thresholds",
