@@ -43,12 +43,15 @@ def queries(text: str, **kwargs: object) -> list[str]:
     return [a.query for a in run(text, **kwargs).actions]
 
 
-def routescope_cli(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+def routescope_cli(
+    *args: str, stdin: str | None = None, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
     """`python -m routescope ARGS` as a user runs it, output as text. The process inherits the
     test session's temporary cache and config folders (see tests/conftest.py)."""
     return subprocess.run(
         [sys.executable, "-m", "routescope", *args],
         input=stdin,
+        env=env,
         capture_output=True,
         text=True,
         timeout=120,

@@ -222,10 +222,18 @@ def _cmd_schema(args: argparse.Namespace) -> int:
     return _write(json.dumps(schemas[args.model].model_json_schema(), indent=2))
 
 
+def _cmd_research(args: argparse.Namespace) -> int:
+    from .._input import validate_text
+    from ._research import cmd_research
+
+    return cmd_research(args, validate_text(_read_text(args.text)))
+
+
 COMMANDS = {
     "inspect": _cmd_inspect,
     "decide": _cmd_decide,
     "tools": _cmd_tools,
     "regress": _cmd_regress,
+    "research": _cmd_research,
     "schema": _cmd_schema,
 }

@@ -85,6 +85,22 @@ def build_parser() -> argparse.ArgumentParser:
         "--update", action="store_true", help="accept current results as the new goldens"
     )
 
+    research = commands.add_parser(
+        "research", help="research a goal on the web in a few scored attempts"
+    )
+    research.add_argument("text", metavar="GOAL", help="what to research; '-' reads stdin")
+    research.add_argument("--json", action="store_true", help="print the report as JSON")
+    research.add_argument(
+        "--search", default="offline", choices=["offline", "searxng", "tavily", "brave"]
+    )
+    research.add_argument("--searxng-url", metavar="URL", help="a SearXNG instance (with JSON)")
+    research.add_argument("--llm", default="heuristic", choices=["heuristic", "openai"])
+    research.add_argument("--llm-url", metavar="URL", help="an OpenAI-compatible /v1 base URL")
+    research.add_argument("--model", metavar="NAME", default="gpt-4o-mini")
+    research.add_argument("--max-attempts", type=int, default=3, metavar="N")
+    research.add_argument("--stack-hint", metavar="S", help="e.g. 'Python GUI' (default: inferred)")
+    research.add_argument("--report", metavar="DIR", help="also write report.md and report.json")
+
     schema = commands.add_parser("schema", help="print the JSON Schema of the result models")
     schema.add_argument(
         "model", nargs="?", default="inspection", choices=["inspection", "decision", "context"]

@@ -1,8 +1,8 @@
 """Deep research (seed 003): a multi-attempt web research loop with quality scores, safe
 fetching and search providers. Built module by module: the search providers and the quality
 rules, safe fetching (SSRF-checked, pinned, capped), main-text extraction and the loop itself
-(`deep_research`) are here; the offline search backend, the heuristic model, reports, the CLI
-command and the window panel are still to come."""
+(`deep_research`), the offline search backend, the heuristic model and reports are here; the
+task router, the window panel and the benchmark are still to come."""
 
 from ._extract import Extracted, extract_main_text
 from ._fetch import FetchLimits, FetchOutcome, Hop, SafeFetcher, fetch_all, system_resolver
@@ -27,6 +27,7 @@ from ._loop import (
     deep_research,
 )
 from ._models import ErrorKind, ProviderError, QueryAction, SearchHit, SearchResponse
+from ._offline import IndexStats, OfflineDocument, OfflineReader, OfflineSearch
 from ._policy import DEFAULT_POLICY, Verdict, WebPolicy, address_verdict, verdict
 from ._providers import (
     BraveSearch,
@@ -68,7 +69,11 @@ __all__ = [
     "HeuristicChat",
     "HeuristicModel",
     "Hop",
+    "IndexStats",
     "NextStep",
+    "OfflineDocument",
+    "OfflineReader",
+    "OfflineSearch",
     "OptimiserInput",
     "PageRead",
     "PageReader",

@@ -1,5 +1,5 @@
-"""Reading result pages over the web: the safe fetcher (policy, pinned addresses, caps) and
-main-text extraction, as the loop's `PageReader`. Extraction runs in a worker thread."""
+"""Reading result pages over the web for the loop: the safe fetcher (policy, pinned addresses,
+caps) and main-text extraction in worker threads. (`OfflineReader` reads the offline index.)"""
 
 from __future__ import annotations
 

@@ -1,0 +1,43 @@
+"""`routescope research`: offline by default (the on-machine documentation index and the
+heuristic model); bad options are one line and exit 2."""
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from tests._support import routescope_cli
+
+
+def test_offline_research_finds_the_asyncio_docs_and_reports(tmp_path: Path) -> None:
+    done = routescope_cli(
+        "research", "--json", "--report", str(tmp_path / "run"), "asyncio event loop in a thread"
+    )
+    assert done.returncode == 0, done.stderr
+    data = json.loads(done.stdout)
+    assert data["final_query"] and data["attempts"][0]["status"] == 200
+    assert any(
+        f["url"] == "https://docs.python.org/3/library/asyncio.html" for f in data["findings"]
+    )
+    assert data["model"] == "heuristic" and data["termination_reason"]
+    assert data["next_step"]["outcome"] in {"proceed", "research_again", "escalate"}
+    assert (tmp_path / "run" / "report.md").read_text().startswith("# Research: asyncio")
+    assert json.loads((tmp_path / "run" / "report.json").read_text()) == data
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--search", "tavily"], "needs the TAVILY_API_KEY variable"),
+        (["--search", "searxng"], "needs --searxng-url URL"),
+        (["--llm", "openai"], "needs --llm-url URL"),
+        (["--max-attempts", "0"], "--max-attempts must be from 1 to 10"),
+    ],
+)
+def test_bad_options_are_one_line(args: list[str], message: str) -> None:
+    keyless = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
+    done = routescope_cli("research", *args, "asyncio", env=keyless)
+    assert done.returncode == 2
+    (line,) = done.stderr.splitlines()
+    assert message in line
