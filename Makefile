@@ -34,6 +34,7 @@ bench: $(VENV)/.dev-installed
 	$(BIN)/python tests/bench/bench_scaling.py --json .bench/scaling.json
 	$(BIN)/python tests/bench/bench_startup.py --json .bench/startup.json
 	$(BIN)/python tests/bench/bench_toolsearch.py .bench/toolsearch.json
+	$(BIN)/python tests/bench/bench_research.py --json .bench/research.json
 	QT_QPA_PLATFORM=offscreen $(BIN)/python tests/bench/bench_gui.py --json .bench/gui.json
 
 screenshot: $(VENV)/.dev-installed
