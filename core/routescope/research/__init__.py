@@ -1,8 +1,8 @@
 """Deep research (seed 003): a multi-attempt web research loop with quality scores, safe
 fetching and search providers. Built module by module: the search providers and the quality
 rules, safe fetching (SSRF-checked, pinned, capped), main-text extraction and the loop itself
-(`deep_research`), the offline search backend, the heuristic model and reports are here; the
-task router, the window panel and the benchmark are still to come."""
+(`deep_research`), the offline search backend, the heuristic model, reports and the task
+router (`classify`) are here; the window panel is still to come."""
 
 from ._extract import Extracted, extract_main_text
 from ._fetch import FetchLimits, FetchOutcome, Hop, SafeFetcher, fetch_all, system_resolver
@@ -51,6 +51,7 @@ from ._quality import (
 )
 from ._reader import WebReader
 from ._report import report_data, report_markdown
+from ._task import TaskDecision, classify, classify_heuristic, validate_task_spec
 
 __all__ = [
     "DEFAULT_POLICY",
@@ -90,6 +91,7 @@ __all__ = [
     "SearxngSearch",
     "Source",
     "StackHint",
+    "TaskDecision",
     "TavilySearch",
     "Thresholds",
     "Verdict",
@@ -97,6 +99,8 @@ __all__ = [
     "WebReader",
     "address_verdict",
     "best_attempt",
+    "classify",
+    "classify_heuristic",
     "deep_research",
     "extract_main_text",
     "fetch_all",
@@ -109,5 +113,6 @@ __all__ = [
     "score",
     "shorten_query",
     "system_resolver",
+    "validate_task_spec",
     "verdict",
 ]

@@ -41,3 +41,11 @@ def test_bad_options_are_one_line(args: list[str], message: str) -> None:
     assert done.returncode == 2
     (line,) = done.stderr.splitlines()
     assert message in line
+
+
+def test_inspect_json_gains_the_task_router_decision() -> None:
+    done = routescope_cli("inspect", "--json", "--today", "2026-02-05", "Latest FastAPI release")
+    assert done.returncode == 0, done.stderr
+    task = json.loads(done.stdout)["task"]
+    assert task["route"] == "browse" and task["source"] == "heuristic"
+    assert task["actions"] and "as of February 5, 2026" in task["actions"][0]["query"]
