@@ -23,12 +23,15 @@ that picked the strategy. <b>Plan</b>: its queries before and after sanitizing.<
 and step through the plan.</li>
 <li><b>Tools</b>: the hybrid tool search with every rank explained; move the boosts, RRF k and
 the strategy; pin any tool to ask why it is not higher.</li>
+<li><b>Research</b>: the deep-research loop on the prompt, offline (the documentation on this
+machine, a heuristic model): each attempt's query, scores and pages, the best one starred, the
+next step; copy the report as Markdown.</li>
 <li><b>Regression</b>: run a suite, read each diff, accept a golden, open a case live.</li>
 </ul>
 <table cellspacing="4">
 <tr><td>Ctrl+O</td><td>open a rule pack</td></tr>
-<tr><td>Ctrl+1 … Ctrl+5</td><td>Plan, Linter, Contract, Tools, Raw JSON</td></tr>
-<tr><td>Ctrl+6</td><td>Regression</td></tr>
+<tr><td>Ctrl+1 … Ctrl+6</td><td>Plan, Linter, Contract, Tools, Research, Raw JSON</td></tr>
+<tr><td>Ctrl+7</td><td>Regression</td></tr>
 <tr><td>Ctrl+C</td><td>copy the selected rows of a table or tree, tab-separated</td></tr>
 <tr><td>Ctrl+Q</td><td>quit</td></tr>
 </table>

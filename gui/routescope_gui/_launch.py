@@ -29,7 +29,8 @@ _SCREENSHOT_SIZE = (1280, 800)
 _FIRST_PAINT_SECONDS = 2.0
 """How long start-up waits for the first paint before it loads the routers anyway."""
 _ENGINE_SECONDS = 300.0
-"""How long a screenshot of the Tools tab waits for the catalog's engine and the ranking."""
+"""How long a screenshot of the Tools tab waits for the catalog's engine and the ranking, or
+of the Research tab for the offline index and the run."""
 
 
 def launch(args: argparse.Namespace) -> int:
@@ -142,6 +143,16 @@ async def _screenshot(
         top = window.toolsearch_view.table.topLevelItem(0)
         if top is not None:
             top.setExpanded(True)
+    elif args.tab == "Research" and args.prompt.strip():
+        researched = _first_of([session.research_finished, session.research_failed])
+        window.show_tab(args.tab)
+        if await asyncio.wait_for(researched, _ENGINE_SECONDS) is session.research_failed:
+            print(f"routescope-gui: error: {window.research_view.error}", file=sys.stderr)
+            return 2
+        best = session.research.best if session.research is not None else None
+        row = window.research_view.table.topLevelItem(best) if best is not None else None
+        if row is not None:
+            row.setExpanded(True)
     else:
         window.show_tab(args.tab)
     await asyncio.sleep(0.1)  # let the new contents lay themselves out before the grab

@@ -5,9 +5,12 @@ napari's evented models).
 Slow work never runs on the UI thread: loading a catalog and its engine, embedding the query,
 ranking tools, "why not this tool?", inspecting a large paste and running a regression suite
 all go through `_Lane`s, on the asyncio loop (qasync), in worker threads; a lane drops results
-that a newer request has made stale. `inspect()` of an ordinary prompt takes about a
-millisecond, so it runs on the UI thread: at once for the first change in a turn of the event
-loop, and once more at the end of the turn when a burst of changes came in.
+that a newer request has made stale. Deep research (offline backends) runs in a worker thread on
+an event loop of its own, as `_ResearchRun`: a newer prompt cancels it.
+
+`inspect()` of an ordinary prompt takes about a millisecond, so it runs on the UI thread: at
+once for the first change in a turn of the event loop, and once more at the end of the turn
+when a burst of changes came in.
 
 The routers are imported on first use, not with this module, so the window can be painted
 before they load.
@@ -17,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -35,6 +39,7 @@ if TYPE_CHECKING:
     from routescope import CatalogRef, Inspection, Request, RulesRef
     from routescope.contract import RouterContext, Step, StepResult
     from routescope.regress import CaseResult, Suite, SuiteResult
+    from routescope.research import DeepResearchResult, OfflineSearch
     from routescope.toolsearch import (
         Catalog,
         SearchSettings,
@@ -43,14 +48,19 @@ if TYPE_CHECKING:
         WhyNot,
     )
 
-__all__ = ["BACKGROUND_CHARS", "Session"]
+__all__ = ["BACKGROUND_CHARS", "RESEARCH_DELAY_MS", "SearchFactory", "Session"]
 
 BACKGROUND_CHARS = 20_000
 """Prompts longer than this are inspected off the UI thread."""
 _SUITE_BATCH_SECONDS = 0.05
+RESEARCH_DELAY_MS = 300
+"""Research starts once the prompt has not changed for this long (a run per keystroke would
+waste the worker)."""
 """How long a worker runs regression cases before the window hears of its progress."""
 
 _T = TypeVar("_T")
+SearchFactory = Callable[[Path | None], "OfflineSearch"]
+"""Makes the offline search backend for a cache folder (None: the user's cache folder)."""
 
 
 class Session(QObject):
@@ -82,6 +92,11 @@ class Session(QObject):
         suite_finished: emitted with the `SuiteResult` and the ids of the cases whose outcome
             changed since the previous run of the same file (None: no previous run).
         goldens_accepted: emitted with (case id, values changed) after "accept as golden".
+        research_started: emitted with the goal when a research run starts.
+        research_finished: emitted with the `DeepResearchResult` of the prompt (None: blank
+            prompt). The whole run arrives at once: `deep_research` reports no progress.
+        research_failed: emitted with a one-line reason when the offline index cannot be
+            opened or built.
     """
 
     changed = Signal(str)
@@ -98,19 +113,34 @@ class Session(QObject):
     suite_progress = Signal(int, int)
     suite_finished = Signal(object, object)
     goldens_accepted = Signal(str, int)
+    research_started = Signal(str)
+    research_finished = Signal(object)
+    research_failed = Signal(str)
 
     def __init__(
         self,
         request: Request | None = None,
         *,
         cache: Path | None = None,
+        research_search: SearchFactory | None = None,
         parent: QObject | None = None,
     ) -> None:
         """`request` defaults to an empty prompt with the built-in rules; `cache` is the folder
-        that keeps tool indexes and vectors (default: the user's cache folder)."""
+        that keeps tool indexes and vectors, and the offline research index under `research/`
+        (default: the user's cache folders); `research_search` makes the offline search backend
+        for that folder (default: `OfflineSearch` over the machine's documentation)."""
         super().__init__(parent)
         self._request = request
         self._cache = cache
+        self.research: DeepResearchResult | None = None
+        self._research_enabled = False
+        self._researched_for: str | None = None
+        self._research_run: _ResearchRun | None = None
+        self._offline = _OnceSearch(
+            research_search or _offline_search, cache / "research" if cache else None
+        )
+        self._research_timer = QTimer(self, singleShot=True, interval=RESEARCH_DELAY_MS)
+        self._research_timer.timeout.connect(self._research)
         self.inspection: Inspection | None = None
         self.engine: ToolSearch | None = None
         self._engine_for: CatalogRef | None = None
@@ -154,13 +184,15 @@ class Session(QObject):
             self._suite_lane,
             self._case_lane,
         )
-        return self._turn.isActive() or any(lane.busy for lane in lanes)
+        researching = self._research_timer.isActive() or self._research_run is not None
+        return self._turn.isActive() or researching or any(lane.busy for lane in lanes)
 
     # -- the request -----------------------------------------------------------------------
     def set_text(self, text: str) -> None:
         if self._replace("text", text):
             self._inspect_soon()
             self._rank()
+            self._research_soon()
 
     def set_today(self, today: dt.date) -> None:
         if self._replace("today", today):
@@ -194,6 +226,7 @@ class Session(QObject):
             self._load_engine(request.catalog)
         else:
             self._rank()
+        self._research_soon()
 
     def _replace(self, field: str, value: object) -> bool:
         if getattr(self.request, field) == value:
@@ -395,6 +428,76 @@ class Session(QObject):
         self._ranked_for = None
         self.engine_failed.emit(f"cannot rank: {message}")
 
+    # -- deep research -----------------------------------------------------------------------
+    def set_research_enabled(self, enabled: bool) -> None:
+        """Research the prompt while enabled (someone looks at the research). A run under way
+        when it is disabled is cancelled."""
+        self._research_enabled = enabled
+        if enabled:
+            self._research()
+            return
+        self._research_timer.stop()
+        if self._research_run is not None:
+            self._cancel_research()
+            self._researched_for = None  # nothing was shown for it: run again when enabled
+
+    def _research_soon(self) -> None:
+        """The prompt changed: a run for the previous one is stale now; a new one starts once
+        the prompt rests."""
+        if not self._research_enabled:
+            return
+        self._cancel_research()
+        self._research_timer.start()
+
+    def _cancel_research(self) -> None:
+        run, self._research_run = self._research_run, None
+        if run is not None:
+            run.cancel()
+            self._researched_for = None
+
+    def _research(self) -> None:
+        """Research the prompt off the UI thread, unless it is shown already."""
+        self._research_timer.stop()
+        goal = self.request.text
+        if not self._research_enabled or goal == self._researched_for:
+            return
+        self._cancel_research()
+        self._researched_for = goal
+        if not goal.strip():
+            self._show_research(None)
+            return
+        run = _ResearchRun(goal, self._offline)
+        self._research_run = run
+        self.research_started.emit(goal)
+        task = asyncio.get_running_loop().create_task(self._await_research(run))
+        task.add_done_callback(_report_crash)
+
+    async def _await_research(self, run: _ResearchRun) -> None:
+        error: str | None = None
+        result: DeepResearchResult | None = None
+        try:
+            result = await asyncio.to_thread(run.execute)
+        except _ResearchFailedError as exc:
+            error = str(exc)
+        if run is not self._research_run:  # cancelled, or superseded by a newer prompt
+            return
+        self._research_run = None
+        if error is not None:
+            self._researched_for = None
+            self.research_failed.emit(error)
+        elif result is not None:
+            self._show_research(result)
+
+    def _show_research(self, result: DeepResearchResult | None) -> None:
+        self.research = result
+        self.research_finished.emit(result)
+
+    def close(self) -> None:
+        """Stop background research (the window is closing): a run under way is cancelled."""
+        self._research_timer.stop()
+        self._research_enabled = False
+        self._cancel_research()
+
     # -- regression suites --------------------------------------------------------------------
     def open_suite(self, path: str | Path) -> None:
         """Load a suite off the UI thread (a run of the previous one stops)."""
@@ -477,6 +580,92 @@ class Session(QObject):
             return
         self._case_lane.submit(
             lambda: case.request(suite), self.open_request, self.suite_failed.emit
+        )
+
+
+def _offline_search(cache: Path | None) -> OfflineSearch:
+    return routescope.research.OfflineSearch(cache=cache)
+
+
+class _OnceSearch:
+    """The offline search backend, made once, on first use, in whichever worker needs it
+    first (making it is cheap; its index is opened or built on its first search)."""
+
+    def __init__(self, factory: SearchFactory, cache: Path | None) -> None:
+        self._factory, self._cache = factory, cache
+        self._lock = threading.Lock()
+        self._search: OfflineSearch | None = None
+
+    def get(self) -> OfflineSearch:
+        with self._lock:
+            if self._search is None:
+                self._search = self._factory(self._cache)
+            return self._search
+
+
+class _ResearchFailedError(Exception):
+    """A research run could not start (one line)."""
+
+
+class _ResearchRun:
+    """One offline research run, in a worker thread on an event loop of its own: the index is
+    opened (or built: seconds, the first time) and `deep_research` runs there. `cancel()`, from
+    any thread, stops it at its next await; a cancelled run's result is None."""
+
+    def __init__(self, goal: str, search: _OnceSearch) -> None:
+        self.goal = goal
+        self._search = search
+        self._lock = threading.Lock()
+        self._cancelled = False
+        self._task: tuple[asyncio.AbstractEventLoop, asyncio.Task[Any]] | None = None
+
+    @property
+    def cancelled(self) -> bool:
+        return self._cancelled
+
+    def cancel(self) -> None:
+        with self._lock:
+            self._cancelled = True
+            if self._task is not None:
+                loop, task = self._task
+                loop.call_soon_threadsafe(task.cancel)
+
+    def execute(self) -> DeepResearchResult | None:
+        """Run in a worker thread. Raises `_ResearchFailedError` when the index cannot be
+        opened or built."""
+        from routescope.research import OfflineIndexError  # (loads research here)
+
+        search = self._search.get()
+        try:
+            search.open()
+        except OfflineIndexError as exc:
+            raise _ResearchFailedError(str(exc)) from None
+        if self._cancelled:
+            return None
+        with asyncio.Runner() as runner:
+            try:
+                return runner.run(self._research(search))
+            except asyncio.CancelledError:
+                return None
+            finally:
+                with self._lock:
+                    self._task = None
+
+    async def _research(self, search: OfflineSearch) -> DeepResearchResult | None:
+        research = routescope.research
+        task = asyncio.current_task()
+        assert task is not None
+        with self._lock:
+            if self._cancelled:
+                return None
+            self._task = (asyncio.get_running_loop(), task)
+        return await research.deep_research(
+            self.goal,
+            search=search,
+            reader=research.OfflineReader(search),
+            llm=research.HeuristicChat(),
+            stack_hint=research.infer_stack(self.goal).hint,
+            model=research.HEURISTIC_MODEL,
         )
 
 

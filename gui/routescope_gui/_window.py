@@ -1,7 +1,7 @@
 """The main window: it lays out the views and wires them to the session, nothing more.
 
-Prompt on top; the context and the strategy below; the plan, linter, contract, tools and raw
-JSON in tabs (a hidden tab is filled when it is shown); the regression view beside the live
+Prompt on top; the context and the strategy below; the plan, linter, contract, tools, research
+and raw JSON in tabs (a hidden tab is filled when it is shown); the regression view beside the live
 one; timings in the status bar.
 """
 
@@ -38,6 +38,7 @@ from ._editor import Legend, PromptEditor, highlights
 from ._help import show_about, show_help
 from ._linter_view import LinterView
 from ._regress_view import RegressView
+from ._research_view import ResearchView
 from ._session import Session
 from ._strategy_view import StrategySlice, StrategyView
 from ._style import STYLE_SHEET
@@ -49,8 +50,8 @@ if TYPE_CHECKING:
 
 __all__ = ["MainWindow"]
 
-RESULT_TABS = ("Plan", "Linter", "Contract", "Tools", "Raw JSON")
-"""The tabs under the strategy, in order (View ▸ Ctrl+1 … Ctrl+5); "Regression" is Ctrl+6."""
+RESULT_TABS = ("Plan", "Linter", "Contract", "Tools", "Research", "Raw JSON")
+"""The tabs under the strategy, in order (View ▸ Ctrl+1 … Ctrl+6); "Regression" is Ctrl+7."""
 _SETTINGS = ("Routescope", "routescope-gui")
 _FIRST_SIZE = (1280, 720)
 """The largest first size: it fits a 1366×768 screen with its panels and title bar."""
@@ -63,7 +64,7 @@ class MainWindow(QMainWindow):
     Attributes:
         session: the model every view is wired to.
         editor: the prompt; strategy_view, linter_view, contract_view, toolsearch_view,
-            regress_view: the routers' views; json_view: the raw inspection.
+            research_view, regress_view: the routers' views; json_view: the raw inspection.
         tabs: the result tabs; views: the live and regression views.
     """
 
@@ -173,6 +174,7 @@ class MainWindow(QMainWindow):
         self.linter_view = LinterView()
         self.contract_view = ContractView()
         self.toolsearch_view = ToolSearchView()
+        self.research_view = ResearchView()
         self.json_view = QPlainTextEdit(readOnly=True)
         self.json_view.setObjectName("json")
         self.tabs = LazyTabs()
@@ -181,6 +183,7 @@ class MainWindow(QMainWindow):
             (self.linter_view, self._show_lint),
             (self.contract_view, self._show_contract),
             (self.toolsearch_view, None),
+            (self.research_view, None),
             (self.json_view, self._show_json),
         )
         for title, (page, render) in zip(RESULT_TABS, pages, strict=True):
@@ -240,6 +243,10 @@ class MainWindow(QMainWindow):
         tools.settings_changed.connect(session.set_search)
         tools.pinned.connect(session.set_pinned_tool)
         tools.open_catalog_requested.connect(self._choose_catalog)
+        research = self.research_view
+        session.research_started.connect(research.show_running)
+        session.research_finished.connect(research.show_result)
+        session.research_failed.connect(research.show_error)
         self.tabs.currentChanged.connect(self._page_changed)
         self.views.currentChanged.connect(self._page_changed)
 
@@ -267,6 +274,7 @@ class MainWindow(QMainWindow):
 
     def closeEvent(self, event: QCloseEvent) -> None:
         QSettings(*_SETTINGS).setValue("window/geometry", self.saveGeometry())
+        self.session.close()
         super().closeEvent(event)
 
     # -- actions ---------------------------------------------------------------------------
@@ -334,11 +342,11 @@ class MainWindow(QMainWindow):
         self.session.open_case(case_id)
 
     def _page_changed(self) -> None:
-        """Tools are ranked only while someone looks at them."""
-        self.session.set_ranking_enabled(
-            self.views.currentWidget() is self.live
-            and self.tabs.currentWidget() is self.toolsearch_view
-        )
+        """Tools are ranked, and the prompt researched, only while someone looks at them."""
+        live = self.views.currentWidget() is self.live
+        page = self.tabs.currentWidget()
+        self.session.set_ranking_enabled(live and page is self.toolsearch_view)
+        self.session.set_research_enabled(live and page is self.research_view)
 
     # -- rendering -----------------------------------------------------------------------
     def _request_changed(self, field: str) -> None:

@@ -183,7 +183,7 @@ def test_menus_name_every_action_with_its_shortcut(window) -> None:  # type: ign
     assert menus == {
         "&File": ["Open rule pack…", "Built-in rules", "Open catalog…", "Open suite…", "Quit"],
         "&Edit": ["Copy"],
-        "&View": ["Plan", "Linter", "Contract", "Tools", "Raw JSON", "Regression"],
+        "&View": ["Plan", "Linter", "Contract", "Tools", "Research", "Raw JSON", "Regression"],
         "&Help": ["Routescope help", "About Routescope"],
     }
     shortcuts = {
@@ -195,7 +195,7 @@ def test_menus_name_every_action_with_its_shortcut(window) -> None:  # type: ign
     }
     for action, keys in shortcuts.items():
         assert action.shortcut().toString() == keys
-    window.tab_actions[5].trigger()
+    window.tab_actions[6].trigger()
     assert window.views.currentWidget() is window.regress_view
     window.tab_actions[2].trigger()
     assert window.tabs.currentWidget() is window.contract_view

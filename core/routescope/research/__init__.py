@@ -27,7 +27,13 @@ from ._loop import (
     deep_research,
 )
 from ._models import ErrorKind, ProviderError, QueryAction, SearchHit, SearchResponse
-from ._offline import IndexStats, OfflineDocument, OfflineReader, OfflineSearch
+from ._offline import (
+    IndexStats,
+    OfflineDocument,
+    OfflineIndexError,
+    OfflineReader,
+    OfflineSearch,
+)
 from ._policy import DEFAULT_POLICY, Verdict, WebPolicy, address_verdict, verdict
 from ._providers import (
     BraveSearch,
@@ -73,6 +79,7 @@ __all__ = [
     "IndexStats",
     "NextStep",
     "OfflineDocument",
+    "OfflineIndexError",
     "OfflineReader",
     "OfflineSearch",
     "OptimiserInput",
