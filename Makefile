@@ -42,6 +42,8 @@ screenshot: $(VENV)/.dev-installed
 		--today 2026-11-22 "Best ramen near Denver, Colorado open tonight — or how do I install OpenClaw?"
 	QT_QPA_PLATFORM=offscreen $(BIN)/routescope-gui --screenshot packaging/screenshot-tools.png \
 		--tab Tools --today 2026-11-22 "why is my container crashing after the deploy?"
+	QT_QPA_PLATFORM=offscreen $(BIN)/routescope-gui --screenshot packaging/screenshot-research.png \
+		--tab Research --today 2026-11-23 "asyncio event loop in a thread"
 
 clean:
 	rm -rf $(VENV) .bench build dist .mypy_cache .ruff_cache
