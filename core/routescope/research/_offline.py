@@ -52,7 +52,6 @@ import sysconfig
 import tempfile
 import threading
 import time
-import uuid
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -65,6 +64,8 @@ import tantivy
 from routescope.research._loop import PageRead
 from routescope.research._models import ProviderError, SearchHit, SearchResponse
 from routescope.toolsearch import tokens
+
+from .._cache import clean_stale, discard, file_digest, temporary_sibling, writable_problem
 
 __all__ = [
     "MAX_BODY_CHARS",
@@ -102,9 +103,6 @@ _FORMAT = 1
 _MANIFEST = "manifest.json"
 _LOCKS = frozenset({".tantivy-meta.lock", ".tantivy-writer.lock"})
 _UNCHECKED = _LOCKS | {_MANIFEST}
-_TEMP_PREFIX = ".tmp-"
-_TRASH_PREFIX = ".trash-"
-_STALE_S = 3600.0
 _MAX_SOURCE_BYTES = 2_000_000
 _MAX_PACKAGE_FILES = 200
 _SKIPPED_SUBPACKAGES = frozenset({"test", "tests", "idle_test", "__pycache__", "__phello__"})
@@ -486,67 +484,6 @@ def machine_documents() -> Iterator[OfflineDocument]:
 # --- the cache (a small version of the tool search's) ----------------------------------------
 
 
-def _file_digest(path: Path, size: int) -> str | None:
-    """The SHA-256 of the regular file at ``path`` if it is exactly ``size`` bytes."""
-    try:
-        descriptor = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
-    except OSError:
-        return None
-    with os.fdopen(descriptor, "rb") as stream:
-        info = os.fstat(descriptor)
-        if not stat.S_ISREG(info.st_mode) or info.st_size != size:
-            return None
-        return hashlib.file_digest(stream, "sha256").hexdigest()
-
-
-def _discard(path: Path) -> None:
-    """Remove whatever is at ``path``, renamed aside first so no reader sees half of it."""
-    trash = path.with_name(f"{_TRASH_PREFIX}{path.name}-{uuid.uuid4().hex[:12]}")
-    try:
-        os.rename(path, trash)
-    except FileNotFoundError:
-        return
-    except OSError:
-        trash = path
-    try:
-        info = os.lstat(trash)
-    except OSError:
-        return
-    if stat.S_ISDIR(info.st_mode):
-        shutil.rmtree(trash, ignore_errors=True)
-    else:
-        with contextlib.suppress(OSError):
-            os.unlink(trash)
-
-
-def _clean_stale(folder: Path) -> None:
-    """Remove the temporary and trash entries that a killed process left in ``folder``."""
-    now = time.time()
-    try:
-        entries = list(os.scandir(folder))
-    except OSError:
-        return
-    for entry in entries:
-        stale = entry.name.startswith(_TRASH_PREFIX)
-        if not stale and entry.name.startswith(_TEMP_PREFIX):
-            with contextlib.suppress(OSError):
-                stale = now - entry.stat(follow_symlinks=False).st_mtime > _STALE_S
-        if stale:
-            _discard(Path(entry.path))
-
-
-def _writable(folder: Path) -> str | None:
-    """None when a file can be created in ``folder`` (created if missing), else why not."""
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-        descriptor, name = tempfile.mkstemp(dir=folder, prefix=f"{_TEMP_PREFIX}probe-")
-        os.close(descriptor)
-        os.unlink(name)
-    except OSError as exc:
-        return exc.strerror or type(exc).__name__
-    return None
-
-
 def _folder_size(folder: Path) -> int:
     total = 0
     with contextlib.suppress(OSError):
@@ -686,7 +623,7 @@ class OfflineSearch:
     def _open_or_build(self) -> _Opened:
         notes: list[str] = []
         write = self.cache
-        problem = _writable(self.cache)
+        problem = writable_problem(self.cache)
         if problem is not None:
             write = Path(tempfile.mkdtemp(prefix="routescope-research-"))
             atexit.register(shutil.rmtree, write, ignore_errors=True)
@@ -701,7 +638,7 @@ class OfflineSearch:
             if not isinstance(opened, str):
                 opened.notes[:0] = notes
                 return opened
-            _discard(final)
+            discard(final)
             notes.append(f"offline index {final}: {opened}: rebuilt")
         elif write != self.cache and os.path.lexists(self.cache / name):
             source = self.cache / name  # readable but not writable: copy it in
@@ -729,12 +666,10 @@ class OfflineSearch:
         return self._publish(temporary, final, built=False)
 
     def _temporary(self, final: Path) -> Path:
-        final.parent.mkdir(parents=True, exist_ok=True)
-        prefix = f"{_TEMP_PREFIX}{final.name}-{os.getpid()}-"
-        return Path(tempfile.mkdtemp(dir=final.parent, prefix=prefix))
+        return temporary_sibling(final, folder=True)
 
     def _build(self, final: Path) -> _Opened:
-        _clean_stale(final.parent)
+        clean_stale(final.parent)
         temporary = self._temporary(final)
         try:
             self._write(temporary)
@@ -754,7 +689,7 @@ class OfflineSearch:
                 if not isinstance(theirs, str):
                     shutil.rmtree(temporary, ignore_errors=True)
                     return theirs
-                _discard(final)
+                discard(final)
                 continue
             opened = self._open_verified(final)
             if isinstance(opened, str):
@@ -795,7 +730,7 @@ class OfflineSearch:
             if entry.name in _UNCHECKED or not entry.is_file(follow_symlinks=False):
                 continue
             size = entry.stat(follow_symlinks=False).st_size
-            files[entry.name] = [size, _file_digest(Path(entry.path), size)]
+            files[entry.name] = [size, file_digest(Path(entry.path), size)]
         manifest = {
             "format": _FORMAT,
             "key": self.key,
@@ -848,7 +783,7 @@ class OfflineSearch:
                 or not isinstance(entry[0], int)
             ):
                 return "its manifest is malformed"
-            if _file_digest(folder / name, entry[0]) != entry[1]:
+            if file_digest(folder / name, entry[0]) != entry[1]:
                 return f"{name} is missing, truncated or altered"
         return None
 

@@ -22,10 +22,10 @@ from typing import Any, Protocol
 import httpx
 import numpy as np
 
+from .._cache import CacheDir, cache_dir, discard, temporary_sibling
 from .._errors import EmbedderError
 from .._files import MB, read_bytes
 from .._resources import resources_root
-from ._cache import CacheDir, cache_dir, discard, temporary_sibling
 from ._catalog import Catalog, Tool
 from ._keyword import canonical
 

@@ -14,9 +14,7 @@ from typing import Any
 
 import tantivy
 
-from .._errors import CatalogError
-from .._files import MB, read_text
-from ._cache import (
+from .._cache import (
     CacheDir,
     cache_dir,
     clean_stale,
@@ -26,6 +24,8 @@ from ._cache import (
     temporary_sibling,
     write_atomically,
 )
+from .._errors import CatalogError
+from .._files import MB, read_text
 from ._canonical import canonical
 from ._catalog import Catalog
 

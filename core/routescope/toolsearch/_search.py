@@ -12,8 +12,8 @@ from typing import Literal
 import numpy as np
 import platformdirs
 
+from .._cache import cache_dir, discard
 from .._errors import InputError
-from ._cache import cache_dir, discard
 from ._canonical import canonical, default_boosts
 from ._catalog import Catalog, Tool
 from ._embed import (

@@ -293,7 +293,7 @@ def test_an_unwritable_cache_falls_back_to_a_temporary_folder(
 ) -> None:
     from routescope.research import _offline
 
-    monkeypatch.setattr(_offline, "_writable", lambda folder: "Read-only file system")
+    monkeypatch.setattr(_offline, "writable_problem", lambda folder: "Read-only file system")
     (tmp_path / "tmp").mkdir()
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "tmp"))
     stats = OfflineSearch(tmp_path / "ro", documents=CORPUS).open()

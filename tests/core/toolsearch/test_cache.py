@@ -19,12 +19,11 @@ import numpy as np
 import pytest
 import tantivy
 
-from routescope import CatalogError, EmbedderError, resources_root
+from routescope import CatalogError, EmbedderError, _cache, resources_root
 from routescope.toolsearch import (
     Catalog,
     SearchSettings,
     ToolSearch,
-    _cache,
     _keyword,
     load_catalog,
 )

@@ -1,5 +1,5 @@
-"""The on-disk cache of the tool search (Tantivy folders, vector files): never trusted, never
-shared half-written.
+"""On-disk caches (the tool search's Tantivy folders and vector files, the offline research
+index): never trusted, never shared half-written.
 
 - Everything is written beside its final name under a unique hidden temporary name, then
   published with one `os.rename` (a folder) or `os.replace` (a file): a reader sees nothing or a
