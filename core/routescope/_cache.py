@@ -24,8 +24,10 @@ import tempfile
 import threading
 import time
 import uuid
+from collections.abc import Set
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 __all__ = [
     "CacheDir",
@@ -33,6 +35,8 @@ __all__ = [
     "clean_stale",
     "discard",
     "file_digest",
+    "files_problem",
+    "folder_files",
     "publish_folder",
     "temporary_sibling",
     "writable_problem",
@@ -194,3 +198,32 @@ def file_digest(path: Path, size: int) -> str | None:
             return None
         digest = hashlib.file_digest(stream, "sha256")
     return digest.hexdigest()
+
+
+def folder_files(folder: Path, skip: Set[str] = frozenset()) -> dict[str, list[Any]]:
+    """Size and SHA-256 of every regular file in `folder` but those named in `skip`: what a
+    manifest records so that a later reader can tell the folder is exactly what was written."""
+    files: dict[str, list[Any]] = {}
+    for entry in sorted(os.scandir(folder), key=lambda e: e.name):
+        if entry.name in skip or not entry.is_file(follow_symlinks=False):
+            continue
+        size = entry.stat(follow_symlinks=False).st_size
+        files[entry.name] = [size, file_digest(Path(entry.path), size)]
+    return files
+
+
+def files_problem(folder: Path, files: dict[Any, Any]) -> str | None:
+    """Why `folder` does not hold the files a manifest lists (`folder_files`), or None."""
+    for name, entry in files.items():
+        if (
+            not isinstance(name, str)
+            or "/" in name
+            or name in (".", "..")
+            or not isinstance(entry, list)
+            or len(entry) != 2
+            or not isinstance(entry[0], int)
+        ):
+            return "its manifest is malformed"
+        if file_digest(folder / name, entry[0]) != entry[1]:
+            return f"{name} is missing, truncated or altered"
+    return None

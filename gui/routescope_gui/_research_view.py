@@ -12,15 +12,13 @@ from __future__ import annotations
 import html
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QRect, Qt
-from PySide6.QtGui import QColor, QFont, QGuiApplication, QPainter
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtGui import QColor, QFont, QGuiApplication
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QHeaderView,
     QLabel,
     QPushButton,
-    QStyledItemDelegate,
-    QStyleOptionViewItem,
     QTreeWidget,
     QTreeWidgetItem,
     QVBoxLayout,
@@ -29,14 +27,13 @@ from PySide6.QtWidgets import (
 
 import routescope
 
-from ._widgets import enable_copy, ensure_children, fill_row
+from ._widgets import BAR_ROLE, BarDelegate, enable_copy, ensure_children, fill_row
 
 if TYPE_CHECKING:
     from routescope.research import Attempt, DeepResearchResult, PageRead
 
 __all__ = ["ResearchView"]
 
-_BAR_ROLE = Qt.ItemDataRole.UserRole + 3
 _Index = QModelIndex | QPersistentModelIndex
 _COLUMNS = ("#", "Query", "From", "Provider", "Relevance", "Confidence", "Coverage", "Score")
 _COLUMN_TIPS = (
@@ -53,25 +50,6 @@ _BAR_COLUMNS = (4, 5, 6, 7)
 _WIDTHS = (56, 200, 116, 100, 80, 86, 76, 56)
 _OUTCOME_TONES = {"proceed": "#2e7d32", "research_again": "#ef6c00", "escalate": "#c62828"}
 _RED = QColor("#c62828")
-
-
-class _Bar(QStyledItemDelegate):
-    """Paints a score from 0 to 1 as a small bar with the number on it."""
-
-    def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: _Index) -> None:
-        fraction = index.data(_BAR_ROLE)
-        if fraction is None:
-            super().paint(painter, option, index)
-            return
-        rect: QRect = option.rect
-        painter.save()
-        width = int((rect.width() - 4) * min(1.0, max(0.0, float(fraction))))
-        painter.fillRect(
-            QRect(rect.left() + 2, rect.top() + 3, width, rect.height() - 6), QColor("#90caf9")
-        )
-        painter.setPen(QColor("#263238"))
-        painter.drawText(rect.adjusted(6, 0, -4, 0), Qt.AlignmentFlag.AlignVCenter, index.data())
-        painter.restore()
 
 
 class ResearchView(QWidget):
@@ -115,7 +93,7 @@ class ResearchView(QWidget):
         header = table.headerItem()
         for column, tip in enumerate(_COLUMN_TIPS):
             header.setToolTip(column, tip)
-        bar = _Bar(table)
+        bar = BarDelegate("#90caf9", table)
         for column in _BAR_COLUMNS:
             table.setItemDelegateForColumn(column, bar)
         table.setAlternatingRowColors(True)
@@ -200,7 +178,7 @@ class ResearchView(QWidget):
             ],
         )
         for column, value in zip(_BAR_COLUMNS, scores, strict=True):
-            row.setData(column, _BAR_ROLE, value)
+            row.setData(column, BAR_ROLE, value)
         font = QFont(row.font(0))
         font.setBold(best)
         for column in range(len(_COLUMNS)):
@@ -225,7 +203,7 @@ def _show_page(row: QTreeWidgetItem, page: PageRead) -> None:
         ["", page.url, f"host policy: {verdict}", outcome, "", "", "", ""],
     )
     for column in range(len(_COLUMNS)):
-        row.setData(column, _BAR_ROLE, None)
+        row.setData(column, BAR_ROLE, None)
     bad = not page.allowed or bool(page.error)
     row.setData(2, Qt.ItemDataRole.ForegroundRole, None if page.allowed else _RED)
     row.setData(3, Qt.ItemDataRole.ForegroundRole, _RED if bad else None)

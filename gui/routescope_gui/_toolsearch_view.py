@@ -13,8 +13,8 @@ import html
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, get_args
 
-from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QRect, Qt, Signal
-from PySide6.QtGui import QColor, QPainter
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt, Signal
+from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
     QComboBox,
     QFormLayout,
@@ -22,8 +22,6 @@ from PySide6.QtWidgets import (
     QLabel,
     QPushButton,
     QSlider,
-    QStyledItemDelegate,
-    QStyleOptionViewItem,
     QTreeWidget,
     QTreeWidgetItem,
     QVBoxLayout,
@@ -32,7 +30,7 @@ from PySide6.QtWidgets import (
 
 import routescope
 
-from ._widgets import enable_copy, ensure_children, fill_row
+from ._widgets import BAR_ROLE, BarDelegate, enable_copy, ensure_children, fill_row
 
 if TYPE_CHECKING:
     from routescope.toolsearch import (
@@ -45,7 +43,6 @@ if TYPE_CHECKING:
 
 __all__ = ["ToolSearchView"]
 
-_BAR_ROLE = Qt.ItemDataRole.UserRole + 2
 _Index = QModelIndex | QPersistentModelIndex
 _BOOST_STEPS = 10
 """Slider steps per unit of boost (a slider moves a boost by 0.1)."""
@@ -63,25 +60,6 @@ _COLUMN_TIPS = (
     "sum of 1/(k + rank)",
     "rerank boosts",
 )
-
-
-class _BarDelegate(QStyledItemDelegate):
-    """Paints the final score as a bar scaled to the top score, with the number on it."""
-
-    def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: _Index) -> None:
-        fraction = index.data(_BAR_ROLE)
-        if fraction is None:
-            super().paint(painter, option, index)
-            return
-        rect: QRect = option.rect
-        painter.save()
-        bar = QRect(
-            rect.left() + 2, rect.top() + 3, int((rect.width() - 4) * fraction), rect.height() - 6
-        )
-        painter.fillRect(bar, QColor("#b39ddb"))
-        painter.setPen(QColor("#263238"))
-        painter.drawText(rect.adjusted(6, 0, -4, 0), Qt.AlignmentFlag.AlignVCenter, index.data())
-        painter.restore()
 
 
 class ToolSearchView(QWidget):
@@ -147,7 +125,7 @@ class ToolSearchView(QWidget):
         header = table.headerItem()
         for column, tip in enumerate(_COLUMN_TIPS):
             header.setToolTip(column, tip)
-        table.setItemDelegateForColumn(2, _BarDelegate(table))
+        table.setItemDelegateForColumn(2, BarDelegate("#b39ddb", table))
         table.setAlternatingRowColors(True)
         table.setUniformRowHeights(True)
         for column, width in enumerate((48, 170, 130, 110, 110, 70)):
@@ -299,7 +277,7 @@ class ToolSearchView(QWidget):
                 ", ".join(f"{k} {v:.4f}" for k, v in s.boosts.items()),
             ],
         )
-        row.setData(2, _BAR_ROLE, hit.score / top if top else 0.0)
+        row.setData(2, BAR_ROLE, hit.score / top if top else 0.0)
         fields = (
             [(name, s.keyword) for name in self._canonical if name in s.keyword.fields]
             if s.keyword

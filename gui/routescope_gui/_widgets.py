@@ -4,12 +4,21 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, QPoint, Qt
-from PySide6.QtGui import QAction, QGuiApplication
+from PySide6.QtCore import (
+    QAbstractTableModel,
+    QModelIndex,
+    QPersistentModelIndex,
+    QPoint,
+    QRect,
+    Qt,
+)
+from PySide6.QtGui import QAction, QColor, QGuiApplication, QPainter
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QLabel,
     QMenu,
+    QStyledItemDelegate,
+    QStyleOptionViewItem,
     QTabWidget,
     QTreeWidget,
     QTreeWidgetItem,
@@ -17,7 +26,9 @@ from PySide6.QtWidgets import (
 )
 
 __all__ = [
+    "BAR_ROLE",
     "Badge",
+    "BarDelegate",
     "LazyTabs",
     "copy_selection",
     "enable_copy",
@@ -144,6 +155,33 @@ class HeaderedTableModel(QAbstractTableModel):
         if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
             return self.HEADERS[section]
         return None
+
+
+BAR_ROLE = Qt.ItemDataRole.UserRole + 2
+"""Item data: a number from 0 to 1 that `BarDelegate` paints as a bar under the cell's text."""
+
+
+class BarDelegate(QStyledItemDelegate):
+    """Paints a cell whose `BAR_ROLE` holds a fraction as a bar of that width, text on top."""
+
+    def __init__(self, color: str, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._color = QColor(color)
+
+    def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: _Index) -> None:
+        fraction = index.data(BAR_ROLE)
+        if fraction is None:
+            super().paint(painter, option, index)
+            return
+        rect: QRect = option.rect
+        painter.save()
+        width = int((rect.width() - 4) * min(1.0, max(0.0, float(fraction))))
+        painter.fillRect(
+            QRect(rect.left() + 2, rect.top() + 3, width, rect.height() - 6), self._color
+        )
+        painter.setPen(QColor("#263238"))
+        painter.drawText(rect.adjusted(6, 0, -4, 0), Qt.AlignmentFlag.AlignVCenter, index.data())
+        painter.restore()
 
 
 class LazyTabs(QTabWidget):

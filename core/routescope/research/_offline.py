@@ -65,7 +65,14 @@ from routescope.research._loop import PageRead
 from routescope.research._models import ProviderError, SearchHit, SearchResponse
 from routescope.toolsearch import tokens
 
-from .._cache import clean_stale, discard, file_digest, temporary_sibling, writable_problem
+from .._cache import (
+    clean_stale,
+    discard,
+    files_problem,
+    folder_files,
+    temporary_sibling,
+    writable_problem,
+)
 
 __all__ = [
     "MAX_BODY_CHARS",
@@ -725,12 +732,7 @@ class OfflineSearch:
         writer.commit()
         writer.wait_merging_threads()
         del writer, index
-        files = {}
-        for entry in sorted(os.scandir(folder), key=lambda e: e.name):
-            if entry.name in _UNCHECKED or not entry.is_file(follow_symlinks=False):
-                continue
-            size = entry.stat(follow_symlinks=False).st_size
-            files[entry.name] = [size, file_digest(Path(entry.path), size)]
+        files = folder_files(folder, _UNCHECKED)
         manifest = {
             "format": _FORMAT,
             "key": self.key,
@@ -773,19 +775,7 @@ class OfflineSearch:
         files = manifest.get("files")
         if not isinstance(files, dict) or "meta.json" not in files:
             return "its manifest lists no files"
-        for name, entry in files.items():
-            if (
-                not isinstance(name, str)
-                or "/" in name
-                or name in (".", "..")
-                or not isinstance(entry, list)
-                or len(entry) != 2
-                or not isinstance(entry[0], int)
-            ):
-                return "its manifest is malformed"
-            if file_digest(folder / name, entry[0]) != entry[1]:
-                return f"{name} is missing, truncated or altered"
-        return None
+        return files_problem(folder, files)
 
     def _open_verified(self, folder: Path) -> _Opened | str:
         """The index in ``folder`` when its manifest matches and Tantivy opens it with the

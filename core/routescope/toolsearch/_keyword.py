@@ -19,7 +19,8 @@ from .._cache import (
     cache_dir,
     clean_stale,
     discard,
-    file_digest,
+    files_problem,
+    folder_files,
     publish_folder,
     temporary_sibling,
     write_atomically,
@@ -200,12 +201,7 @@ class KeywordIndex:
         writer.commit()
         writer.wait_merging_threads()
         del writer, index
-        files = {}
-        for entry in sorted(os.scandir(folder), key=lambda e: e.name):
-            if entry.name in _UNCHECKED or not entry.is_file(follow_symlinks=False):
-                continue
-            size = entry.stat(follow_symlinks=False).st_size
-            files[entry.name] = [size, file_digest(Path(entry.path), size)]
+        files = folder_files(folder, _UNCHECKED)
         manifest = {
             "format": _FORMAT,
             "fingerprint": self.fingerprint,
@@ -272,18 +268,7 @@ class KeywordIndex:
         files = manifest.get("files")
         if not isinstance(files, dict) or "meta.json" not in files:
             return "its manifest lists no files"
-        for name, entry in files.items():
-            if (
-                not isinstance(name, str)
-                or "/" in name
-                or not isinstance(entry, list)
-                or len(entry) != 2
-                or not isinstance(entry[0], int)
-            ):
-                return "its manifest is malformed"
-            if file_digest(folder / name, entry[0]) != entry[1]:
-                return f"{name} is missing, truncated or altered"
-        return None
+        return files_problem(folder, files)
 
     def _map_ordinals(self, searcher: tantivy.Searcher) -> dict[tuple[int, int], int] | None:
         """(segment, doc) → catalog position, when the stored documents are exactly the
