@@ -6,7 +6,8 @@ RoutescopeError            every message is one line a user can act on
  ├── ContextError          a router context cannot be read or does not validate
  ├── SuiteError            a regression suite cannot be read or does not validate
  ├── CatalogError          no tool could be loaded from a catalog path
- └── EmbedderError         no embedding model can run here (searches go keyword-only)
+ ├── EmbedderError         no embedding model can run here (searches go keyword-only)
+ └── ResearchConfigError   research settings cannot be used (a missing URL or key)
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ __all__ = [
     "ContextError",
     "EmbedderError",
     "InputError",
+    "ResearchConfigError",
     "RoutescopeError",
     "RulePackError",
     "SuiteError",
@@ -58,6 +60,10 @@ class CatalogError(RoutescopeError):
 
 class EmbedderError(RoutescopeError):
     """No embedding model can run here; searches fall back to keyword-only and say so."""
+
+
+class ResearchConfigError(RoutescopeError):
+    """Research settings cannot be used: a provider without its URL or key, a bad number."""
 
 
 def dotted(loc: Location) -> str:

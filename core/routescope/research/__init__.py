@@ -1,9 +1,24 @@
-"""Deep research (seed 003): a multi-attempt web research loop with quality scores, safe
-fetching and search providers. Built module by module: the search providers and the quality
-rules, safe fetching (SSRF-checked, pinned, capped), main-text extraction and the loop itself
-(`deep_research`), the offline search backend, the heuristic model, reports and the task
-router (`classify`) are here; the window panel is still to come."""
+"""Deep research (seed 003): a multi-attempt web research loop with quality scores.
 
+`run_research(goal, ResearchSettings(...), keys=...)` is the one entry point the command line
+and the window use: it puts together a search provider (the offline documentation index,
+SearXNG, Tavily or Brave), a page reader (the offline index, or the safe fetcher:
+SSRF-checked, pinned, capped) and a model (the heuristic stand-in, or an OpenAI-compatible
+endpoint) and runs `deep_research`, the loop itself. Reports (`report_data`,
+`report_markdown`, `write_report`), the quality rules (`score`, `best_attempt`, `next_step`,
+`infer_stack`), keys (`KeyStore`: environment or an owner-only file) and the task router
+(`classify`) are here too."""
+
+from .._errors import ResearchConfigError
+from ._backends import (
+    KEY_VARIABLES,
+    MODEL_NAMES,
+    SEARCH_NAMES,
+    ModelName,
+    ResearchSettings,
+    SearchName,
+    run_research,
+)
 from ._extract import Extracted, extract_main_text
 from ._fetch import FetchLimits, FetchOutcome, Hop, SafeFetcher, fetch_all, system_resolver
 from ._heuristic import (
@@ -16,6 +31,7 @@ from ._heuristic import (
     RefinerInput,
     Source,
 )
+from ._keys import KeyStore, ResolvedKey, default_key_file, mask_key
 from ._loop import (
     Attempt,
     Budgets,
@@ -56,12 +72,15 @@ from ._quality import (
     score,
 )
 from ._reader import WebReader
-from ._report import report_data, report_markdown
+from ._report import report_data, report_markdown, write_report
 from ._task import TaskDecision, classify, classify_heuristic, validate_task_spec
 
 __all__ = [
     "DEFAULT_POLICY",
     "HEURISTIC_MODEL",
+    "KEY_VARIABLES",
+    "MODEL_NAMES",
+    "SEARCH_NAMES",
     "Attempt",
     "BraveSearch",
     "Budgets",
@@ -77,6 +96,8 @@ __all__ = [
     "HeuristicModel",
     "Hop",
     "IndexStats",
+    "KeyStore",
+    "ModelName",
     "NextStep",
     "OfflineDocument",
     "OfflineIndexError",
@@ -89,10 +110,14 @@ __all__ = [
     "ProviderOptions",
     "QueryAction",
     "RefinerInput",
+    "ResearchConfigError",
     "ResearchQuality",
+    "ResearchSettings",
+    "ResolvedKey",
     "SafeFetcher",
     "Scores",
     "SearchHit",
+    "SearchName",
     "SearchProvider",
     "SearchResponse",
     "SearxngSearch",
@@ -109,17 +134,21 @@ __all__ = [
     "classify",
     "classify_heuristic",
     "deep_research",
+    "default_key_file",
     "extract_main_text",
     "fetch_all",
     "infer_stack",
+    "mask_key",
     "next_step",
     "redact",
     "redact_url",
     "report_data",
     "report_markdown",
+    "run_research",
     "score",
     "shorten_query",
     "system_resolver",
     "validate_task_spec",
     "verdict",
+    "write_report",
 ]

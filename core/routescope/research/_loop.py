@@ -8,7 +8,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
 
@@ -278,10 +278,12 @@ async def deep_research(
     budgets: Budgets = _BUDGETS,
     thresholds: Thresholds = _THRESHOLDS,
     model: str = "",
+    on_attempt: Callable[[Attempt], None] | None = None,
 ) -> DeepResearchResult:
     """Research `goal` in at most `max_attempts` searches; the best attempt's findings and
     scores, every attempt, the warnings and why the loop stopped. Never raises for a
-    provider's, a page's or a model's failure (cancellation goes through)."""
+    provider's, a page's or a model's failure (cancellation goes through). `on_attempt` hears
+    of each attempt as soon as it is graded, so a window can show the run as it happens."""
     started = time.monotonic()
     deadline = started + budgets.run_timeout_s
     attempts: list[Attempt] = []
@@ -308,6 +310,8 @@ async def deep_research(
             )
             break
         attempts.append(attempt)
+        if on_attempt is not None:
+            on_attempt(attempt)
         if attempt.status == 400:
             notes.append(f"attempt {index + 1}: the provider refused the query (400)")
         stop = _stop_reason(attempts, thresholds)

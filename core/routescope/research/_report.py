@@ -3,12 +3,14 @@ and Markdown for people. Keys never reach a report: providers redact them at the
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
 from ._loop import Attempt, DeepResearchResult
 
-__all__ = ["report_data", "report_markdown"]
+__all__ = ["report_data", "report_markdown", "write_report"]
 
 
 def _attempt(attempt: Attempt) -> dict[str, Any]:
@@ -115,3 +117,14 @@ def report_markdown(result: DeepResearchResult) -> str:
     if not data["findings"]:
         lines.append("- none")
     return "\n".join(lines) + "\n"
+
+
+def write_report(result: DeepResearchResult, folder: Path) -> Path:
+    """Write `report.md` and `report.json` into `folder` (made if missing); the Markdown
+    file's path. Raises OSError."""
+    folder.mkdir(parents=True, exist_ok=True)
+    data = json.dumps(report_data(result), indent=2, ensure_ascii=False)
+    (folder / "report.json").write_text(data + "\n", encoding="utf-8")
+    markdown = folder / "report.md"
+    markdown.write_text(report_markdown(result), encoding="utf-8")
+    return markdown

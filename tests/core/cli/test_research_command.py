@@ -29,10 +29,10 @@ def test_offline_research_finds_the_asyncio_docs_and_reports(tmp_path: Path) -> 
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["--search", "tavily"], "needs the TAVILY_API_KEY variable"),
-        (["--search", "searxng"], "needs --searxng-url URL"),
-        (["--llm", "openai"], "needs --llm-url URL"),
-        (["--max-attempts", "0"], "--max-attempts must be from 1 to 10"),
+        (["--search", "tavily"], "tavily needs a key: set TAVILY_API_KEY or store one"),
+        (["--search", "searxng"], "SearXNG needs the http(s) URL of an instance"),
+        (["--llm", "openai"], "model needs its /v1 base URL"),
+        (["--max-attempts", "0"], "max attempts must be from 1 to 10"),
     ],
 )
 def test_bad_options_are_one_line(args: list[str], message: str) -> None:
