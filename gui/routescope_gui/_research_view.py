@@ -1,18 +1,21 @@
 """The deep-research view: one run of `routescope.research.deep_research`. One row per attempt
 (the query and where it came from, the provider's status, relevance / confidence / coverage as
 bars, the score), the best attempt starred, each attempt's pages with the policy's verdict and
-the outcome underneath; the next step, the warnings and why the loop stopped; "Copy report"
-puts `report_markdown` on the clipboard.
+the outcome underneath; the next step, the warnings and why the loop stopped; a link to the
+saved report; "Copy report" puts `report_markdown` on the clipboard. Attempts appear one by one
+as the run grades them.
 
-It renders the result objects it is given and nothing more: the session runs the research.
+It renders the result objects it is given and nothing more: the session runs the research; the
+buttons (Run, Cancel, Settings…, Save report…) only ask for it through signals.
 """
 
 from __future__ import annotations
 
 import html
+from pathlib import Path
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt, QUrl, Signal
 from PySide6.QtGui import QColor, QFont, QGuiApplication
 from PySide6.QtWidgets import (
     QHBoxLayout,
@@ -30,7 +33,7 @@ import routescope
 from ._widgets import BAR_ROLE, BarDelegate, enable_copy, ensure_children, fill_row
 
 if TYPE_CHECKING:
-    from routescope.research import Attempt, DeepResearchResult, PageRead
+    from routescope.research import Attempt, DeepResearchResult, PageRead, ResearchSettings
 
 __all__ = ["ResearchView"]
 
@@ -53,39 +56,73 @@ _RED = QColor("#c62828")
 
 
 class ResearchView(QWidget):
-    """Renders one `DeepResearchResult` (or that a run is under way, or why it failed).
+    """Renders one `DeepResearchResult` (or the attempts of a run under way, or why it failed).
 
     Attributes:
         result: the run shown (None: none yet, or a blank prompt); error: why the last run
-            failed ("" when it did not).
+            failed ("" when it did not); attempts: the attempts shown while a run is under way.
+        backends: where research searches, what grades it, and how it starts.
         status: what the view shows now (running, finished, failed).
         summary: the next step, why the loop stopped, the warnings.
+        report_link: a link to the report saved for the run shown.
         table: the attempts, their pages underneath.
-        copy_button: "Copy report" (Markdown).
+        run_button, cancel_button, settings_button, save_button, copy_button: the controls.
+
+    Signals:
+        run_requested, cancel_requested, settings_requested, save_requested: the buttons.
     """
+
+    run_requested = Signal()
+    cancel_requested = Signal()
+    settings_requested = Signal()
+    save_requested = Signal()
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.result: DeepResearchResult | None = None
         self.error = ""
+        self.attempts: list[Attempt] = []
+        self._running = False
+        self.backends = QLabel()
         self.status = QLabel("research runs on the prompt while this tab is shown (offline)")
         self.status.setObjectName("muted")
         self.status.setWordWrap(True)
-        self.copy_button = QPushButton("Copy report")
-        self.copy_button.setToolTip("copy the run's report as Markdown")
-        self.copy_button.setEnabled(False)
+        self.run_button = _button("Run", "research the prompt now (Ctrl+Enter)")
+        self.run_button.clicked.connect(self.run_requested)
+        self.cancel_button = _button("Cancel", "stop the run under way (Esc)")
+        self.cancel_button.clicked.connect(self.cancel_requested)
+        self.cancel_button.setEnabled(False)
+        self.settings_button = _button("Settings…", "search provider, model and keys")
+        self.settings_button.clicked.connect(self.settings_requested)
+        self.save_button = _button("Save report…", "write report.md and report.json")
+        self.save_button.clicked.connect(self.save_requested)
+        self.copy_button = _button("Copy report", "copy the run's report as Markdown")
         self.copy_button.clicked.connect(self.copy_report)
+        for button in (self.save_button, self.copy_button):
+            button.setEnabled(False)
         self.summary = QLabel("")
         self.summary.setWordWrap(True)
         self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.report_link = QLabel("")
+        self.report_link.setOpenExternalLinks(True)
         self.table = self._attempts_table()
-        top = QHBoxLayout()
-        top.addWidget(self.status, 1)
-        top.addWidget(self.copy_button)
+        controls = QHBoxLayout()
+        controls.addWidget(self.backends, 1)
+        for button in (
+            self.run_button,
+            self.cancel_button,
+            self.settings_button,
+            self.save_button,
+            self.copy_button,
+        ):
+            controls.addWidget(button)
         layout = QVBoxLayout(self)
-        layout.addLayout(top)
+        layout.addLayout(controls)
+        layout.addWidget(self.status)
         layout.addWidget(self.summary)
+        layout.addWidget(self.report_link)
         layout.addWidget(self.table, 1)
+        self.show_backends(None)
 
     def _attempts_table(self) -> QTreeWidget:
         table = QTreeWidget()
@@ -108,20 +145,65 @@ class ResearchView(QWidget):
         return table
 
     # -- states ------------------------------------------------------------------------------
+    def show_backends(self, settings: ResearchSettings | None) -> None:
+        """Where research searches and what grades it; offline backends follow the typing,
+        network ones run on Ctrl+Enter."""
+        settings = settings or routescope.research.ResearchSettings()
+        how = "runs as you type" if settings.offline else "Ctrl+Enter runs · Esc cancels"
+        self.backends.setText(f"<b>{html.escape(settings.describe())}</b> — {how}")
+
     def show_running(self, goal: str) -> None:
-        """A run for `goal` started: what is shown is the previous run until it finishes."""
+        """A run for `goal` started: the previous run stays until its first attempt arrives."""
         self.error = ""
+        self.attempts = []
+        self._set_running(True)
         self.status.setText(f"researching <b>{html.escape(_short(goal))}</b>…")
+
+    def add_attempt(self, attempt: Attempt) -> None:
+        """An attempt of the run under way was graded: the rows show the run so far."""
+        if not self._running:
+            return
+        if not self.attempts:
+            self.summary.setText("")
+            self.report_link.setText("")
+        self.attempts.append(attempt)
+        rows = ensure_children(self.table, len(self.attempts))
+        self._show_attempt(rows[-1], attempt, best=False)
+        self.status.setText(
+            f"researching… {len(self.attempts)} attempt(s) graded, "
+            f"{sum(a.fetched for a in self.attempts)} page(s) read"
+        )
+
+    def show_cancelled(self) -> None:
+        if self._running:
+            self._set_running(False)
+            self.status.setText("research cancelled")
 
     def show_error(self, message: str) -> None:
         self.error = message
+        self._set_running(False)
         self.status.setText(
             f"<span style='color:#c62828'>research failed: {html.escape(message)}</span>"
         )
 
+    def show_saved(self, path: str) -> None:
+        url = QUrl.fromLocalFile(path).toString()
+        self.report_link.setText(
+            f"report: <a href='{html.escape(url)}'>{html.escape(Path(path).parent.name)}</a>"
+        )
+        self.report_link.setToolTip(path)
+
+    def _set_running(self, running: bool) -> None:
+        self._running = running
+        self.cancel_button.setEnabled(running)
+
     def show_result(self, result: DeepResearchResult | None) -> None:
         self.result = result
-        self.copy_button.setEnabled(result is not None)
+        self._set_running(False)
+        self.attempts = []
+        self.report_link.setText("")
+        for button in (self.save_button, self.copy_button):
+            button.setEnabled(result is not None)
         if result is None:
             self.status.setText("type a prompt: research runs on it while this tab is shown")
             self.summary.setText("")
@@ -220,6 +302,12 @@ def _summary(result: DeepResearchResult) -> str:
     lines += [f"<span style='color:#c62828'>⚠ {html.escape(w)}</span>" for w in result.warnings]
     lines += [f"note: {html.escape(note)}" for note in result.notes]
     return "<br>".join(lines)
+
+
+def _button(text: str, tip: str) -> QPushButton:
+    button = QPushButton(text)
+    button.setToolTip(tip)
+    return button
 
 
 def _short(text: str, limit: int = 120) -> str:

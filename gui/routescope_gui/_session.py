@@ -5,8 +5,10 @@ napari's evented models).
 Slow work never runs on the UI thread: loading a catalog and its engine, embedding the query,
 ranking tools, "why not this tool?", inspecting a large paste and running a regression suite
 all go through `_Lane`s, on the asyncio loop (qasync), in worker threads; a lane drops results
-that a newer request has made stale. Deep research (offline backends) runs in a worker thread on
-an event loop of its own, as `_ResearchRun`: a newer prompt cancels it.
+that a newer request has made stale. Deep research runs in a worker thread on an event loop of
+its own, as `_ResearchRun`, and reports each attempt as it is graded: with the offline backends
+it follows the prompt (a newer prompt cancels the run); with network providers it runs when
+asked (`run_research`) and `cancel_research` stops it.
 
 `inspect()` of an ordinary prompt takes about a millisecond, so it runs on the UI thread: at
 once for the first change in a turn of the event loop, and once more at the end of the turn
@@ -19,6 +21,7 @@ before they load.
 from __future__ import annotations
 
 import asyncio
+import re
 import sys
 import threading
 import time
@@ -39,7 +42,13 @@ if TYPE_CHECKING:
     from routescope import CatalogRef, Inspection, Request, RulesRef
     from routescope.contract import RouterContext, Step, StepResult
     from routescope.regress import CaseResult, Suite, SuiteResult
-    from routescope.research import DeepResearchResult, OfflineSearch
+    from routescope.research import (
+        Attempt,
+        DeepResearchResult,
+        KeyStore,
+        OfflineSearch,
+        ResearchSettings,
+    )
     from routescope.toolsearch import (
         Catalog,
         SearchSettings,
@@ -93,10 +102,13 @@ class Session(QObject):
             changed since the previous run of the same file (None: no previous run).
         goldens_accepted: emitted with (case id, values changed) after "accept as golden".
         research_started: emitted with the goal when a research run starts.
+        research_attempt: emitted with each `Attempt` of the run under way as it is graded.
         research_finished: emitted with the `DeepResearchResult` of the prompt (None: blank
-            prompt). The whole run arrives at once: `deep_research` reports no progress.
-        research_failed: emitted with a one-line reason when the offline index cannot be
-            opened or built.
+            prompt).
+        research_failed: emitted with a one-line reason when a run cannot start (the offline
+            index cannot be opened or built, a provider without its key or URL).
+        research_cancelled: emitted when a run under way was cancelled (Esc, a newer prompt).
+        research_saved: emitted with the path of a report written for a finished run.
     """
 
     changed = Signal(str)
@@ -114,8 +126,11 @@ class Session(QObject):
     suite_finished = Signal(object, object)
     goldens_accepted = Signal(str, int)
     research_started = Signal(str)
+    research_attempt = Signal(object)
     research_finished = Signal(object)
     research_failed = Signal(str)
+    research_cancelled = Signal()
+    research_saved = Signal(str)
 
     def __init__(
         self,
@@ -123,16 +138,24 @@ class Session(QObject):
         *,
         cache: Path | None = None,
         research_search: SearchFactory | None = None,
+        keys: KeyStore | None = None,
+        reports: Path | None = None,
         parent: QObject | None = None,
     ) -> None:
         """`request` defaults to an empty prompt with the built-in rules; `cache` is the folder
         that keeps tool indexes and vectors, and the offline research index under `research/`
         (default: the user's cache folders); `research_search` makes the offline search backend
-        for that folder (default: `OfflineSearch` over the machine's documentation)."""
+        for that folder (default: `OfflineSearch` over the machine's documentation); `keys`
+        holds the providers' keys (default: the user's key file); reports of research over the
+        network are kept in `reports` (default: the user's data folder)."""
         super().__init__(parent)
         self._request = request
         self._cache = cache
         self.research: DeepResearchResult | None = None
+        self.research_settings: ResearchSettings | None = None
+        """None: the offline defaults."""
+        self._keys = keys
+        self._reports = reports
         self._research_enabled = False
         self._researched_for: str | None = None
         self._research_run: _ResearchRun | None = None
@@ -429,48 +452,90 @@ class Session(QObject):
         self.engine_failed.emit(f"cannot rank: {message}")
 
     # -- deep research -----------------------------------------------------------------------
+    @property
+    def research_live(self) -> bool:
+        """Research follows the typing (offline backends) rather than running when asked."""
+        return self.research_settings is None or self.research_settings.offline
+
+    def set_research_settings(self, settings: ResearchSettings) -> None:
+        """Use other backends; a run under way is cancelled, and offline backends research the
+        prompt again."""
+        self.research_settings = settings
+        self._cancel_research()
+        self._researched_for = None
+        if self.research_live:
+            self._research_soon()
+
+    def key_store(self) -> KeyStore:
+        if self._keys is None:
+            self._keys = routescope.research.KeyStore()
+        return self._keys
+
     def set_research_enabled(self, enabled: bool) -> None:
         """Research the prompt while enabled (someone looks at the research). A run under way
         when it is disabled is cancelled."""
         self._research_enabled = enabled
         if enabled:
-            self._research()
+            if self.research_live:
+                self._research()
             return
         self._research_timer.stop()
         if self._research_run is not None:
             self._cancel_research()
             self._researched_for = None  # nothing was shown for it: run again when enabled
 
+    def run_research(self) -> None:
+        """Research the prompt now (Ctrl+Enter), whichever the backends; again if it was."""
+        self._researched_for = None
+        self._research(asked=True)
+
+    def cancel_research(self) -> None:
+        """Stop the run under way (Esc); what was shown stays."""
+        self._research_timer.stop()
+        self._cancel_research()
+
     def _research_soon(self) -> None:
-        """The prompt changed: a run for the previous one is stale now; a new one starts once
-        the prompt rests."""
+        """The prompt changed: a run for the previous one is stale now; with offline backends
+        a new one starts once the prompt rests."""
         if not self._research_enabled:
             return
         self._cancel_research()
-        self._research_timer.start()
+        if self.research_live:
+            self._research_timer.start()
 
     def _cancel_research(self) -> None:
         run, self._research_run = self._research_run, None
         if run is not None:
             run.cancel()
             self._researched_for = None
+            self.research_cancelled.emit()
 
-    def _research(self) -> None:
+    def _research(self, *, asked: bool = False) -> None:
         """Research the prompt off the UI thread, unless it is shown already."""
         self._research_timer.stop()
         goal = self.request.text
-        if not self._research_enabled or goal == self._researched_for:
+        if not asked and (not self._research_enabled or not self.research_live):
+            return
+        if goal == self._researched_for:
             return
         self._cancel_research()
         self._researched_for = goal
         if not goal.strip():
             self._show_research(None)
             return
-        run = _ResearchRun(goal, self._offline)
+        settings = self.research_settings or routescope.research.ResearchSettings()
+        keys = {} if settings.offline else self.key_store().keys()
+        loop = asyncio.get_running_loop()
+        run = _ResearchRun(goal, settings, keys, self._offline)
+        run.on_attempt = lambda attempt: loop.call_soon_threadsafe(self._attempt, run, attempt)
         self._research_run = run
         self.research_started.emit(goal)
-        task = asyncio.get_running_loop().create_task(self._await_research(run))
+        task = loop.create_task(self._await_research(run))
         task.add_done_callback(_report_crash)
+
+    def _attempt(self, run: _ResearchRun, attempt: Attempt) -> None:
+        if run is self._research_run:
+            self.research_attempt.emit(attempt)
 
     async def _await_research(self, run: _ResearchRun) -> None:
         error: str | None = None
@@ -487,10 +552,30 @@ class Session(QObject):
             self.research_failed.emit(error)
         elif result is not None:
             self._show_research(result)
+            if not run.settings.offline:  # a run over the network is kept: it cost something
+                self.save_research_report()
 
     def _show_research(self, result: DeepResearchResult | None) -> None:
         self.research = result
         self.research_finished.emit(result)
+
+    def save_research_report(self, folder: Path | None = None) -> Path | None:
+        """Write the shown run's report (report.md, report.json) into `folder` (default: a new
+        folder under the reports folder, named by time and goal); its path, or None when there
+        is nothing to save or it cannot be written (`research_failed` says why)."""
+        result = self.research
+        if result is None:
+            return None
+        if folder is None:
+            reports = self._reports or routescope.research.default_reports_folder()
+            folder = reports / _report_name(result.goal)
+        try:
+            path = routescope.research.write_report(result, folder)
+        except OSError as exc:
+            self.research_failed.emit(f"cannot save the report in {folder}: {exc.strerror or exc}")
+            return None
+        self.research_saved.emit(str(path))
+        return path
 
     def close(self) -> None:
         """Stop background research (the window is closing): a run under way is cancelled."""
@@ -608,12 +693,18 @@ class _ResearchFailedError(Exception):
 
 
 class _ResearchRun:
-    """One offline research run, in a worker thread on an event loop of its own: the index is
-    opened (or built: seconds, the first time) and `deep_research` runs there. `cancel()`, from
-    any thread, stops it at its next await; a cancelled run's result is None."""
+    """One research run, in a worker thread on an event loop of its own: the offline index is
+    opened (or built: seconds, the first time) when the settings use it, then `run_research`
+    runs there. `cancel()`, from any thread, stops it at its next await; a cancelled run's
+    result is None. `on_attempt` hears of each attempt, in the worker thread."""
 
-    def __init__(self, goal: str, search: _OnceSearch) -> None:
+    def __init__(
+        self, goal: str, settings: ResearchSettings, keys: dict[str, str], search: _OnceSearch
+    ) -> None:
         self.goal = goal
+        self.settings = settings
+        self.on_attempt: Callable[[Attempt], object] | None = None
+        self._keys = keys
         self._search = search
         self._lock = threading.Lock()
         self._cancelled = False
@@ -631,42 +722,50 @@ class _ResearchRun:
                 loop.call_soon_threadsafe(task.cancel)
 
     def execute(self) -> DeepResearchResult | None:
-        """Run in a worker thread. Raises `_ResearchFailedError` when the index cannot be
-        opened or built."""
-        from routescope.research import OfflineIndexError  # (loads research here)
-
-        search = self._search.get()
-        try:
-            search.open()
-        except OfflineIndexError as exc:
-            raise _ResearchFailedError(str(exc)) from None
+        """Run in a worker thread. Raises `_ResearchFailedError` when the run cannot start."""
+        research = routescope.research  # (loads research here, off the UI thread)
+        if self.settings.search == "offline":
+            try:
+                self._search.get().open()
+            except research.OfflineIndexError as exc:
+                raise _ResearchFailedError(str(exc)) from None
         if self._cancelled:
             return None
         with asyncio.Runner() as runner:
             try:
-                return runner.run(self._research(search))
+                return runner.run(self._research())
             except asyncio.CancelledError:
                 return None
+            except research.ResearchConfigError as exc:
+                raise _ResearchFailedError(str(exc)) from None
             finally:
                 with self._lock:
                     self._task = None
 
-    async def _research(self, search: OfflineSearch) -> DeepResearchResult | None:
-        research = routescope.research
+    async def _research(self) -> DeepResearchResult | None:
         task = asyncio.current_task()
         assert task is not None
         with self._lock:
             if self._cancelled:
                 return None
             self._task = (asyncio.get_running_loop(), task)
-        return await research.deep_research(
+        return await routescope.research.run_research(
             self.goal,
-            search=search,
-            reader=research.OfflineReader(search),
-            llm=research.HeuristicChat(),
-            stack_hint=research.infer_stack(self.goal).hint,
-            model=research.HEURISTIC_MODEL,
+            self.settings,
+            keys=self._keys,
+            offline=self._search.get,
+            on_attempt=self._attempted,
         )
+
+    def _attempted(self, attempt: Attempt) -> None:
+        if self.on_attempt is not None and not self._cancelled:
+            self.on_attempt(attempt)
+
+
+def _report_name(goal: str) -> str:
+    """A new report folder's name: the local time and the goal's first words."""
+    words = "-".join(re.findall(r"[a-z0-9]+", goal.lower())[:6])[:60] or "research"
+    return f"{time.strftime('%Y%m%d-%H%M%S')}-{words}"
 
 
 @dataclass(frozen=True, slots=True)

@@ -8,7 +8,9 @@ one; timings in the status bar.
 from __future__ import annotations
 
 import datetime as dt
+import json
 from collections.abc import Callable
+from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -38,6 +40,7 @@ from ._editor import Legend, PromptEditor, highlights
 from ._help import show_about, show_help
 from ._linter_view import LinterView
 from ._regress_view import RegressView
+from ._research_settings import ResearchSettingsDialog
 from ._research_view import ResearchView
 from ._session import Session
 from ._strategy_view import StrategySlice, StrategyView
@@ -47,6 +50,7 @@ from ._widgets import LazyTabs, copy_selection
 
 if TYPE_CHECKING:
     from routescope import Inspection
+    from routescope.research import ResearchSettings
 
 __all__ = ["MainWindow"]
 
@@ -83,6 +87,7 @@ class MainWindow(QMainWindow):
         self._build_body()
         self._wire()
         self._restore_geometry()
+        self._restore_research_settings()
         self.statusBar().showMessage(_NO_PROMPT)
         self.editor.setFocus()
 
@@ -111,6 +116,14 @@ class MainWindow(QMainWindow):
             self._tab_action(name, number)
             for number, name in enumerate((*RESULT_TABS, "Regression"), start=1)
         ]
+        self.research_action = self._action("Run research", self.run_research, "Ctrl+Return")
+        self.research_action.setShortcuts([QKeySequence("Ctrl+Return"), QKeySequence("Ctrl+Enter")])
+        self.cancel_research_action = self._action(
+            "Cancel research", self.session.cancel_research, "Esc"
+        )
+        self.research_settings_action = self._action(
+            "Research settings…", self.edit_research_settings
+        )
         self.help_action = self._action("Routescope help", lambda: show_help(self), "F1")
         self.about_action = self._action("About Routescope", lambda: show_about(self))
 
@@ -136,6 +149,13 @@ class MainWindow(QMainWindow):
         view = bar.addMenu("&View")
         for action in self.tab_actions:
             view.addAction(action)
+        research = bar.addMenu("&Research")
+        for action in (
+            self.research_action,
+            self.cancel_research_action,
+            self.research_settings_action,
+        ):
+            research.addAction(action)
         help_menu = bar.addMenu("&Help")
         help_menu.addAction(self.help_action)
         help_menu.addAction(self.about_action)
@@ -245,8 +265,15 @@ class MainWindow(QMainWindow):
         tools.open_catalog_requested.connect(self._choose_catalog)
         research = self.research_view
         session.research_started.connect(research.show_running)
+        session.research_attempt.connect(research.add_attempt)
         session.research_finished.connect(research.show_result)
         session.research_failed.connect(research.show_error)
+        session.research_cancelled.connect(research.show_cancelled)
+        session.research_saved.connect(research.show_saved)
+        research.run_requested.connect(self.run_research)
+        research.cancel_requested.connect(session.cancel_research)
+        research.settings_requested.connect(self.edit_research_settings)
+        research.save_requested.connect(self._save_research_report)
         self.tabs.currentChanged.connect(self._page_changed)
         self.views.currentChanged.connect(self._page_changed)
 
@@ -262,6 +289,18 @@ class MainWindow(QMainWindow):
         regress.open_case_requested.connect(self._open_case)
 
     # -- geometry --------------------------------------------------------------------------
+    def _restore_research_settings(self) -> None:
+        saved = QSettings(*_SETTINGS).value("research/settings")
+        research = routescope.research
+        try:
+            settings = research.ResearchSettings(**json.loads(str(saved)))
+        except (TypeError, ValueError):  # none saved, or from another version: the defaults
+            settings = research.ResearchSettings()
+        every_key = dict.fromkeys(research.KEY_VARIABLES.values(), "key")
+        if settings.problem(every_key) is not None:  # edited by hand: a missing key is fine
+            settings = research.ResearchSettings()
+        self.set_research_settings(settings)
+
     def _restore_geometry(self) -> None:
         saved = QSettings(*_SETTINGS).value("window/geometry")
         if isinstance(saved, QByteArray) and self.restoreGeometry(saved):
@@ -295,6 +334,30 @@ class MainWindow(QMainWindow):
         self._set_banner("")
         self.session.set_rules(rules)
         return True
+
+    def set_research_settings(self, settings: ResearchSettings) -> None:
+        self.session.set_research_settings(settings)
+        self.research_view.show_backends(settings)
+
+    def run_research(self) -> None:
+        """Research ▸ Run (Ctrl+Enter): show the research and run it on the prompt now."""
+        self.show_tab("Research")
+        self.session.run_research()
+
+    def edit_research_settings(self) -> None:
+        """Research ▸ Settings…: providers, model and keys; kept for the next start."""
+        current = self.session.research_settings or routescope.research.ResearchSettings()
+        dialog = ResearchSettingsDialog(current, self.session.key_store(), self)
+        if dialog.exec() != ResearchSettingsDialog.DialogCode.Accepted:
+            return
+        settings = dialog.settings()
+        QSettings(*_SETTINGS).setValue("research/settings", json.dumps(asdict(settings)))
+        self.set_research_settings(settings)
+
+    def _save_research_report(self) -> None:
+        folder = QFileDialog.getExistingDirectory(self, "Save the report (report.md, report.json)")
+        if folder:
+            self.session.save_research_report(Path(folder))
 
     def show_tab(self, name: str) -> None:
         """Bring a result tab (Plan, Linter, …) or the Regression view to the front."""

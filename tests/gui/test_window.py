@@ -184,6 +184,7 @@ def test_menus_name_every_action_with_its_shortcut(window) -> None:  # type: ign
         "&File": ["Open rule pack…", "Built-in rules", "Open catalog…", "Open suite…", "Quit"],
         "&Edit": ["Copy"],
         "&View": ["Plan", "Linter", "Contract", "Tools", "Research", "Raw JSON", "Regression"],
+        "&Research": ["Run research", "Cancel research", "Research settings…"],
         "&Help": ["Routescope help", "About Routescope"],
     }
     shortcuts = {
@@ -192,6 +193,8 @@ def test_menus_name_every_action_with_its_shortcut(window) -> None:  # type: ign
         window.copy_action: "Ctrl+C",
         window.help_action: "F1",
         window.tab_actions[1]: "Ctrl+2",
+        window.research_action: "Ctrl+Return",
+        window.cancel_research_action: "Esc",
     }
     for action, keys in shortcuts.items():
         assert action.shortcut().toString() == keys

@@ -7,73 +7,116 @@ SSRF-checked, pinned, capped) and a model (the heuristic stand-in, or an OpenAI-
 endpoint) and runs `deep_research`, the loop itself. Reports (`report_data`,
 `report_markdown`, `write_report`), the quality rules (`score`, `best_attempt`, `next_step`,
 `infer_stack`), keys (`KeyStore`: environment or an owner-only file) and the task router
-(`classify`) are here too."""
+(`classify`) are here too.
+
+Cheap to import: the settings and the key store load here, everything else on first use."""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
 
 from .._errors import ResearchConfigError
-from ._backends import (
+from ._keys import KeyStore, ResolvedKey, default_key_file, mask_key
+from ._settings import (
     KEY_VARIABLES,
     MODEL_NAMES,
     SEARCH_NAMES,
     ModelName,
     ResearchSettings,
     SearchName,
-    run_research,
 )
-from ._extract import Extracted, extract_main_text
-from ._fetch import FetchLimits, FetchOutcome, Hop, SafeFetcher, fetch_all, system_resolver
-from ._heuristic import (
-    HEURISTIC_MODEL,
-    ClassifierInput,
-    EvaluatorInput,
-    HeuristicChat,
-    HeuristicModel,
-    OptimiserInput,
-    RefinerInput,
-    Source,
-)
-from ._keys import KeyStore, ResolvedKey, default_key_file, mask_key
-from ._loop import (
-    Attempt,
-    Budgets,
-    DeepResearchResult,
-    Finding,
-    PageRead,
-    PageReader,
-    ResearchQuality,
-    deep_research,
-)
-from ._models import ErrorKind, ProviderError, QueryAction, SearchHit, SearchResponse
-from ._offline import (
-    IndexStats,
-    OfflineDocument,
-    OfflineIndexError,
-    OfflineReader,
-    OfflineSearch,
-)
-from ._policy import DEFAULT_POLICY, Verdict, WebPolicy, address_verdict, verdict
-from ._providers import (
-    BraveSearch,
-    ProviderOptions,
-    SearchProvider,
-    SearxngSearch,
-    TavilySearch,
-    redact,
-    redact_url,
-    shorten_query,
-)
-from ._quality import (
-    NextStep,
-    Scores,
-    StackHint,
-    Thresholds,
-    best_attempt,
-    infer_stack,
-    next_step,
-    score,
-)
-from ._reader import WebReader
-from ._report import report_data, report_markdown, write_report
-from ._task import TaskDecision, classify, classify_heuristic, validate_task_spec
+
+if TYPE_CHECKING:
+    from ._backends import run_research
+    from ._extract import (
+        Extracted,
+        extract_main_text,
+    )
+    from ._fetch import (
+        FetchLimits,
+        FetchOutcome,
+        Hop,
+        SafeFetcher,
+        fetch_all,
+        system_resolver,
+    )
+    from ._heuristic import (
+        HEURISTIC_MODEL,
+        ClassifierInput,
+        EvaluatorInput,
+        HeuristicChat,
+        HeuristicModel,
+        OptimiserInput,
+        RefinerInput,
+        Source,
+    )
+    from ._loop import (
+        Attempt,
+        Budgets,
+        DeepResearchResult,
+        Finding,
+        PageRead,
+        PageReader,
+        ResearchQuality,
+        deep_research,
+    )
+    from ._models import (
+        ErrorKind,
+        ProviderError,
+        QueryAction,
+        SearchHit,
+        SearchResponse,
+    )
+    from ._offline import (
+        IndexStats,
+        OfflineDocument,
+        OfflineIndexError,
+        OfflineReader,
+        OfflineSearch,
+    )
+    from ._policy import (
+        DEFAULT_POLICY,
+        Verdict,
+        WebPolicy,
+        address_verdict,
+        verdict,
+    )
+    from ._providers import (
+        BraveSearch,
+        ProviderOptions,
+        SearchProvider,
+        SearxngSearch,
+        TavilySearch,
+        redact,
+        redact_url,
+        shorten_query,
+    )
+    from ._quality import (
+        NextStep,
+        Scores,
+        StackHint,
+        Thresholds,
+        best_attempt,
+        infer_stack,
+        next_step,
+        score,
+    )
+    from ._reader import (
+        WebReader,
+    )
+    from ._report import (
+        default_reports_folder,
+        report_data,
+        report_markdown,
+        write_report,
+    )
+    from ._task import (
+        TaskDecision,
+        classify,
+        classify_heuristic,
+        validate_task_spec,
+    )
 
 __all__ = [
     "DEFAULT_POLICY",
@@ -135,6 +178,7 @@ __all__ = [
     "classify_heuristic",
     "deep_research",
     "default_key_file",
+    "default_reports_folder",
     "extract_main_text",
     "fetch_all",
     "infer_stack",
@@ -152,3 +196,84 @@ __all__ = [
     "verdict",
     "write_report",
 ]
+
+_LAZY = {
+    "run_research": "_backends",
+    "Extracted": "_extract",
+    "extract_main_text": "_extract",
+    "FetchLimits": "_fetch",
+    "FetchOutcome": "_fetch",
+    "Hop": "_fetch",
+    "SafeFetcher": "_fetch",
+    "fetch_all": "_fetch",
+    "system_resolver": "_fetch",
+    "ClassifierInput": "_heuristic",
+    "EvaluatorInput": "_heuristic",
+    "HEURISTIC_MODEL": "_heuristic",
+    "HeuristicChat": "_heuristic",
+    "HeuristicModel": "_heuristic",
+    "OptimiserInput": "_heuristic",
+    "RefinerInput": "_heuristic",
+    "Source": "_heuristic",
+    "Attempt": "_loop",
+    "Budgets": "_loop",
+    "DeepResearchResult": "_loop",
+    "Finding": "_loop",
+    "PageRead": "_loop",
+    "PageReader": "_loop",
+    "ResearchQuality": "_loop",
+    "deep_research": "_loop",
+    "ErrorKind": "_models",
+    "ProviderError": "_models",
+    "QueryAction": "_models",
+    "SearchHit": "_models",
+    "SearchResponse": "_models",
+    "IndexStats": "_offline",
+    "OfflineDocument": "_offline",
+    "OfflineIndexError": "_offline",
+    "OfflineReader": "_offline",
+    "OfflineSearch": "_offline",
+    "DEFAULT_POLICY": "_policy",
+    "Verdict": "_policy",
+    "WebPolicy": "_policy",
+    "address_verdict": "_policy",
+    "verdict": "_policy",
+    "BraveSearch": "_providers",
+    "ProviderOptions": "_providers",
+    "SearchProvider": "_providers",
+    "SearxngSearch": "_providers",
+    "TavilySearch": "_providers",
+    "redact": "_providers",
+    "redact_url": "_providers",
+    "shorten_query": "_providers",
+    "NextStep": "_quality",
+    "Scores": "_quality",
+    "StackHint": "_quality",
+    "Thresholds": "_quality",
+    "best_attempt": "_quality",
+    "infer_stack": "_quality",
+    "next_step": "_quality",
+    "score": "_quality",
+    "WebReader": "_reader",
+    "default_reports_folder": "_report",
+    "report_data": "_report",
+    "report_markdown": "_report",
+    "write_report": "_report",
+    "TaskDecision": "_task",
+    "classify": "_task",
+    "classify_heuristic": "_task",
+    "validate_task_spec": "_task",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{module}", __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

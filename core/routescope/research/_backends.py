@@ -8,12 +8,11 @@ URLs go through the web policy. Keys come from the environment or the owner-only
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal, get_args
-from urllib.parse import urlsplit
+from typing import TYPE_CHECKING
 
 from .._errors import ResearchConfigError
 from ._loop import Attempt, DeepResearchResult, PageReader, deep_research
+from ._settings import KEY_VARIABLES, ResearchSettings
 
 if TYPE_CHECKING:
     import httpx
@@ -22,94 +21,7 @@ if TYPE_CHECKING:
     from ._offline import OfflineSearch
     from ._providers import SearchProvider
 
-__all__ = [
-    "KEY_VARIABLES",
-    "MODEL_NAMES",
-    "SEARCH_NAMES",
-    "ModelName",
-    "ResearchSettings",
-    "SearchName",
-    "run_research",
-]
-
-SearchName = Literal["offline", "searxng", "tavily", "brave"]
-ModelName = Literal["heuristic", "openai"]
-SEARCH_NAMES: tuple[SearchName, ...] = get_args(SearchName)
-MODEL_NAMES: tuple[ModelName, ...] = get_args(ModelName)
-KEY_VARIABLES: dict[str, str] = {
-    "tavily": "TAVILY_API_KEY",
-    "brave": "BRAVE_API_KEY",
-    "openai": "OPENAI_API_KEY",
-}
-"""The environment variable (and key-store name) of each backend that takes a key."""
-MAX_ATTEMPTS = 10
-
-
-@dataclass(frozen=True, slots=True)
-class ResearchSettings:
-    """Where research searches and which model plans and grades it."""
-
-    search: SearchName = "offline"
-    searxng_url: str = ""
-    llm: ModelName = "heuristic"
-    llm_url: str = ""
-    model: str = "gpt-4o-mini"
-    max_attempts: int = 3
-
-    @property
-    def offline(self) -> bool:
-        """Nothing leaves the machine: the run is cheap enough to follow the typing."""
-        return self.search == "offline" and self.llm == "heuristic"
-
-    def problem(self, keys: Mapping[str, str]) -> str | None:
-        """Why these settings cannot run (one line), or None. `keys` maps a key variable
-        (`KEY_VARIABLES`) to its key."""
-        if self.search not in SEARCH_NAMES:
-            return f"unknown search provider {self.search!r} (one of {', '.join(SEARCH_NAMES)})"
-        if self.llm not in MODEL_NAMES:
-            return f"unknown model backend {self.llm!r} (one of {', '.join(MODEL_NAMES)})"
-        if not 1 <= self.max_attempts <= MAX_ATTEMPTS:
-            return f"max attempts must be from 1 to {MAX_ATTEMPTS}"
-        if self.search == "searxng" and not _http_url(self.searxng_url):
-            return "SearXNG needs the http(s) URL of an instance with JSON output"
-        if self.search in KEY_VARIABLES and not keys.get(KEY_VARIABLES[self.search]):
-            return f"{self.search} needs a key: set {KEY_VARIABLES[self.search]} or store one"
-        if self.llm == "openai":
-            if not _http_url(self.llm_url):
-                return "the OpenAI-compatible model needs its /v1 base URL"
-            if not self.model.strip():
-                return "the OpenAI-compatible model needs a model name"
-        return None
-
-    def describe(self) -> str:
-        """One line for people: where it searches and what grades it."""
-        search = {
-            "offline": "offline index",
-            "searxng": f"SearXNG at {_host(self.searxng_url)}",
-            "tavily": "Tavily",
-            "brave": "Brave",
-        }[self.search]
-        model = (
-            "heuristic model"
-            if self.llm == "heuristic"
-            else f"{self.model} at {_host(self.llm_url)}"
-        )
-        return f"{search} · {model}"
-
-
-def _http_url(url: str) -> bool:
-    try:
-        parts = urlsplit(url.strip())
-    except ValueError:
-        return False
-    return parts.scheme in ("http", "https") and bool(parts.hostname)
-
-
-def _host(url: str) -> str:
-    try:
-        return urlsplit(url).hostname or url
-    except ValueError:
-        return url
+__all__ = ["run_research"]
 
 
 def _provider(
@@ -166,7 +78,7 @@ def _default_offline() -> OfflineSearch:
 
 async def run_research(
     goal: str,
-    settings: ResearchSettings = ResearchSettings(),
+    settings: ResearchSettings | None = None,
     *,
     keys: Mapping[str, str] | None = None,
     offline: Callable[[], OfflineSearch] = _default_offline,
@@ -181,6 +93,7 @@ async def run_research(
 
     from ._quality import infer_stack
 
+    settings = settings or ResearchSettings()
     keys = keys or {}
     problem = settings.problem(keys)
     if problem is not None:

@@ -14,10 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import platformdirs
-
-from .._cache import temporary_sibling
-from ._backends import KEY_VARIABLES
+from ._settings import KEY_VARIABLES
 
 __all__ = ["KeyStore", "ResolvedKey", "default_key_file", "mask_key"]
 
@@ -26,6 +23,8 @@ _MAX_KEY_CHARS = 512
 
 
 def default_key_file() -> Path:
+    import platformdirs
+
     return Path(platformdirs.user_config_dir("routescope")) / "research-keys.json"
 
 
@@ -102,6 +101,8 @@ class KeyStore:
     def save(self, keys: Mapping[str, str]) -> None:
         """Replace the stored keys (empty values are dropped). The file is created owner-only
         (`mkstemp` makes it 0600) before anything is written to it. Raises OSError."""
+        from .._cache import temporary_sibling
+
         kept = {name: key.strip() for name, key in sorted(keys.items()) if _usable(key.strip())}
         self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
         temporary = temporary_sibling(self.path, folder=False)

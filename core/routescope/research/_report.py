@@ -8,9 +8,11 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+import platformdirs
+
 from ._loop import Attempt, DeepResearchResult
 
-__all__ = ["report_data", "report_markdown", "write_report"]
+__all__ = ["default_reports_folder", "report_data", "report_markdown", "write_report"]
 
 
 def _attempt(attempt: Attempt) -> dict[str, Any]:
@@ -117,6 +119,11 @@ def report_markdown(result: DeepResearchResult) -> str:
     if not data["findings"]:
         lines.append("- none")
     return "\n".join(lines) + "\n"
+
+
+def default_reports_folder() -> Path:
+    """Where the window keeps the reports of runs over the network."""
+    return Path(platformdirs.user_data_dir("routescope")) / "research-reports"
 
 
 def write_report(result: DeepResearchResult, folder: Path) -> Path:
