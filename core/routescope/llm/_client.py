@@ -404,6 +404,9 @@ class OpenAIChat:
             content, kind, detail = _content(http.data)
             if content is None:
                 return JsonAnswer(None, kind, detail, http.text, status=http.status)
+            # Scrubbed before parsing, not only in `raw`: a server that echoes the key into
+            # the reply would otherwise carry it into the validated value (and a report).
+            content = self._scrub(content)
             progress.raw = content
             answer = parse_json_answer(content, schema)
             answer = replace(answer, raw=content, status=http.status)

@@ -289,7 +289,15 @@ class SafeFetcher:
         for hop_index in range(self.limits.max_redirects + 1):
             progress.url = current
             request = await self._vet(current, progress)
-            response = await client.send(request, stream=True)
+            try:
+                response = await client.send(request, stream=True)
+            except httpx.RemoteProtocolError as exc:
+                # httpx parses a redirect's Location itself (even without following it) and
+                # raises on one it cannot parse (`http://0177.0.0.1/`): an unusable redirect,
+                # as below — it was reported as a network failure.
+                if "location header" not in str(exc).lower():
+                    raise
+                raise _FetchError("redirects", f"unusable Location: {exc}") from None
             try:
                 progress.hops[-1] = Hop(
                     current, progress.verdict, progress.address, response.status_code

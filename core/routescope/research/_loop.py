@@ -17,7 +17,7 @@ from pydantic import BaseModel
 from ..llm import ChatClient, JsonAnswer
 from ._answers import Evaluation, QueryPlan, Refinement, prompt
 from ._models import SearchHit, SearchResponse
-from ._providers import SearchProvider
+from ._providers import SearchProvider, shorten_query
 from ._quality import NextStep, Scores, Thresholds, best_attempt, next_step, score
 
 __all__ = [
@@ -35,6 +35,7 @@ M = TypeVar("M", bound=BaseModel)
 _SOURCE_CHARS = 4_000
 """Text of one page the evaluator sees."""
 _SUMMARY_CHARS = 1_500
+_REFUSED = (401, 403)
 
 
 @dataclass(frozen=True, slots=True)
@@ -180,9 +181,13 @@ async def _next_query(
         return None, "refiner", f"refiner failed ({answer.error}): no further attempt"
     if not answer.value.should_retry:
         return None, "refiner", f"refiner: no retry ({answer.value.reason or 'no reason given'})"
-    if answer.value.query.casefold() == last.query.casefold():
+    query = answer.value.query
+    if query.casefold() == last.query.casefold():
         return None, "refiner", "refiner proposed the same query again"
-    return answer.value.query, "refiner", ""
+    if last.status == 400 and len(query) >= len(last.query):  # a refused query must shrink
+        half = max(1, len(last.query) // 2)
+        return shorten_query(query, max_chars=half, max_words=None), "refiner (shortened)", ""
+    return query, "refiner", ""
 
 
 async def _evaluate(
@@ -252,6 +257,8 @@ def _scores(attempts: list[Attempt]) -> list[Scores]:
 def _stop_reason(attempts: list[Attempt], thresholds: Thresholds) -> str | None:
     """Why to stop after the latest attempt, or None to go on."""
     last = attempts[-1]
+    if last.status in _REFUSED:  # a wrong or missing key: every further search fails alike
+        return f"the provider refused access ({last.status}) in attempt {last.index + 1}"
     if last.relevance >= thresholds.good_relevance and last.coverage >= thresholds.good_coverage:
         return f"target reached in attempt {last.index + 1}"
     if last.evaluation is not None and not last.should_retry:

@@ -457,7 +457,8 @@ class _HttpProvider:
                     await self._sleep(min(wait, self.max_retry_wait_s))
                     continue
                 break
-        except _BodyTooLargeError:
+        except _BodyTooLargeError as exc:
+            state["status"] = exc.status
             return done(
                 ProviderError(
                     kind="malformed",
@@ -520,7 +521,9 @@ class _HttpProvider:
             async for chunk in response.aiter_bytes():
                 size += len(chunk)
                 if size > self.max_body_bytes:
-                    raise _BodyTooLargeError
+                    # The server did answer: keep its status for the report (it was lost,
+                    # leaving `status` None as if nothing had been answered).
+                    raise _BodyTooLargeError(response.status_code)
                 chunks.append(chunk)
             return response.status_code, response.headers, b"".join(chunks)
         finally:
@@ -547,7 +550,9 @@ class _HttpProvider:
 
 
 class _BodyTooLargeError(Exception):
-    pass
+    def __init__(self, status: int) -> None:
+        super().__init__(status)
+        self.status = status
 
 
 def _exc_text(exc: BaseException) -> str:

@@ -74,6 +74,9 @@ class NextStep:
     warnings: list[str] = field(default_factory=list)
 
 
+_WEAK = "web research weak; relying more on model prior"
+
+
 def next_step(
     attempts: list[Scores],
     max_attempts: int,
@@ -84,13 +87,13 @@ def next_step(
     """What the planner does after research: proceed, research again, or escalate (the seed's
     "route to Snitch"), with the rule that decided."""
     best = best_attempt(attempts)
-    if best is None:
-        return NextStep("research_again", "no attempt yet")
+    if best is None:  # nothing was found to rely on: say so as loudly as a weak result
+        return NextStep("research_again", "no attempt yet", [_WEAK])
     top = attempts[best]
     relevance = _relevance(top)
     warnings = []
     if relevance < thresholds.weak_relevance:
-        warnings.append("web research weak; relying more on model prior")
+        warnings.append(_WEAK)
     if requires_grounding and all(_relevance(a) < thresholds.hopeless_relevance for a in attempts):
         return NextStep(
             "escalate",
