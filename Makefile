@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 PIP := $(BIN)/python -m pip --disable-pip-version-check -q
 
-.PHONY: run test lint bench screenshot clean
+.PHONY: run test lint bench eval screenshot clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -37,6 +37,12 @@ bench: $(VENV)/.dev-installed
 	$(BIN)/python tests/bench/bench_research.py --json .bench/research.json
 	QT_QPA_PLATFORM=offscreen $(BIN)/python tests/bench/bench_gui.py --json .bench/gui.json
 
+# Tool-search retrieval quality (issue 11): BFCL-derived tasks built from the bfcl-eval wheel
+# (downloaded once into .eval/), the scenario suite, every strategy beside plain cosine and
+# rank_bm25. Not part of `make test`. `make eval EVAL_ARGS="--limit 200 --only bfcl"`.
+eval: $(VENV)/.dev-installed
+	OPENBLAS_NUM_THREADS=1 $(BIN)/python -m tests.eval.eval_toolsearch $(EVAL_ARGS)
+
 screenshot: $(VENV)/.dev-installed
 	QT_QPA_PLATFORM=offscreen $(BIN)/routescope-gui --screenshot packaging/screenshot.png \
 		--today 2026-11-22 "Best ramen near Denver, Colorado open tonight — or how do I install OpenClaw?"
@@ -46,4 +52,4 @@ screenshot: $(VENV)/.dev-installed
 		--tab Research --today 2026-11-23 "asyncio event loop in a thread"
 
 clean:
-	rm -rf $(VENV) .bench build dist .mypy_cache .ruff_cache
+	rm -rf $(VENV) .bench .eval build dist .mypy_cache .ruff_cache
