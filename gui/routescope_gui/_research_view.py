@@ -105,6 +105,7 @@ class ResearchView(QWidget):
         self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.report_link = QLabel("")
         self.report_link.setOpenExternalLinks(True)
+        self.report_link.setVisible(False)
         self.table = self._attempts_table()
         controls = QHBoxLayout()
         controls.addWidget(self.backends, 1)
@@ -165,7 +166,7 @@ class ResearchView(QWidget):
             return
         if not self.attempts:
             self.summary.setText("")
-            self.report_link.setText("")
+            self.report_link.setVisible(False)
         self.attempts.append(attempt)
         rows = ensure_children(self.table, len(self.attempts))
         self._show_attempt(rows[-1], attempt, best=False)
@@ -192,6 +193,7 @@ class ResearchView(QWidget):
             f"report: <a href='{html.escape(url)}'>{html.escape(Path(path).parent.name)}</a>"
         )
         self.report_link.setToolTip(path)
+        self.report_link.setVisible(True)
 
     def _set_running(self, running: bool) -> None:
         self._running = running
@@ -201,7 +203,7 @@ class ResearchView(QWidget):
         self.result = result
         self._set_running(False)
         self.attempts = []
-        self.report_link.setText("")
+        self.report_link.setVisible(False)
         for button in (self.save_button, self.copy_button):
             button.setEnabled(result is not None)
         if result is None:
