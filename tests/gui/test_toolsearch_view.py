@@ -19,7 +19,8 @@ def ranked(engine: ToolSearch, text: str, settings: SearchSettings | None = None
 def test_every_rank_is_explained(qtbot, engine: ToolSearch) -> None:  # type: ignore[no-untyped-def]
     view = ToolSearchView()
     qtbot.addWidget(view)
-    view.show_result(ranked(engine, "find files named config.yaml"))
+    seed = SearchSettings(fusion="canonical")
+    view.show_result(ranked(engine, "find files named config.yaml", seed))
     top = view.table.topLevelItem(0)
     assert top is not None and top.text(1) == "files.find"
     assert top.text(3).startswith("#1") and top.text(4).startswith("#")

@@ -13,11 +13,15 @@ from typing import TYPE_CHECKING, Any
 from .._errors import CatalogError, EmbedderError
 from ._canonical import canonical, default_boosts
 from ._models import (
+    FUSIONS,
+    Fusion,
     KeywordSignal,
     RrfTerm,
     SearchSettings,
     SearchStrategy,
     Signals,
+    Step,
+    StepResult,
     ToolHit,
     ToolSearchResult,
     VectorSignal,
@@ -42,10 +46,12 @@ if TYPE_CHECKING:
     from ._why_not import why_not
 
 __all__ = [
+    "FUSIONS",
     "Catalog",
     "CatalogError",
     "Embedder",
     "EmbedderError",
+    "Fusion",
     "KeywordIndex",
     "KeywordSignal",
     "MiniLMOnnx",
@@ -55,6 +61,8 @@ __all__ = [
     "SearchSettings",
     "SearchStrategy",
     "Signals",
+    "Step",
+    "StepResult",
     "Tool",
     "ToolHit",
     "ToolSearch",

@@ -1,10 +1,21 @@
-"""Tool catalogs: SKILL.md folders or a JSON list, through one standardisation (seed 004, §3).
+"""Tool catalogs, through one standardisation (seed 004, §3): a folder of SKILL.md files, or a
+JSON file in any of the shapes people have (`_formats`: Routescope's list, OpenAI tools or
+functions, an MCP `tools/list` result, Anthropic tool definitions). `Catalog.format` says which
+was read and `Catalog.format_reason` why.
+
+Every format gives the same `Tool`: name, description, routing keywords, intents, category and
+the searchable `parameters` (the tool's parameter schema flattened to `name: description`
+entries). Standardisation: text is trimmed; lists are trimmed, emptied entries dropped, deduped;
+a description is cut at `DESCRIPTION_LIMIT` characters, parameters at the limits of
+`_formats`; the category falls back to the skill (the name's part before its last dot) or the
+name.
 
 Catalog files are untrusted input: each is read through `routescope._files` (a regular file, at
 most `SKILL_LIMIT` / `JSON_LIMIT` bytes, never a FIFO or a device), and anything wrong with one
-skill or record (unreadable, not UTF-8, broken or 20,000-deep YAML, a 5,000-digit number, a
-duplicate name) becomes one line in `Catalog.problems` while the rest load. Only a catalog with
-no usable tool, or a JSON file that cannot be parsed at all, is a `CatalogError`.
+skill or record (unreadable, not UTF-8, broken or 20,000-deep YAML or JSON, a 5,000-digit
+number, a duplicate name, a parameter schema that is not an object) becomes one line in
+`Catalog.problems`, with its position (`tools[3].function.name: …`), while the rest load. Only a
+catalog with no usable tool, or a JSON file that cannot be parsed at all, is a `CatalogError`.
 """
 
 from __future__ import annotations
@@ -21,8 +32,10 @@ from ruamel.yaml.error import YAMLError
 
 from .._errors import CatalogError
 from .._files import MB, read_text
+from ._formats import SCHEMA_KEYS, detect, parameter_entries, parse_json, too_deep_in
 
 __all__ = [
+    "DESCRIPTION_LIMIT",
     "JSON_LIMIT",
     "SKILL_LIMIT",
     "Catalog",
@@ -36,6 +49,10 @@ SKILL_LIMIT = 1 * MB
 """The largest SKILL.md file read; a larger one is reported as a problem and skipped."""
 JSON_LIMIT = 64 * MB
 """The largest JSON catalog read."""
+DESCRIPTION_LIMIT = 4_000
+"""The most characters of a description kept (the embedding model reads far fewer)."""
+NAME_LIMIT = 256
+"""The longest tool name the OpenAI, MCP and Anthropic formats may give (their specs: 64–128)."""
 _MAX_INT_DIGITS = 4_000  # below Python's int-conversion limit (4,300 digits)
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 
@@ -47,6 +64,9 @@ class Tool:
     routing_keywords: tuple[str, ...]
     intents: tuple[str, ...]
     category: str
+    parameters: tuple[str, ...] = ()
+    """The parameter schema as searchable entries, `name: description` (nested ones `a.b`),
+    in the schema's order; empty for a tool without parameters."""
 
 
 _TOOL_FIELDS = tuple(f.name for f in fields(Tool))
@@ -57,15 +77,26 @@ class Catalog:
     tools: list[Tool]
     source: str
     problems: list[str] = field(default_factory=list)
-    """One line per skill or record that was skipped: file, field and problem."""
+    """One line per skill or record that was skipped, or part of one that was not read (a
+    parameter schema that is not an object, a description cut): file, position and problem."""
+    format: str = ""
+    """What was read: "skills", "routescope-json", "openai-tools", "openai-functions", "mcp" or
+    "anthropic" (`_formats`); "" for a catalog made in code."""
+    format_reason: str = ""
+    """Why that format: what told it (one line)."""
     _names: dict[str, str] = field(default_factory=dict, repr=False, compare=False)
     """The names added so far, lower-cased, to the name as first spelled."""
 
     @property
     def fingerprint(self) -> str:
-        """A hash of the standardised tools: caches are keyed by it."""
+        """A hash of the standardised tools: caches are keyed by it. `parameters` counts only
+        when a tool has some, so a catalog without parameters keeps the fingerprint (and the
+        cached vectors) it had before the field existed."""
         names = _TOOL_FIELDS  # what `asdict` gives, without its deep copies (same JSON)
-        records = [{name: getattr(t, name) for name in names} for t in self.tools]
+        records = [
+            {name: getattr(t, name) for name in names if name != "parameters" or t.parameters}
+            for t in self.tools
+        ]
         data = json.dumps(records, sort_keys=True, ensure_ascii=False)
         return hashlib.sha256(data.encode()).hexdigest()[:16]
 
@@ -111,6 +142,26 @@ def _text(value: Any, where: str, *, required: bool) -> str:
     return value.strip()
 
 
+def _cut(text: str, where: str, notes: list[str]) -> str:
+    """A description of at most `DESCRIPTION_LIMIT` characters; a longer one is cut, and said."""
+    if len(text) <= DESCRIPTION_LIMIT:
+        return text
+    notes.append(f"{where}: {len(text):,} characters, cut to {DESCRIPTION_LIMIT:,}")
+    return text[: DESCRIPTION_LIMIT - 1].rstrip() + "…"
+
+
+def _parameters(
+    record: dict[str, Any], keys: tuple[str, ...], where: str, notes: list[str]
+) -> tuple[str, ...]:
+    """The searchable entries of the first of `keys` the record has (none: no parameters)."""
+    for key in keys:
+        if key in record and record[key] is not None:
+            entries, problems = parameter_entries(record[key], f"{where}.{key}")
+            notes.extend(problems)
+            return standardise(list(entries))
+    return ()
+
+
 def _tool(
     skill: str,
     command: str,
@@ -118,6 +169,7 @@ def _tool(
     keywords: list[str],
     intents: list[str],
     category: str,
+    parameters: tuple[str, ...] = (),
 ) -> Tool:
     command = command.removeprefix(f"{skill}.")  # the indexer strips the prefix, then rebuilds
     return Tool(
@@ -126,12 +178,14 @@ def _tool(
         routing_keywords=standardise(keywords),
         intents=standardise(intents),
         category=category.strip() or skill,
+        parameters=parameters,
     )
 
 
-def _skill_tools(data: dict[str, Any], where: str) -> list[Tool]:
+def _skill_tools(data: dict[str, Any], where: str, notes: list[str]) -> list[Tool]:
     """A skill's commands as tools. A command's keywords and intents come first, then the
-    skill's (dedupe keeps the first); its category, when given, replaces the skill's."""
+    skill's (dedupe keeps the first); its category, when given, replaces the skill's. A
+    command's `parameters` is a JSON Schema mapping, as in the other formats."""
     skill = _text(data.get("name"), f"{where}: name", required=True)
     skill_description = _text(data.get("description"), f"{where}: description", required=False)
     keywords = _string_list(data.get("routing_keywords"), f"{where}: routing_keywords")
@@ -141,22 +195,27 @@ def _skill_tools(data: dict[str, Any], where: str) -> list[Tool]:
     if not isinstance(commands, list) or not commands:
         raise ValueError(f"{where}: commands: must be a non-empty list")
     tools = []
+    found: list[str] = []
     for index, command in enumerate(commands):
         place = f"{where}: commands[{index}]"
         if not isinstance(command, dict):
             raise ValueError(f"{place}: must be a mapping")
+        description = _text(command.get("description"), f"{place}.description", required=False)
         tools.append(
             _tool(
                 skill,
                 _text(command.get("name"), f"{place}.name", required=True),
-                _text(command.get("description"), f"{place}.description", required=False)
-                or skill_description,
+                _cut(description, f"{place}.description", found)
+                if description
+                else _cut(skill_description, f"{where}: description", found),
                 _string_list(command.get("routing_keywords"), f"{place}.routing_keywords")
                 + keywords,
                 _string_list(command.get("intents"), f"{place}.intents") + intents,
                 _text(command.get("category"), f"{place}.category", required=False) or category,
+                _parameters(command, SCHEMA_KEYS["routescope-json"], place, found),
             )
         )
+    notes.extend(dict.fromkeys(found))  # a skill's long description is said once
     return tools
 
 
@@ -193,7 +252,12 @@ def _front_matter(path: Path) -> dict[str, Any]:
 
 
 def _from_folder(folder: Path) -> Catalog:
-    catalog = Catalog(tools=[], source=str(folder))
+    catalog = Catalog(
+        tools=[],
+        source=str(folder),
+        format="skills",
+        format_reason="a folder: its SKILL.md files",
+    )
     try:
         paths = sorted(folder.rglob("SKILL.md"))
     except OSError as exc:
@@ -201,14 +265,16 @@ def _from_folder(folder: Path) -> Catalog:
             _one_line(f"{folder}: cannot list the catalog folder: {exc.strerror or exc}")
         ) from None
     for path in paths:
+        notes: list[str] = []
         try:
-            tools = _skill_tools(_front_matter(path), str(path))
+            tools = _skill_tools(_front_matter(path), str(path), notes)
         except (ValueError, CatalogError, RecursionError) as exc:
             message = (
                 str(exc) if not isinstance(exc, RecursionError) else f"{path}: nested too deeply"
             )
             catalog.problems.append(_one_line(message))
             continue
+        catalog.problems.extend(_one_line(note) for note in notes)
         for tool in tools:
             catalog.add(tool, str(path))
     return catalog
@@ -223,7 +289,7 @@ def _int(text: str) -> int | float:
 def _from_json(path: Path) -> Catalog:
     text = read_text(path, what="JSON catalog", limit=JSON_LIMIT, error=CatalogError, streams=False)
     try:
-        records = json.loads(text, parse_int=_int)
+        data, cut = parse_json(text, _int)
     except json.JSONDecodeError as exc:
         raise CatalogError(_one_line(f"{path}:{exc.lineno}: not valid JSON: {exc.msg}")) from None
     except RecursionError:
@@ -232,36 +298,97 @@ def _from_json(path: Path) -> Catalog:
         ) from None
     except ValueError as exc:
         raise CatalogError(_one_line(f"{path}: not valid JSON: {exc}")) from None
-    if not isinstance(records, list):
-        raise CatalogError(_one_line(f"{path}: a JSON catalog is a list of tool records"))
-    catalog = Catalog(tools=[], source=str(path))
-    for index, record in enumerate(records):
-        where = f"{path}: [{index}]"
+    try:
+        shape = detect(data)
+    except ValueError as exc:
+        raise CatalogError(_one_line(f"{path}: {exc}")) from None
+    catalog = Catalog(
+        tools=[],
+        source=str(path),
+        problems=[_one_line(f"{path}: {problem}") for problem in shape.problems],
+        format=shape.format,
+        format_reason=_one_line(shape.reason),
+    )
+    read = _routescope_record if shape.format == "routescope-json" else _foreign_record
+    keys = SCHEMA_KEYS[shape.format]
+    for index, record in enumerate(shape.records):
+        where = f"{path}: {shape.prefix}[{index}]"
+        notes: list[str] = []
         try:
-            if not isinstance(record, dict):
-                raise ValueError(f"{where}: must be an object")
-            name = _text(record.get("tool_name"), f"{where}.tool_name", required=True)
-            skill, _, command = name.rpartition(".")
-            tool = _tool(
-                skill,
-                command,
-                _text(record.get("description"), f"{where}.description", required=False),
-                _string_list(record.get("routing_keywords"), f"{where}.routing_keywords"),
-                _string_list(record.get("intents"), f"{where}.intents"),
-                _text(record.get("category"), f"{where}.category", required=False)
-                or skill
-                or command,
-            )
+            deep = too_deep_in(record) if cut else None
+            if deep is not None:
+                raise ValueError(f"{where}{deep}: nested more than 64 levels deep: skipped")
+            tool = read(record, where, keys, notes)
         except ValueError as exc:
             catalog.problems.append(_one_line(str(exc)))
             continue
+        catalog.problems.extend(_one_line(note) for note in notes)
         catalog.add(tool, where)
     return catalog
 
 
+def _routescope_record(record: Any, where: str, keys: tuple[str, ...], notes: list[str]) -> Tool:
+    """A record of Routescope's own list: `tool_name` (`skill.command`), `description`,
+    `routing_keywords`, `intents`, `category`, and optionally a `parameters` JSON Schema."""
+    if not isinstance(record, dict):
+        raise ValueError(f"{where}: must be an object")
+    name = _text(record.get("tool_name"), f"{where}.tool_name", required=True)
+    skill, _, command = name.rpartition(".")
+    description = _text(record.get("description"), f"{where}.description", required=False)
+    return _tool(
+        skill,
+        command,
+        _cut(description, f"{where}.description", notes),
+        _string_list(record.get("routing_keywords"), f"{where}.routing_keywords"),
+        _string_list(record.get("intents"), f"{where}.intents"),
+        _text(record.get("category"), f"{where}.category", required=False) or skill or command,
+        _parameters(record, keys, where, notes),
+    )
+
+
+def _foreign_record(record: Any, where: str, keys: tuple[str, ...], notes: list[str]) -> Tool:
+    """An OpenAI tool (`{"type": "function", "function": {…}}`) or function object, an MCP tool
+    or an Anthropic tool: `name`, `description` (an MCP tool's `title` when it has none) and the
+    parameter schema. The category is the name's part before its last dot, or the name (as for
+    Routescope's records); these formats have no keywords or intents."""
+    if not isinstance(record, dict):
+        raise ValueError(f"{where}: must be an object")
+    if "function" in record:
+        kind = record.get("type", "function")
+        if kind != "function":
+            raise ValueError(f'{where}.type: must be "function", got {_short(kind)}')
+        record, where = record["function"], f"{where}.function"
+        if not isinstance(record, dict):
+            raise ValueError(f"{where}: must be an object")
+    name = _text(record.get("name"), f"{where}.name", required=True)
+    if _CONTROL.search(name):
+        raise ValueError(f"{where}.name: contains control characters: skipped")
+    if len(name) > NAME_LIMIT:
+        raise ValueError(f"{where}.name: longer than {NAME_LIMIT} characters: skipped")
+    description = _text(record.get("description"), f"{where}.description", required=False)
+    if not description and isinstance(record.get("title"), str):
+        description = _text(record["title"], f"{where}.title", required=False)
+    skill, _, command = name.rpartition(".")
+    return _tool(
+        skill,
+        command,
+        _cut(description, f"{where}.description", notes),
+        [],
+        [],
+        skill or command,
+        _parameters(record, keys, where, notes),
+    )
+
+
+def _short(value: Any) -> str:
+    text = json.dumps(value) if isinstance(value, str | int | float | bool | None) else "a value"
+    return text if len(text) <= 40 else text[:39] + "…"
+
+
 def load_catalog(path: str | Path) -> Catalog:
-    """Load a folder of SKILL.md files or a JSON list; a bad skill is reported in
-    `Catalog.problems`, not fatal. `CatalogError` (one line) when no tool loads."""
+    """Load a folder of SKILL.md files, or a JSON file in any format of `_formats` (told apart
+    by its shape); a bad skill or record is reported in `Catalog.problems` with its position,
+    not fatal. `CatalogError` (one line) when no tool loads."""
     if isinstance(path, str) and not path.strip():
         raise CatalogError("no catalog path given (an empty path would mean the current folder)")
     if not isinstance(path, str | Path):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import functools
 import hashlib
 import importlib.util
 import io
@@ -21,6 +22,7 @@ from typing import Any, Protocol
 
 import httpx
 import numpy as np
+from threadpoolctl import ThreadpoolController
 
 from .._cache import CacheDir, cache_dir, discard, temporary_sibling
 from .._errors import EmbedderError
@@ -52,13 +54,22 @@ class Embedder(Protocol):
 
 
 def embedding_text(tool: Tool) -> str:
-    """The canonical template: `COMMAND: {tool_name}\\nDESCRIPTION: …\\nINTENTS: …`."""
+    """The canonical template: `COMMAND: {tool_name}\\nDESCRIPTION: …\\nINTENTS: …`, then each
+    optional section whose field the tool has (`\\nPARAMETERS: …`, issue 11), so a tool without
+    parameters embeds exactly as the seed's template says."""
     source = canonical()["semantic"]["embedding_source"]
-    return str(source["template"]).format(
+    text = str(source["template"]).format(
         tool_name=tool.tool_name,
         description=tool.description,
         intents=str(source["intents_joined_with"]).join(tool.intents),
     )
+    for section in source.get("optional_sections", ()):
+        name = str(section["field"])
+        values: tuple[str, ...] = getattr(tool, name)
+        if values:
+            joined = str(section["joined_with"]).join(values)
+            text += str(section["template"]).format(**{name: joined})
+    return text
 
 
 def _normalise(rows: np.ndarray) -> np.ndarray:
@@ -161,6 +172,19 @@ class MiniLMOnnx:
         weights = mask[..., None].astype(np.float32)
         pooled = (hidden * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1e-9)
         return _normalise(pooled)
+
+
+@functools.cache
+def _blas() -> ThreadpoolController:
+    return ThreadpoolController()  # finds the BLAS libraries loaded (numpy's): once
+
+
+def one_blas_thread() -> contextlib.AbstractContextManager[object]:
+    """BLAS limited to one thread for the block (query-time work), restored after."""
+    limit: contextlib.AbstractContextManager[object] = _blas().limit(
+        limits=1, user_api="blas"
+    )
+    return limit
 
 
 def redact_url(url: str) -> str:
@@ -540,7 +564,7 @@ class _Checkpoint:
     build of the same catalog and model. Layout: 8-byte magic, uint32 width, uint32 zero, then
     float32 rows."""
 
-    MAGIC = b"RSVPART1"
+    MAGIC = b"RSVPART2"  # 2: rows in order of text length
     HEADER = 16
 
     def __init__(self, descriptor: int, path: Path, rows: np.ndarray | None) -> None:
@@ -701,6 +725,10 @@ class VectorIndex:
     ) -> np.ndarray:
         who = redact_url(self.embedder.model_id)
         width = _dimension(self.embedder)
+        # A batch is padded to its longest text: batches of similar lengths halve the tokens
+        # the model runs on. The checkpoint holds rows in this order; it is the same next time.
+        order = sorted(range(len(texts)), key=lambda i: (len(texts[i]), i))
+        texts = [texts[i] for i in order]
         chunks: list[np.ndarray] = []
         if checkpoint is not None and checkpoint.rows is not None and len(checkpoint.rows):
             chunks.append(checkpoint.rows)
@@ -724,7 +752,10 @@ class VectorIndex:
                 progress(done, len(texts))
         if not chunks:
             return np.zeros((0, width or 1), dtype=np.float32)
-        return np.vstack(chunks).astype(np.float32, copy=False)
+        rows = np.vstack(chunks).astype(np.float32, copy=False)
+        matrix = np.empty_like(rows)
+        matrix[order] = rows
+        return matrix
 
     def _save(self, path: Path) -> None:
         temporary = temporary_sibling(path, folder=False)
@@ -762,9 +793,20 @@ class VectorIndex:
             raise EmbedderError("the query vector holds values that are not finite (NaN)")
         return vector
 
-    def search(self, query_vector: np.ndarray, limit: int) -> list[tuple[int, float]]:
-        """(tool index, cosine similarity) best first; ties keep catalog order."""
-        scores = self.matrix @ query_vector
+    def similarities(self, query_vector: np.ndarray) -> np.ndarray:
+        """The cosine similarity of the query to every tool, in catalog order. On one BLAS
+        thread: waking a second one costs milliseconds on a busy machine, the product itself
+        a fraction of one."""
+        with one_blas_thread():
+            scores: np.ndarray = self.matrix @ query_vector
+        return scores
+
+    def search(
+        self, query_vector: np.ndarray, limit: int, scores: np.ndarray | None = None
+    ) -> list[tuple[int, float]]:
+        """(tool index, cosine similarity) best first; ties keep catalog order. `scores`: the
+        similarities, when they were computed already."""
+        scores = self.similarities(query_vector) if scores is None else scores
         limit = min(limit, len(scores))
         if limit <= 0:
             return []

@@ -1,7 +1,14 @@
-"""Keyword search: a Tantivy index over the canonical fields, with per-field explanations."""
+"""Keyword search: a Tantivy index over the canonical fields, with per-field explanations.
+
+Each field is indexed twice: as the seed has it (Tantivy's default tokenizer: the canonical
+pipeline) and analyzed for English by Tantivy itself (`ANALYZER`: simple tokenizer, long
+tokens removed, lower-cased, English stop words, Snowball stemming), after identifiers are
+split (`split_identifiers`: `getCurrentWeather` → `get Current Weather`; snake_case, dotted and
+kebab names fall apart in the tokenizer). Queries go through the same analyzer."""
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -30,15 +37,61 @@ from .._files import MB, read_text
 from ._canonical import canonical
 from ._catalog import Catalog
 
-__all__ = ["KeywordHit", "KeywordIndex", "canonical", "tokens"]  # canonical: for _embed
+__all__ = [  # canonical: for _embed
+    "ANALYZED_SUFFIX",
+    "ANALYZER",
+    "KeywordHit",
+    "KeywordIndex",
+    "analyzed_terms",
+    "canonical",
+    "split_identifiers",
+    "tokens",
+]
 
-_FORMAT = 2
+_FORMAT = 4
 """The layout of an index folder; a change makes every cached index rebuild."""
 _MANIFEST = "manifest.json"
 _LOCKS = frozenset({".tantivy-meta.lock", ".tantivy-writer.lock"})
 _UNCHECKED = _LOCKS | {_MANIFEST}
 
 _TOKEN = re.compile(r"[^\W_]+")  # what Tantivy's default tokenizer keeps, lower-cased
+
+
+ANALYZER = "routescope_en"
+ANALYZED_SUFFIX = "__en"
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])|(?<=[A-Za-z])(?=[0-9])")
+
+
+def split_identifiers(text: str) -> str:
+    """camelCase and PascalCase words split apart (`getHTTPResponse2` → `get HTTP Response 2`)."""
+    return _CAMEL.sub(" ", text)
+
+
+REQUEST_STOP_WORDS = (
+    *("i", "me", "my", "myself", "we", "us", "our", "you", "your", "yours"),
+    *("he", "him", "his", "she", "her", "its", "them", "please", "kindly", "can", "could"),
+    *("would", "hey", "hi"),
+)
+"""Words of how people ask, not of what they ask for, dropped on top of Tantivy's English
+list (which keeps pronouns: "give me the gist" matched a `remind me` intent)."""
+
+
+@functools.cache
+def _analyzer() -> tantivy.TextAnalyzer:
+    return (
+        tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.simple())
+        .filter(tantivy.Filter.remove_long(40))
+        .filter(tantivy.Filter.lowercase())
+        .filter(tantivy.Filter.stopword("english"))
+        .filter(tantivy.Filter.custom_stopword(list(REQUEST_STOP_WORDS)))
+        .filter(tantivy.Filter.stemmer("english"))
+        .build()
+    )
+
+
+def analyzed_terms(text: str) -> list[str]:
+    """The terms Tantivy's English analyzer makes of `text`, identifiers split first."""
+    return list(_analyzer().analyze(split_identifiers(text)))
 
 
 def tokens(text: str) -> list[str]:
@@ -98,6 +151,10 @@ class KeywordIndex:
         builder.add_integer_field("ordinal", stored=True, indexed=True)
         for field_spec in spec:
             builder.add_text_field(field_spec["name"], stored=True)
+        for field_spec in self.fields:
+            builder.add_text_field(
+                field_spec["name"] + ANALYZED_SUFFIX, stored=False, tokenizer_name=ANALYZER
+            )
         return builder.build()
 
     # -- the cache -----------------------------------------------------------------------
@@ -194,9 +251,12 @@ class KeywordIndex:
     def _write(self, folder: Path) -> None:
         """Index every tool into the empty `folder`, then write the manifest, last."""
         index = tantivy.Index(self._schema_value, path=str(folder), reuse=False)
+        index.register_tokenizer(ANALYZER, _analyzer())
         writer = index.writer(heap_size=15_000_000, num_threads=1)
         for ordinal, tool in enumerate(self.catalog.tools):
             values: dict[str, Any] = {f["name"]: _field_values(tool, f) for f in self._spec}
+            for f in self.fields:
+                values[f["name"] + ANALYZED_SUFFIX] = split_identifiers(values[f["name"]])
             writer.add_document(tantivy.Document(ordinal=ordinal, **values))
         writer.commit()
         writer.wait_merging_threads()
@@ -221,6 +281,7 @@ class KeywordIndex:
             return problem
         try:
             index = tantivy.Index(self._schema_value, path=str(folder), reuse=True)
+            index.register_tokenizer(ANALYZER, _analyzer())
             searcher = index.searcher()
             if searcher.num_docs != len(self.catalog.tools):
                 return f"holds {searcher.num_docs} tools, the catalog {len(self.catalog.tools)}"
@@ -297,18 +358,22 @@ class KeywordIndex:
         for name in fields:
             for term in dict.fromkeys(terms):
                 query = tantivy.Query.term_query(self.schema, name, term)
-                boost = boosts.get(name, 1.0)
+                boost = boosts.get(name.removesuffix(ANALYZED_SUFFIX), 1.0)
                 if boost != 1.0:
                     query = tantivy.Query.boost_query(query, boost)
                 clauses.append((tantivy.Occur.Should, query))
         return tantivy.Query.boolean_query(clauses)
 
-    def search(self, text: str, boosts: dict[str, float], limit: int) -> list[KeywordHit]:
-        """BM25 over the parsed fields with the given boosts (hits not yet explained)."""
-        terms = tokens(text)
+    def search(
+        self, text: str, boosts: dict[str, float], limit: int, *, analyzed: bool = False
+    ) -> list[KeywordHit]:
+        """BM25 over the parsed fields with the given boosts (hits not yet explained): the
+        seed's fields and tokens, or (`analyzed`) the English-analyzed twins."""
+        terms = analyzed_terms(text) if analyzed else tokens(text)
         if not terms:
             return []
-        names = [f["name"] for f in self.fields]
+        suffix = ANALYZED_SUFFIX if analyzed else ""
+        names = [f["name"] + suffix for f in self.fields]
         limit = max(1, min(limit, len(self.catalog.tools)))  # Tantivy sizes its heap by limit
         try:
             result = self.searcher.search(self._query(terms, boosts, names), limit)
@@ -321,18 +386,24 @@ class KeywordIndex:
             for rank, (score, a) in enumerate(result.hits, start=1)
         ]
 
-    def explain(self, hit: KeywordHit, text: str, boosts: dict[str, float]) -> None:
+    def explain(
+        self, hit: KeywordHit, text: str, boosts: dict[str, float], *, analyzed: bool = False
+    ) -> None:
         """Fill a hit's per-field contributions from Tantivy's explanation, and its matched
-        terms per field. Done for the hits a view shows, not for every candidate."""
-        terms = list(dict.fromkeys(tokens(text)))
+        terms per field (analyzed terms — stems — when the search was). Done for the hits a
+        view shows, not for every candidate."""
+        split = analyzed_terms if analyzed else tokens
+        terms = list(dict.fromkeys(split(text)))
         document = self.searcher.doc(hit.address)
         for spec in self.fields:
             name = spec["name"]
-            present = set(tokens(" ".join(document[name])))
+            present = set(split(" ".join(document[name])))
             matched = [t for t in terms if t in present]
             if not matched:
                 continue
-            explanation = self._query(matched, boosts, [name]).explain(self.searcher, hit.address)
+            searched = name + ANALYZED_SUFFIX if analyzed else name
+            query = self._query(matched, boosts, [searched])
+            explanation = query.explain(self.searcher, hit.address)
             hit.fields[name] = float(json.loads(explanation.to_json())["value"])
             hit.matched_terms[name] = matched
 

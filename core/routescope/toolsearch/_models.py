@@ -9,11 +9,15 @@ from typing import Literal, get_args
 from .._errors import InputError
 
 __all__ = [
+    "FUSIONS",
+    "Fusion",
     "KeywordSignal",
     "RrfTerm",
     "SearchSettings",
     "SearchStrategy",
     "Signals",
+    "Step",
+    "StepResult",
     "ToolHit",
     "ToolSearchResult",
     "VectorSignal",
@@ -22,6 +26,11 @@ __all__ = [
 
 SearchStrategy = Literal["auto", "exact", "semantic", "hybrid"]
 _STRATEGIES: tuple[str, ...] = get_args(SearchStrategy)
+Fusion = Literal["weighted", "canonical"]
+"""`canonical`: the seed's pipeline exactly (default tokenizer, RRF, rerank constants);
+`weighted`: English-analyzed keywords, normalised scores combined with per-signal weights,
+boosts on the same scale."""
+FUSIONS: tuple[str, ...] = get_args(Fusion)
 MAX_CANDIDATES = 100_000
 """The most tools one list (keyword, vector) may contribute to the fusion."""
 MAX_BOOST = 1_000_000.0
@@ -63,6 +72,10 @@ class Signals:
     boost_terms: list[str]
     """Query terms found in the tool's routing keywords, intents, description or category."""
     final: float
+    shares: dict[str, float] = field(default_factory=dict)
+    """What each signal and boost adds to `final` (they sum to it): `keyword`, `vector`,
+    then the boosts by name."""
+    fusion: str = "canonical"
 
 
 @dataclass(slots=True)
@@ -73,6 +86,29 @@ class ToolHit:
     score: float
     signals: Signals
     tied_with: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    """One step of a request that needs several tools, with the evidence of the split."""
+
+    text: str
+    start: int
+    """Character span of the step in the (possibly cut) query: `query[start:end]`."""
+    end: int
+    split_by: str
+    """The words or punctuation that ended the step before it (`"then"`, `", and also"`,
+    `";"`); "" for the first step."""
+    split_at: tuple[int, int] | None
+    """Span of `split_by` in the query; None for the first step."""
+
+
+@dataclass(slots=True)
+class StepResult:
+    step: Step
+    results: list[ToolHit]
+    fits: bool
+    fit_reason: str
 
 
 @dataclass(slots=True)
@@ -87,6 +123,13 @@ class ToolSearchResult:
     semantic: str
     """"ready" or why vector search is off (then the search is keyword-only and says so)."""
     timings_us: dict[str, float]
+    fusion: str = "canonical"
+    fits: bool = True
+    """False: no tool fits — the best score is below the fit threshold."""
+    fit_reason: str = ""
+    steps: list[StepResult] = field(default_factory=list)
+    """Filled when the request splits into two or more steps: each step searched alone
+    (with `SearchSettings.k` results), beside the whole-request ranking in `results`."""
 
 
 @dataclass(slots=True)
@@ -98,9 +141,17 @@ class SearchSettings:
     """How many tools each list (keyword, vector) contributes to the fusion."""
     boosts: dict[str, float] | None = None
     """Field boosts; None means the canonical ones (tool_name 5, intents 4, keywords 3,
-    description 1)."""
+    parameters 2, description 1)."""
     explain: bool = True
     """Fill each returned hit's per-field contributions from Tantivy's explanation."""
+    fusion: Fusion = "weighted"
+    vector_weight: float = 0.7
+    keyword_weight: float = 0.3
+    """Weighted fusion: final = vector_weight·cosine + keyword_weight·BM25/best BM25 + boosts."""
+    fit_threshold: float = 0.0
+    """Below this final score the best hit does not fit: the result says "no tool fits"."""
+    split_steps: bool = True
+    """Split a request that needs several tools into its steps and search each one."""
 
     def __post_init__(self) -> None:
         """Refuse settings no search can use, with one line (`InputError`): a zero or negative
@@ -116,8 +167,22 @@ class SearchSettings:
         _check_count("rrf_k", self.rrf_k, 1, None)
         if not isinstance(self.explain, bool):
             raise InputError(f"SearchSettings: explain must be True or False, got {self.explain!r}")
+        if not isinstance(self.split_steps, bool):
+            raise InputError(
+                f"SearchSettings: split_steps must be True or False, got {self.split_steps!r:.40}"
+            )
         if self.boosts is not None:
             _check_boosts(self.boosts)
+        if self.fusion not in FUSIONS:
+            raise InputError(
+                f"SearchSettings: fusion must be one of {', '.join(FUSIONS)}, got {self.fusion!r}"
+            )
+        for name in ("vector_weight", "keyword_weight", "fit_threshold"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int | float):
+                raise InputError(f"SearchSettings: {name} must be a number, got {value!r:.40}")
+            if not math.isfinite(value) or not 0 <= value <= 10:
+                raise InputError(f"SearchSettings: {name} must be between 0 and 10, got {value!r}")
 
 
 @dataclass(slots=True)

@@ -1,5 +1,11 @@
-"""Hybrid tool search: keyword and vector lists, reciprocal-rank fusion, intent strategies and
-rerank, with every signal of every hit kept for the explanation."""
+"""Hybrid tool search: keyword and vector lists fused, intent strategies and rerank, with every
+signal of every hit kept for the explanation.
+
+Two fusions. `canonical` is the seed's pipeline exactly (`routing_search_canonical_v1`: the
+default tokenizer, reciprocal-rank fusion, rerank constants). `weighted` (the default, chosen
+by `make eval`) keeps each list's confidence: final = vector_weight·cosine +
+keyword_weight·BM25/best BM25 (English-analyzed keywords), and its boosts are on that scale, so
+no constant overrides the signals; each hit's `shares` add up to its score."""
 
 from __future__ import annotations
 
@@ -24,7 +30,7 @@ from ._embed import (
     default_embedder,
     redact_url,
 )
-from ._keyword import KeywordHit, KeywordIndex, tokens
+from ._keyword import KeywordHit, KeywordIndex, analyzed_terms, tokens
 from ._models import (
     KeywordSignal,
     RrfTerm,
@@ -85,6 +91,17 @@ _STOPWORDS = frozenset(
 )
 
 
+_IDENTIFIER = re.compile(r"[._\-\d]|[a-z][A-Z]")
+"""A tool name no sentence uses as a plain word (`get_weather`, `fs.read`, `getWeather`):
+under weighted fusion only such a name sends `auto` to keyword-only; a name like `search`
+or `open` is a common word, and the hybrid search sees the name match anyway."""
+_WEIGHTED_ALIGNMENT = 0.01
+"""Weighted fusion: per query term (stemmed) in the tool's keywords, intents, description or
+category, at most `metadata_alignment_max_terms` of them: a tie-breaker, a tenth of a typical
+gap between a right and a wrong tool's cosine."""
+_WEIGHTED_FILE_DISCOVERY = 0.05
+
+
 def cache_folder() -> Path:
     return Path(platformdirs.user_cache_dir("routescope")) / "toolsearch"
 
@@ -133,6 +150,7 @@ class ToolSearch:
         for i, tool in enumerate(catalog.tools):  # the first of a case-insensitive clash wins
             self._names.setdefault(tool.tool_name.lower(), i)
         self._rerank_words = [_rerank_words(tool) for tool in catalog.tools]
+        self._stemmed_words: list[frozenset[str]] | None = None
         self._tool_categories = [tool.category for tool in catalog.tools]
         self._tool_names = [tool.tool_name for tool in catalog.tools]
         self._categories = frozenset(self._tool_categories)
@@ -187,19 +205,23 @@ class ToolSearch:
         return exact if exact is not None else self._names.get(tool_name.lower())
 
     # -- strategy ------------------------------------------------------------------------
-    def _named_tool(self, query: str) -> str | None:
+    def _named_tool(self, query: str, identifiers_only: bool = False) -> str | None:
         for word in re.findall(r"[\w.\-]+", query.lower()):
             if word.strip(".") in self._names:
-                return self.catalog.tools[self._names[word.strip(".")]].tool_name
+                name = self.catalog.tools[self._names[word.strip(".")]].tool_name
+                if not identifiers_only or _IDENTIFIER.search(name):
+                    return name
         return None
 
     def choose_strategy(
-        self, query: str, requested: SearchStrategy
+        self, query: str, requested: SearchStrategy, fusion: str = "canonical"
     ) -> tuple[Literal["exact", "semantic", "hybrid"], str]:
         if requested != "auto":
             strategy, reason = requested, f"{requested} requested"
-        elif (named := self._named_tool(query)) is not None:
+        elif (named := self._named_tool(query, fusion == "weighted")) is not None:
             strategy, reason = "exact", f"the prompt names the tool {named}: keyword only"
+        elif fusion == "weighted":
+            strategy, reason = "hybrid", "default: keyword and vector, scores weighted"
         else:
             strategy, reason = "hybrid", "default: keyword and vector fused with RRF"
         if strategy != "exact" and self.vector is None:
@@ -273,19 +295,21 @@ class ToolSearch:
         if cut:  # a tool router reads the request, not a whole pasted document
             query = query[:MAX_QUERY_CHARS].rsplit(" ", 1)[0] or query[:MAX_QUERY_CHARS]
         clock = time.perf_counter_ns
-        strategy, reason = self.choose_strategy(query, settings.strategy)
+        weighted = settings.fusion == "weighted"
+        strategy, reason = self.choose_strategy(query, settings.strategy, settings.fusion)
         semantic = self.semantic_status
         category, category_reason = self._category_filter(query)
         boosts = settings.boosts or self.default_boosts()
         t0 = clock()
         keyword_hits = (
-            self.keyword.search(query, boosts, settings.candidates)
+            self.keyword.search(query, boosts, settings.candidates, analyzed=weighted)
             if strategy != "semantic"
             else []
         )
         t1 = clock()
         timings["keyword"] = (t1 - t0) / 1000
         vector_hits: list[tuple[int, float]] = []
+        similarities: np.ndarray | None = None
         index = self._vector
         if strategy != "exact" and index is not None:
             vector, problem = self._query_vector(query, query_vector)
@@ -296,17 +320,25 @@ class ToolSearch:
                 semantic = f"unavailable for this search: {problem}"
                 if strategy == "semantic":
                     t0 = clock()
-                    keyword_hits = self.keyword.search(query, boosts, settings.candidates)
+                    keyword_hits = self.keyword.search(
+                        query, boosts, settings.candidates, analyzed=weighted
+                    )
                     timings["keyword"] += (clock() - t0) / 1000
                 strategy = "exact"
             else:
                 t2 = clock()
-                vector_hits = index.search(vector, settings.candidates)
+                similarities = index.similarities(vector)
+                vector_hits = index.search(vector, settings.candidates, similarities)
                 timings["vector"] = (clock() - t2) / 1000
         t3 = clock()
-        results, indices = self._fuse(
-            query, keyword_hits, vector_hits, settings.rrf_k, category, settings.k
-        )
+        if weighted:
+            results, indices = self._fuse_weighted(
+                query, keyword_hits, vector_hits, similarities, strategy, category, settings
+            )
+        else:
+            results, indices = self._fuse(
+                query, keyword_hits, vector_hits, settings.rrf_k, category, settings.k
+            )
         timings["fusion_rerank"] = (clock() - t3) / 1000
         if settings.explain:
             t4 = clock()
@@ -314,11 +346,12 @@ class ToolSearch:
             for tool_index in indices:
                 keyword_hit = explained.get(tool_index)
                 if keyword_hit is not None:  # fills the dicts the hit's KeywordSignal shares
-                    self.keyword.explain(keyword_hit, query, boosts)
+                    self.keyword.explain(keyword_hit, query, boosts, analyzed=weighted)
             timings["explain"] = (clock() - t4) / 1000
         gap = results[0].score - results[1].score if len(results) > 1 else None
         if cut:
             reason += f" (query cut to its first {MAX_QUERY_CHARS:,} characters)"
+        fits, fit_reason = _fit(results, settings.fit_threshold)
         return ToolSearchResult(
             query=query,
             strategy=strategy,
@@ -329,7 +362,87 @@ class ToolSearch:
             runner_up_gap=gap,
             semantic=semantic,
             timings_us=timings,
+            fusion=settings.fusion,
+            fits=fits,
+            fit_reason=fit_reason,
         )
+
+    def _stemmed(self) -> list[frozenset[str]]:
+        """The rerank fields' words as the English analyzer makes them, per tool (made once)."""
+        if self._stemmed_words is None:
+            self._stemmed_words = [_stemmed_rerank_words(tool) for tool in self.catalog.tools]
+        return self._stemmed_words
+
+    def _fuse_weighted(
+        self,
+        query: str,
+        keyword_hits: list[KeywordHit],
+        vector_hits: list[tuple[int, float]],
+        similarities: np.ndarray | None,
+        strategy: str,
+        category: str | None,
+        settings: SearchSettings,
+    ) -> tuple[list[ToolHit], list[int]]:
+        """Weighted fusion: every candidate of either list scored on both signals (its cosine
+        is known even when it was not in the vector list), the boosts on the same scale."""
+        keyword = {h.tool_index: h for h in keyword_hits}
+        best_keyword = keyword_hits[0].score if keyword_hits else 0.0
+        vector = {index: rank for rank, (index, _) in enumerate(vector_hits, start=1)}
+        both = strategy == "hybrid"
+        weight_k = settings.keyword_weight if both else 1.0
+        weight_v = settings.vector_weight if both else 1.0
+        terms = list(dict.fromkeys(analyzed_terms(query)))
+        most = self.canonical["intent"]["rerank"]["metadata_alignment_max_terms"]
+        file_boost = _WEIGHTED_FILE_DISCOVERY if _FILE_DISCOVERY.search(query) else 0.0
+        words = self._stemmed()
+        scored: list[tuple[float, str, int, dict[str, float], list[str]]] = []
+        for index in dict.fromkeys([*keyword, *vector]):
+            tool = self.catalog.tools[index]
+            if category is not None and tool.category != category:
+                continue
+            shares: dict[str, float] = {}
+            if strategy != "semantic" and best_keyword > 0:
+                hit = keyword.get(index)
+                shares["keyword"] = weight_k * (hit.score / best_keyword if hit else 0.0)
+            if strategy != "exact" and similarities is not None:
+                shares["vector"] = weight_v * max(0.0, float(similarities[index]))
+            aligned = [t for t in terms if t in words[index]][:most]
+            shares["metadata_alignment_boost"] = _WEIGHTED_ALIGNMENT * len(aligned)
+            shares["file_discovery_boost"] = (
+                file_boost if tool.category == "file_discovery" else 0.0
+            )
+            final = round(sum(shares.values()), 12)
+            scored.append((-final, tool.tool_name, index, shares, aligned))
+        scored.sort(key=lambda row: row[:2])
+        limit = settings.k
+        cut = len(scored) if limit >= len(scored) else limit
+        while 0 < cut < len(scored) and scored[cut][0] == scored[cut - 1][0]:
+            cut += 1
+        hits = []
+        for rank, (negative, _, index, shares, aligned) in enumerate(scored[:cut], start=1):
+            tool = self.catalog.tools[index]
+            keyword_signal = vector_signal = None
+            if index in keyword:
+                hit = keyword[index]
+                keyword_signal = KeywordSignal(hit.score, hit.rank, hit.fields, hit.matched_terms)
+            if "vector" in shares and similarities is not None:
+                vector_signal = VectorSignal(float(similarities[index]), vector.get(index, 0))
+            fused = shares.get("keyword", 0.0) + shares.get("vector", 0.0)
+            boosts = {k: v for k, v in shares.items() if k.endswith("_boost")}
+            signals = Signals(
+                keyword_signal,
+                vector_signal,
+                [],
+                fused,
+                boosts,
+                aligned,
+                -negative,
+                shares,
+                "weighted",
+            )
+            hits.append(ToolHit(rank, tool.tool_name, tool.category, -negative, signals))
+        _mark_ties(hits)
+        return hits[:limit], [index for _, _, index, _, _ in scored[: min(cut, limit)]]
 
     def _fuse(
         self,
@@ -405,7 +518,10 @@ class ToolSearch:
             "file_discovery_boost": file_boost if tool.category == "file_discovery" else 0.0,
         }
         final = fused + sum(boosts.values())
-        signals = Signals(keyword_signal, vector_signal, terms, fused, boosts, aligned, final)
+        shares = {t.source: t.value for t in terms} | boosts
+        signals = Signals(
+            keyword_signal, vector_signal, terms, fused, boosts, aligned, final, shares
+        )
         return ToolHit(rank, tool.tool_name, tool.category, final, signals)
 
 
@@ -414,6 +530,23 @@ def _rerank_words(tool: Tool) -> frozenset[str]:
     category."""
     fields = [*tool.routing_keywords, *tool.intents, tool.description, tool.category]
     return frozenset(tokens(" ".join(fields)))
+
+
+def _stemmed_rerank_words(tool: Tool) -> frozenset[str]:
+    fields = [*tool.routing_keywords, *tool.intents, tool.description, tool.category]
+    return frozenset(analyzed_terms(" ".join(fields)))
+
+
+def _fit(results: list[ToolHit], threshold: float) -> tuple[bool, str]:
+    """Whether the best hit fits: its score against the threshold, said with both numbers."""
+    if not results:
+        return False, "no tool matched at all"
+    best = results[0].score
+    if threshold <= 0:
+        return True, f"best score {best:.3f}; no fit threshold set"
+    if best >= threshold:
+        return True, f"best score {best:.3f} ≥ fit threshold {threshold:.2f}"
+    return False, f"no tool fits: best score {best:.3f} < fit threshold {threshold:.2f}"
 
 
 def _mark_ties(hits: list[ToolHit]) -> None:

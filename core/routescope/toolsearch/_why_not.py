@@ -27,14 +27,16 @@ def why_not(
     tool_name = search.catalog.tools[index].tool_name
     boosts = settings.boosts or search.default_boosts()
     everything = len(search.catalog.tools)
-    keyword = {h.tool_index: h for h in search.keyword.search(query, boosts, everything)}
+    weighted = settings.fusion == "weighted"
+    hits = search.keyword.search(query, boosts, everything, analyzed=weighted)
+    keyword = {h.tool_index: h for h in hits}
     keyword_rank = keyword[index].rank if index in keyword else None
     keyword_score = keyword[index].score if index in keyword else None
     vector_rank = similarity = None
     vectors = search.vector if query_vector is not None else None
     if vectors is not None:
         try:
-            scores = vectors.matrix @ vectors.check_query(query_vector)
+            scores = vectors.similarities(vectors.check_query(query_vector))
         except EmbedderError:
             query_vector = None  # not usable: the full search below says why
         else:
@@ -53,7 +55,8 @@ def why_not(
     if full.category_filter and search.catalog.tools[index].category != full.category_filter:
         reasons.append(f"the {full.category_filter} filter excludes its category")
     if final_rank is not None and not reasons:
-        reasons.append(f"fused rank {final_rank}: other tools have higher RRF + boosts")
+        fused = "weighted cosine and BM25" if weighted else "RRF"
+        reasons.append(f"fused rank {final_rank}: other tools have higher {fused} + boosts")
     return WhyNot(
         tool_name,
         keyword_rank,

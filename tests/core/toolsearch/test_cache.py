@@ -479,3 +479,49 @@ def test_a_corrupt_checkpoint_is_ignored(tmp_path: Path, big: Catalog) -> None:
     vector = ToolSearch(big, embedder=embedder, cache=tmp_path).vector
     assert vector is not None and vector.resumed == 0 and embedder.texts == 300
     assert np.isfinite(vector.matrix).all()
+
+
+# -- batching and query-time BLAS (issue 11 §7) ----------------------------------------------
+class _BatchRecorder(HashEmbedder):
+    def __init__(self) -> None:
+        super().__init__()
+        self.batches: list[list[str]] = []
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        self.batches.append(list(texts))
+        return super().embed(texts)
+
+
+def test_batches_hold_texts_of_similar_length_and_rows_keep_catalog_order(
+    tmp_path: Path,
+) -> None:
+    from routescope.toolsearch import Tool, embedding_text
+
+    tools = [
+        Tool(f"t{i}.run", "word " * ((i * 37) % 150), (), (), f"c{i % 5}") for i in range(300)
+    ]
+    catalog = Catalog(tools=tools, source="lengths")
+    embedder = _BatchRecorder()
+    search = ToolSearch(catalog, embedder=embedder, cache=tmp_path)
+    search.search("run")  # the vectors build on first use
+    lengths = [[len(text) for text in batch] for batch in embedder.batches[:-1]]  # not the query
+    flat = [n for batch in lengths for n in batch]
+    assert len(embedder.batches) > 1 and flat == sorted(flat)
+    assert search.vector is not None
+    for tool, row in zip(tools, search.vector.matrix, strict=True):
+        assert row == pytest.approx(HashEmbedder().embed([embedding_text(tool)])[0])
+
+
+def test_query_time_products_run_on_one_blas_thread() -> None:
+    from threadpoolctl import threadpool_info
+
+    from routescope.toolsearch._embed import one_blas_thread
+
+    blas = [lib for lib in threadpool_info() if lib["user_api"] == "blas"]
+    assert blas, "numpy's BLAS is found"
+    before = [lib["num_threads"] for lib in blas]
+    with one_blas_thread():
+        assert all(
+            lib["num_threads"] == 1 for lib in threadpool_info() if lib["user_api"] == "blas"
+        )
+    assert [lib["num_threads"] for lib in threadpool_info() if lib["user_api"] == "blas"] == before

@@ -1,5 +1,6 @@
 """Catalogs: SKILL.md folders and JSON lists through one standardisation."""
 
+import hashlib
 import json
 from pathlib import Path
 
@@ -88,3 +89,40 @@ def test_bad_json_catalogs(tmp_path: Path, content: str, message: str) -> None:
     path.write_text(content, encoding="utf-8")
     with pytest.raises(CatalogError, match=message):
         load_catalog(path)
+
+
+def test_a_catalog_without_parameters_keeps_its_fingerprint() -> None:
+    """The fingerprint as it was before the `parameters` field (issue 11): caches of catalogs
+    without parameters (the sample's, every SKILL.md folder's) stay valid."""
+    catalog = load_catalog(SAMPLE)
+    names = ("tool_name", "description", "routing_keywords", "intents", "category")
+    records = [{name: getattr(t, name) for name in names} for t in catalog.tools]
+    data = json.dumps(records, sort_keys=True, ensure_ascii=False)
+    assert catalog.fingerprint == hashlib.sha256(data.encode()).hexdigest()[:16]
+    assert all(t.parameters == () for t in catalog.tools)
+
+
+def test_skill_commands_and_json_records_may_carry_a_parameter_schema(tmp_path: Path) -> None:
+    (tmp_path / "mail").mkdir()
+    (tmp_path / "mail" / "SKILL.md").write_text(
+        "---\nname: mail\ncommands:\n  - name: send\n    description: Send mail\n"
+        "    parameters:\n      type: object\n      properties:\n"
+        "        recipient: {type: string, description: Who gets it}\n"
+        "  - name: draft\n    parameters: [not, a, schema]\n---\n",
+        encoding="utf-8",
+    )
+    catalog = load_catalog(tmp_path)
+    assert catalog.format == "skills"
+    send, draft = catalog.tools
+    assert send.parameters == ("recipient: Who gets it",) and draft.parameters == ()
+    (problem,) = catalog.problems
+    assert "mail/SKILL.md: commands[1].parameters: must be an object (a JSON Schema)" in problem
+    path = tmp_path / "tools.json"
+    schema = {"properties": {"sql": {"description": "One SELECT"}}}
+    path.write_text(json.dumps([{"tool_name": "db.query", "parameters": schema}]), "utf-8")
+    (tool,) = load_catalog(path).tools
+    assert (tool.tool_name, tool.category, tool.parameters) == (
+        "db.query",
+        "db",
+        ("sql: One SELECT",),
+    )

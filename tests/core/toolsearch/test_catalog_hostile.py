@@ -335,3 +335,167 @@ def test_generated_json_catalogs_load_or_say_why(tmp_path: Path, text: str) -> N
     path = tmp_path / f"{uuid.uuid4().hex}.json"
     path.write_bytes(text.encode("utf-8", errors="surrogatepass"))
     _check_outcome(path)
+
+
+# -- the formats people have (issue 11 §1): positions, bounded work --------------------------
+def _tool(name: str, **more: object) -> str:
+    return json.dumps({"name": name, "description": f"{name} things", "inputSchema": {}, **more})
+
+
+@pytest.mark.parametrize(
+    ("deep", "where"),
+    [
+        ('{"a": ' * 20_000 + "1" + "}" * 20_000, "result.tools[1].inputSchema.a.a.a…"),
+        ("[" * 20_000 + "]" * 20_000, "result.tools[1].inputSchema[0][0][0]…"),
+    ],
+    ids=["objects", "lists"],
+)
+def test_a_20000_deep_record_is_one_problem_and_the_rest_load(
+    tmp_path: Path, deep: str, where: str
+) -> None:
+    bad = '{"name": "deep", "inputSchema": ' + deep + "}"
+    text = (
+        '{"jsonrpc": "2.0", "id": 1, "result": {"tools": ['
+        f"{_tool('first')}, {bad}, {_tool('last')}, "
+        '{"name": "deep2", "description": ' + "[" * 5_000 + "]" * 5_000 + "}]}}"
+    )
+    catalog = load_catalog(_json(tmp_path, text))
+    assert [t.tool_name for t in catalog.tools] == ["first", "last"]
+    assert catalog.format == "mcp"
+    first, second = catalog.problems
+    assert f"{where}: nested more than 64 levels deep: skipped" in first
+    assert "result.tools[3].description" in second
+
+
+def test_deep_but_parseable_schemas_load_with_bounded_parameters(tmp_path: Path) -> None:
+    schema: dict[str, object] = {"description": "bottom"}
+    for _ in range(300):
+        schema = {"type": "object", "properties": {"p": schema}}
+    catalog = load_catalog(_json(tmp_path, "[" + _tool("t", inputSchema=schema) + "]"))
+    (tool,) = catalog.tools
+    assert tool.parameters == ("p", "p.p", "p.p.p") and catalog.problems == []
+
+
+def test_a_megabyte_description_is_cut_and_said(tmp_path: Path) -> None:
+    huge = "word " * 200_000  # 1,000,000 characters, 999,999 once trimmed
+    records = [
+        {"type": "function", "function": {"name": "big", "description": huge}},
+        {"type": "function", "function": {"name": "small", "description": "fine"}},
+    ]
+    catalog = load_catalog(_json(tmp_path, json.dumps(records)))
+    big, small = catalog.tools
+    assert len(big.description) <= 4_000 and small.description == "fine"
+    problem = _one_problem_about(catalog, "[0].function.description")
+    assert "999,999 characters, cut to 4,000" in problem
+
+
+def test_huge_schemas_cost_bounded_work(tmp_path: Path) -> None:
+    """2,000 properties with 3,000-character descriptions and 2,000-value enums (12 MB): the
+    entries stay within their limits, each value read at most once, one problem line."""
+    properties = {
+        f"p{i}": {"description": "d " * 1_500, "enum": list(range(2_000))} for i in range(2_000)
+    }
+    records = [{"name": "wide", "input_schema": {"properties": properties}}]
+    catalog = load_catalog(_json(tmp_path, json.dumps(records)))
+    (tool,) = catalog.tools
+    assert 0 < len(tool.parameters) <= 48 and sum(map(len, tool.parameters)) <= 4_000
+    assert all(len(entry) <= 500 for entry in tool.parameters)
+    (problem,) = catalog.problems
+    assert problem.split(": ", 2)[1] == "[0].input_schema" and "\n" not in problem
+
+
+def test_bad_foreign_records_are_each_listed_with_their_position(tmp_path: Path) -> None:
+    records = [
+        {"type": "function", "function": {"name": "ok", "parameters": {"type": "object"}}},
+        {"type": "function", "function": {"name": "bad\x1b[31m"}},
+        {"type": "function", "function": {"description": "no name"}},
+        {"type": "function", "function": "not an object"},
+        {"type": "web_search", "function": {"name": "x"}},
+        {"type": "function", "function": {"name": 7}},
+        {"type": "function", "function": {"name": "n" * 300}},
+        {"type": "function", "function": {"name": "wrong", "description": ["a"]}},
+        {"type": "function", "function": {"name": "OK"}},
+        {"type": "function", "function": {"name": "schema", "parameters": "a string"}},
+        "a string",
+    ]
+    catalog = load_catalog(_json(tmp_path, json.dumps({"tools": records})))
+    assert [t.tool_name for t in catalog.tools] == ["ok", "schema"]
+    assert catalog.tools[1].parameters == ()
+    assert [p.split(": ", 2)[1:] for p in catalog.problems] == [
+        ["tools[1].function.name", "contains control characters: skipped"],
+        ["tools[2].function.name", "must be a non-empty string"],
+        ["tools[3].function", "must be an object"],
+        ["tools[4].type", 'must be "function", got "web_search"'],
+        ["tools[5].function.name", "must be a non-empty string"],
+        ["tools[6].function.name", "longer than 256 characters: skipped"],
+        ["tools[7].function.description", "must be a string"],
+        ["tools[8]", "duplicate tool OK (same name as ok, ignoring case): skipped"],
+        [
+            "tools[9].function.parameters",
+            "must be an object (a JSON Schema), got a string: ignored",
+        ],
+        ["tools[10]", "must be an object"],
+    ]
+    assert all("\n" not in p and "\x1b" not in p for p in catalog.problems)
+
+
+def test_parameters_change_the_fingerprint(tmp_path: Path) -> None:
+    plain = [{"tool_name": "a.b", "description": "d"}]
+    with_schema = [{**plain[0], "parameters": {"properties": {"x": {}}}}]
+    other = [{**plain[0], "parameters": {"properties": {"y": {}}}}]
+    prints = {
+        load_catalog(_json(tmp_path, json.dumps(r))).fingerprint
+        for r in (plain, with_schema, other)
+    }
+    assert len(prints) == 3
+
+
+_foreign_record = st.recursive(
+    st.one_of(
+        st.none(),
+        st.booleans(),
+        st.integers(),
+        st.text(max_size=12),
+        st.sampled_from(["function", "object", "get_weather", "Get_Weather", "", "\x1b[2J"]),
+    ),
+    lambda children: st.one_of(
+        st.lists(children, max_size=4),
+        st.dictionaries(
+            st.sampled_from(
+                [
+                    "name",
+                    "description",
+                    "type",
+                    "function",
+                    "parameters",
+                    "inputSchema",
+                    "input_schema",
+                    "properties",
+                    "items",
+                    "enum",
+                    "anyOf",
+                    "title",
+                ]
+            ),
+            children,
+            max_size=6,
+        ),
+    ),
+    max_leaves=40,
+)
+_foreign_file = st.one_of(
+    st.lists(_foreign_record, max_size=5),
+    st.lists(_foreign_record, max_size=5).map(lambda r: {"tools": r}),
+    st.lists(_foreign_record, max_size=5).map(lambda r: {"functions": r}),
+    st.lists(_foreign_record, max_size=5).map(lambda r: {"jsonrpc": "2.0", "result": {"tools": r}}),
+)
+
+
+@given(data=_foreign_file)
+@settings(
+    max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+def test_generated_foreign_catalogs_load_or_say_why(tmp_path: Path, data: object) -> None:
+    path = tmp_path / f"{uuid.uuid4().hex}.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    _check_outcome(path)

@@ -6,10 +6,13 @@ import pytest
 
 from routescope import resources_root
 from routescope.toolsearch import (
+    Catalog,
     SearchSettings,
+    Tool,
     ToolSearch,
     load_catalog,
 )
+from routescope.toolsearch._keyword import analyzed_terms
 
 SAMPLE = Path(str(resources_root() / "catalog"))
 
@@ -55,3 +58,32 @@ def test_index_persists_and_rebuilds_when_the_catalog_changes(tmp_path: Path) ->
     assert first.keyword.built and not again.keyword.built
     smaller = type(catalog)(tools=catalog.tools[:5], source="x")
     assert ToolSearch(smaller, cache=tmp_path, semantic=False).keyword.built
+
+
+def test_the_english_analyzer_splits_identifiers_drops_stop_words_and_stems() -> None:
+    assert analyzed_terms("getCurrentWeather") == ["get", "current", "weather"]
+    assert analyzed_terms("list_open_files fs.read-file") == [
+        "list", "open", "file", "fs", "read", "file",
+    ]  # fmt: skip
+    assert analyzed_terms("the files of THE repositories") == ["file", "repositori"]
+    assert analyzed_terms("getHTTPResponse2") == ["get", "http", "respons", "2"]
+
+
+def test_analyzed_search_matches_stems_and_ignores_stop_words(tmp_path: Path) -> None:
+    tools = [
+        Tool("getCurrentWeather", "Weather now", (), (), "weather"),
+        Tool("the_thing", "Does the thing", (), (), "misc"),
+    ]
+    search = ToolSearch(Catalog(tools=tools, source=str(tmp_path)), cache=tmp_path)
+    settings = SearchSettings(strategy="exact")
+    hit = search.search("current weathers", settings).results[0]
+    assert hit.tool_name == "getCurrentWeather"
+    assert hit.signals.keyword is not None
+    assert hit.signals.keyword.matched_terms["tool_name"] == ["current", "weather"]
+    assert sum(hit.signals.keyword.fields.values()) == pytest.approx(
+        hit.signals.keyword.score, rel=1e-4
+    )
+    only_stop_words = search.search("the of and", settings)
+    assert only_stop_words.results == []
+    seed = search.search("the of and", SearchSettings(strategy="exact", fusion="canonical"))
+    assert [h.tool_name for h in seed.results] == ["the_thing"]  # the seed's tokenizer keeps "the"

@@ -1,5 +1,6 @@
 """Hybrid tool search: strategies, fusion, rerank, ties, cut prompts; the canonical values."""
 
+import dataclasses
 from pathlib import Path
 
 import pytest
@@ -8,7 +9,9 @@ from hypothesis import strategies as st
 
 from routescope import resources_root
 from routescope.toolsearch import (
+    Catalog,
     SearchSettings,
+    Tool,
     ToolSearch,
     canonical,
     embedding_text,
@@ -25,26 +28,28 @@ def search(tmp_path_factory: pytest.TempPathFactory) -> ToolSearch:
 
 def test_canonical_values_and_the_implementation_agree(search: ToolSearch) -> None:
     schema = canonical()
-    fields = {f["name"]: f for f in schema["keyword"]["fields"]}
-    assert {n: f["boost"] for n, f in fields.items() if f["in_query_parser"]} == {
-        "tool_name": 5.0,
-        "intents": 4.0,
-        "keywords": 3.0,
-        "description": 1.0,
-    }
-    assert fields["category"]["in_query_parser"] is False and fields["category"]["stored"] is True
-    assert search.default_boosts() == {
-        "tool_name": 5.0,
-        "intents": 4.0,
-        "keywords": 3.0,
-        "description": 1.0,
-    }
-    assert [f["name"] for f in search.keyword.fields] == [
+    assert schema["fields"] == [
         "tool_name",
-        "intents",
-        "keywords",
         "description",
+        "routing_keywords",
+        "intents",
+        "category",
+        "parameters",
     ]
+    assert [f.name for f in dataclasses.fields(Tool)] == schema["fields"]
+    fields = {f["name"]: f for f in schema["keyword"]["fields"]}
+    boosts = {
+        "tool_name": 5.0,
+        "intents": 4.0,
+        "keywords": 3.0,
+        "description": 1.0,
+        "parameters": 2.0,  # issue 11: parameter names and descriptions
+    }
+    assert {n: f["boost"] for n, f in fields.items() if f["in_query_parser"]} == boosts
+    assert fields["parameters"]["source"] == "parameters"
+    assert fields["category"]["in_query_parser"] is False and fields["category"]["stored"] is True
+    assert search.default_boosts() == boosts
+    assert [f["name"] for f in search.keyword.fields] == list(boosts)
     assert schema["intent"]["strategies"] == {
         "exact": "keyword_only",
         "semantic": "vector_only",
@@ -56,10 +61,32 @@ def test_canonical_values_and_the_implementation_agree(search: ToolSearch) -> No
         "description",
         "category",
     ]
-    template = schema["semantic"]["embedding_source"]["template"]
-    assert template == "COMMAND: {tool_name}\nDESCRIPTION: {description}\nINTENTS: {intents}"
+    source = schema["semantic"]["embedding_source"]
+    assert source["template"] == (
+        "COMMAND: {tool_name}\nDESCRIPTION: {description}\nINTENTS: {intents}"
+    )
+    assert source["optional_sections"] == [
+        {
+            "field": "parameters",
+            "template": "\nPARAMETERS: {parameters}",
+            "joined_with": "; ",
+            "only_when": "non-empty",
+        }
+    ]
     tool = search.catalog.tools[0]
     assert embedding_text(tool).startswith(f"COMMAND: {tool.tool_name}\nDESCRIPTION: ")
+    # The sample catalog has no parameters: its texts are the seed's template, unchanged.
+    for tool in search.catalog.tools:
+        assert tool.parameters == ()
+        assert embedding_text(tool) == source["template"].format(
+            tool_name=tool.tool_name,
+            description=tool.description,
+            intents=", ".join(tool.intents),
+        )
+    with_parameters = dataclasses.replace(tool, parameters=("city: Where", "unit"))
+    assert embedding_text(with_parameters) == (
+        embedding_text(tool) + "\nPARAMETERS: city: Where; unit"
+    )
 
 
 def test_auto_strategy_and_its_reasons(search: ToolSearch) -> None:
@@ -72,7 +99,9 @@ def test_auto_strategy_and_its_reasons(search: ToolSearch) -> None:
 
 
 def test_rrf_terms_boosts_and_final_score_are_explained(search: ToolSearch) -> None:
-    result = search.search("find files named config.yaml", SearchSettings(rrf_k=30))
+    result = search.search(
+        "find files named config.yaml", SearchSettings(rrf_k=30, fusion="canonical")
+    )
     assert result.category_filter == "file_discovery"
     assert all(h.category == "file_discovery" for h in result.results)
     top = result.results[0]
@@ -89,8 +118,63 @@ def test_rrf_terms_boosts_and_final_score_are_explained(search: ToolSearch) -> N
     assert scores == sorted(scores, reverse=True)
 
 
+def test_weighted_shares_add_up_to_the_score_on_the_signals_scale(search: ToolSearch) -> None:
+    result = search.search("find files named config.yaml")
+    assert result.fusion == "weighted" and result.strategy == "hybrid"
+    for hit in result.results:
+        shares = hit.signals.shares
+        assert sum(shares.values()) == pytest.approx(hit.score)
+        assert 0 <= shares["vector"] <= 0.7 and 0 <= shares["keyword"] <= 0.3
+        boosts = sum(v for k, v in shares.items() if k.endswith("_boost"))
+        assert boosts <= 0.05 + 0.01 * 3  # tie-breakers, never larger than the signals
+    top = result.results[0]
+    assert top.signals.rrf == [] and top.signals.fusion == "weighted"
+    assert top.signals.shares["keyword"] == pytest.approx(0.3)  # the best keyword hit is 1.0
+    alone = search.search("find files named config.yaml", SearchSettings(strategy="semantic"))
+    assert all(set(h.signals.shares) >= {"vector"} for h in alone.results)
+    assert all("keyword" not in h.signals.shares for h in alone.results)
+    assert max(h.signals.shares["vector"] for h in alone.results) <= 1.0  # weight 1 alone
+
+
+def test_weighted_weights_move_the_shares(search: ToolSearch) -> None:
+    query = "see what changed in the repository"
+    keyword_heavy = search.search(query, SearchSettings(vector_weight=0.0, keyword_weight=1.0))
+    exact = search.search(query, SearchSettings(strategy="exact"))
+    assert keyword_heavy.results[0].tool_name == exact.results[0].tool_name
+    assert all(h.signals.shares["vector"] == 0 for h in keyword_heavy.results)
+
+
+def test_weighted_auto_takes_keyword_only_for_identifiers_not_common_words(
+    tmp_path: Path,
+) -> None:
+    tools = [
+        Tool("search", "Search the web for pages", (), (), "web"),
+        Tool("get_weather", "Current weather for a city", (), (), "weather"),
+        Tool("convert", "Convert an amount between currencies", (), (), "money"),
+    ]
+    search = ToolSearch(Catalog(tools=tools, source=str(tmp_path)), cache=tmp_path)
+    common = search.search("search for the weather in Paris")
+    assert common.strategy == "hybrid" and "weighted" in common.strategy_reason
+    named = search.search("call get_weather for Paris")
+    assert named.strategy == "exact" and "get_weather" in named.strategy_reason
+    seed = search.search("search for the weather in Paris", SearchSettings(fusion="canonical"))
+    assert seed.strategy == "exact"  # the seed's rule, kept under its fusion
+
+
+def test_the_fit_threshold_says_when_no_tool_fits(search: ToolSearch) -> None:
+    ramen = search.search("best ramen recipe with a soft egg", SearchSettings(fit_threshold=0.5))
+    assert not ramen.fits
+    assert ramen.fit_reason.startswith("no tool fits: best score")
+    assert f"{ramen.results[0].score:.3f} < fit threshold 0.50" in ramen.fit_reason
+    status = search.search("show the git status of my repo", SearchSettings(fit_threshold=0.5))
+    assert status.fits and "≥ fit threshold 0.50" in status.fit_reason
+    unset = search.search("best ramen recipe", SearchSettings(fit_threshold=0.0))
+    assert unset.fits and "no fit threshold" in unset.fit_reason
+
+
 def test_ties_break_by_name_and_are_reported(search: ToolSearch) -> None:
-    result = search.search("what changed in my repo")  # ranks (1, 2) and (2, 1): a tie
+    # RRF ranks (1, 2) and (2, 1): a tie
+    result = search.search("what changed in my repo", SearchSettings(fusion="canonical"))
     tied = [h for h in result.results if h.tied_with]
     assert tied
     group = [h.tool_name for h in result.results if h.score == tied[0].score]
