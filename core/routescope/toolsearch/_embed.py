@@ -181,9 +181,7 @@ def _blas() -> ThreadpoolController:
 
 def one_blas_thread() -> contextlib.AbstractContextManager[object]:
     """BLAS limited to one thread for the block (query-time work), restored after."""
-    limit: contextlib.AbstractContextManager[object] = _blas().limit(
-        limits=1, user_api="blas"
-    )
+    limit: contextlib.AbstractContextManager[object] = _blas().limit(limits=1, user_api="blas")
     return limit
 
 

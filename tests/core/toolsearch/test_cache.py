@@ -497,9 +497,7 @@ def test_batches_hold_texts_of_similar_length_and_rows_keep_catalog_order(
 ) -> None:
     from routescope.toolsearch import Tool, embedding_text
 
-    tools = [
-        Tool(f"t{i}.run", "word " * ((i * 37) % 150), (), (), f"c{i % 5}") for i in range(300)
-    ]
+    tools = [Tool(f"t{i}.run", "word " * ((i * 37) % 150), (), (), f"c{i % 5}") for i in range(300)]
     catalog = Catalog(tools=tools, source="lengths")
     embedder = _BatchRecorder()
     search = ToolSearch(catalog, embedder=embedder, cache=tmp_path)
