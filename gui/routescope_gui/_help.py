@@ -21,8 +21,12 @@ that picked the strategy. <b>Plan</b>: its queries before and after sanitizing.<
 <li><b>Linter</b>: guided / semi / vague with the arithmetic, the anchors and the expansion.</li>
 <li><b>Contract</b>: agent, mode, UI and tool plan, the rules and guardrails; edit the context
 and step through the plan.</li>
-<li><b>Tools</b>: the hybrid tool search with every rank explained; move the boosts, RRF k and
-the strategy; pin any tool to ask why it is not higher.</li>
+<li><b>Tools</b>: the hybrid tool search with every rank explained, each score a stacked bar of
+what the vector, the keywords and the boosts add; pick the fusion (weighted, or the seed's
+canonical RRF), move its weights or RRF k, the boosts, the strategy and the "no tool fits below"
+threshold; a request of several steps is searched step by step too; pin any tool to ask why it
+is not higher. <i>Open catalog…</i> takes a folder of SKILL.md files or a JSON file of tools
+(OpenAI, MCP, Anthropic, Routescope).</li>
 <li><b>Research</b>: the deep-research loop on the prompt, offline (the documentation on this
 machine, a heuristic model): each attempt's query, scores and pages, the best one starred, the
 next step; copy the report as Markdown.</li>

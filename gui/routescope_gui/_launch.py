@@ -22,6 +22,7 @@ from ._window import RESULT_TABS, MainWindow
 
 if TYPE_CHECKING:
     from routescope import Request
+    from routescope.toolsearch import SearchSettings
 
 __all__ = ["launch"]
 
@@ -43,26 +44,39 @@ def launch(args: argparse.Namespace) -> int:
 async def _start(app: QApplication, args: argparse.Namespace) -> int:
     try:
         rules = routescope.RulesRef.from_path(args.rules) if args.rules else None
+        search = _search_settings(args)
     except routescope.RoutescopeError as exc:
         print(f"routescope-gui: error: {exc}", file=sys.stderr)
         return 2
     window = MainWindow()
     if args.screenshot:
-        return await _screenshot(window, args, rules)
+        return await _screenshot(window, args, rules, search)
     closed = asyncio.Event()
     app.aboutToQuit.connect(closed.set)
     window.show()
     await _first_paint(window)
     if not closed.is_set():  # (a quit during the first paint)
-        window.session.open_request(_warm_request(args, rules))
+        window.session.open_request(_warm_request(args, rules, search))
         await closed.wait()
     return 0
 
 
-def _warm_request(args: argparse.Namespace, rules: routescope.RulesRef | None) -> Request:
+def _search_settings(args: argparse.Namespace) -> SearchSettings:
+    """The tool search's settings from the command line (`InputError` when out of range)."""
+    changes: dict[str, object] = {}
+    if args.fusion is not None:
+        changes["fusion"] = args.fusion
+    if args.fit_threshold is not None:
+        changes["fit_threshold"] = args.fit_threshold
+    return routescope.toolsearch.SearchSettings(**changes)  # type: ignore[arg-type]
+
+
+def _warm_request(
+    args: argparse.Namespace, rules: routescope.RulesRef | None, search: SearchSettings
+) -> Request:
     """The start-up request, its rule pack compiled: the first inspection (or keystroke) does
     not wait for the patterns, and its timings are those of a warm router."""
-    request = routescope.Request.build(args.prompt, today=args.today, rules=rules)
+    request = routescope.Request.build(args.prompt, today=args.today, rules=rules, search=search)
     routescope.warm_up(request.rules.load())
     return request
 
@@ -121,7 +135,10 @@ def _first_of(signals: Sequence[SignalInstance]) -> asyncio.Future[SignalInstanc
 
 
 async def _screenshot(
-    window: MainWindow, args: argparse.Namespace, rules: routescope.RulesRef | None
+    window: MainWindow,
+    args: argparse.Namespace,
+    rules: routescope.RulesRef | None,
+    search: SearchSettings,
 ) -> int:
     names = [*RESULT_TABS, "Regression"]
     if args.tab not in names:
@@ -133,7 +150,7 @@ async def _screenshot(
     session = window.session
     window.resize(*_SCREENSHOT_SIZE)
     window.show()
-    session.open_request(_warm_request(args, rules))  # a small prompt: inspected at once
+    session.open_request(_warm_request(args, rules, search))  # a small prompt: inspected at once
     if args.tab == "Tools":
         ranked = _first_of([session.ranked, session.engine_failed])
         window.show_tab(args.tab)

@@ -90,7 +90,9 @@ class Session(QObject):
             prompt is blank.
         failed: emitted with a one-line reason when the request cannot be inspected.
         engine_loading: emitted with a catalog's name when its engine starts loading.
-        engine_ready: emitted with (a status line, the tool names) when an engine is loaded.
+        engine_ready: emitted with (a status line naming the catalog's format and the entries
+            skipped, the tool names, the details: why that format, what was skipped) when an
+            engine is loaded.
         engine_failed: emitted with a one-line reason when a catalog or ranking fails.
         ranked: emitted with the `ToolSearchResult` of the prompt (None: blank prompt).
         explained: emitted with the `WhyNot` of the pinned tool (None: no tool pinned).
@@ -115,7 +117,7 @@ class Session(QObject):
     inspected = Signal(object)
     failed = Signal(str)
     engine_loading = Signal(str)
-    engine_ready = Signal(str, object)
+    engine_ready = Signal(str, object, str)
     engine_failed = Signal(str)
     ranked = Signal(object)
     explained = Signal(object)
@@ -339,8 +341,9 @@ class Session(QObject):
                 self._load_engine(self.request.catalog)
 
     def open_catalog(self, path: str | Path | None) -> None:
-        """Load a catalog (a folder of SKILL.md files or a JSON list; None: the sample) and its
-        engine off the UI thread, then rank its tools."""
+        """Load a catalog (a folder of SKILL.md files, or a JSON file in any format the core
+        reads: OpenAI tools or functions, MCP tools/list, Anthropic, Routescope's; None: the
+        sample) and its engine off the UI thread, then rank its tools."""
         cache = self._cache
         self.engine_loading.emit(Path(path).name if path else "the sample catalog")
 
@@ -367,12 +370,12 @@ class Session(QObject):
             self._request = self.request.replace(catalog=catalog)
             self.changed.emit("catalog")
         tools = engine.catalog.tools
-        skipped = f" · {len(engine.catalog.problems)} skipped" if engine.catalog.problems else ""
         notes = "".join(f" · {note}" for note in engine.notes)
         self.engine_ready.emit(
-            f"{len(tools)} tools from {Path(catalog.path).name}{skipped} · vectors: "
-            f"{engine.semantic_status}{notes}",
+            f"{len(tools)} tools from {Path(catalog.path).name}{_catalog_summary(engine.catalog)}"
+            f" · vectors: {engine.semantic_status}{notes}",
             tuple(sorted(tool.tool_name for tool in tools)),
+            _catalog_details(engine.catalog),
         )
         self._rank()
 
@@ -776,6 +779,29 @@ class _Ranked:
     vector: np.ndarray | None
     ranking: ToolSearchResult | None
     why_not: WhyNot | None
+
+
+_SHOWN_PROBLEMS = 12
+"""The skipped entries a catalog's details list (a tooltip): the first ones, then a count."""
+
+
+def _catalog_summary(catalog: Catalog) -> str:
+    """The format the core detected and the entries it skipped: " · mcp format · 2 skipped"."""
+    kind = f" · {catalog.format} format" if catalog.format else ""
+    skipped = f" · {len(catalog.problems)} skipped" if catalog.problems else ""
+    return kind + skipped
+
+
+def _catalog_details(catalog: Catalog) -> str:
+    """Why the core read the catalog as its format, and each entry it skipped."""
+    lines = [f"format {catalog.format}: {catalog.format_reason}"] if catalog.format else []
+    problems = catalog.problems
+    if problems:
+        lines.append(f"{len(problems)} skipped:")
+        lines += [f"  {problem}" for problem in problems[:_SHOWN_PROBLEMS]]
+        if len(problems) > _SHOWN_PROBLEMS:
+            lines.append(f"  … and {len(problems) - _SHOWN_PROBLEMS} more")
+    return "\n".join(lines)
 
 
 def _engine(catalog: CatalogRef, cache: Path | None) -> ToolSearch:

@@ -66,6 +66,11 @@ QLabel#banner {
     background: #ffebee; color: #b71c1c; border: 1px solid #ef9a9a; border-radius: 6px;
     padding: 4px 8px;
 }
+QLabel#verdict[tone="fits"] { color: #607d8b; }
+QLabel#verdict[tone="nofit"] {
+    background: #fff4e0; color: #6d4100; border: 1px solid #f0b256; border-radius: 6px;
+    padding: 3px 8px;
+}
 QTableView, QTreeWidget, QPlainTextEdit#json {
     background: white; border: 1px solid #dde1e6; border-radius: 6px;
     gridline-color: #eceff1; alternate-background-color: #fafbfc;

@@ -1,9 +1,12 @@
 """The hybrid tool search's view: the tools ranked for the prompt with every signal explained
-(per-field BM25, vector similarity, RRF terms, rerank boosts), live controls for the strategy,
-RRF k and the field boosts, and "why not this tool?". Mirrors `routescope.toolsearch`.
+(per-field BM25, vector similarity, the fusion, rerank boosts) and a stacked bar of what each
+adds to the score; whether any tool fits; each step of a request that needs several tools;
+live controls for the strategy, the fusion and its weights or RRF k, the fit threshold and the
+field boosts; and "why not this tool?". Mirrors `routescope.toolsearch`.
 
-The fields, their canonical boosts and the strategies come from `routescope.toolsearch`
-(`default_boosts()`, `SearchStrategy`), never from constants of the view.
+The fields, their canonical boosts, the strategies and the fusions come from
+`routescope.toolsearch` (`default_boosts()`, `SearchStrategy`, `FUSIONS`), never from constants
+of the view.
 """
 
 from __future__ import annotations
@@ -11,9 +14,9 @@ from __future__ import annotations
 import dataclasses
 import html
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, get_args
+from typing import TYPE_CHECKING, cast, get_args
 
-from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt, Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
     QComboBox,
@@ -22,6 +25,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QPushButton,
     QSlider,
+    QSplitter,
     QTreeWidget,
     QTreeWidgetItem,
     QVBoxLayout,
@@ -30,12 +34,22 @@ from PySide6.QtWidgets import (
 
 import routescope
 
-from ._widgets import BAR_ROLE, BarDelegate, enable_copy, ensure_children, fill_row
+from ._toolsearch_rows import (
+    SHARE_COLOURS,
+    legend_html,
+    share_delegate,
+    share_label,
+    show_score,
+)
+from ._toolsearch_steps import StepsTree
+from ._widgets import enable_copy, ensure_children, fill_row, set_tone
 
 if TYPE_CHECKING:
     from routescope.toolsearch import (
+        Fusion,
         SearchSettings,
         SearchStrategy,
+        Signals,
         ToolHit,
         ToolSearchResult,
         WhyNot,
@@ -43,23 +57,58 @@ if TYPE_CHECKING:
 
 __all__ = ["ToolSearchView"]
 
-_Index = QModelIndex | QPersistentModelIndex
 _BOOST_STEPS = 10
 """Slider steps per unit of boost (a slider moves a boost by 0.1)."""
 _MIN_BOOST = 0.01
 """A boost of zero would drop the field from the query: the lowest slider stop is this."""
-_SHORT_BOOSTS = {"metadata_alignment_boost": "align", "file_discovery_boost": "files"}
+_WEIGHT_STEPS = 20
+"""Slider steps per unit of a fusion weight (a slider moves a weight by 0.05)."""
+_THRESHOLD_STEPS = 100
+"""Slider steps per unit of the fit threshold (0.01 a step)."""
 _TERM_COLOUR = QColor("#7a3fd1")
-_COLUMNS = ("#", "Tool", "Final", "Keyword", "Vector", "RRF", "Boosts")
-_COLUMN_TIPS = (
-    "rank",
-    "tool (category on hover)",
-    "final score = RRF + boosts (bar scaled to the top)",
-    "rank · BM25 with field boosts (Tantivy)",
-    "rank · cosine similarity",
-    "sum of 1/(k + rank)",
-    "rerank boosts",
+_COLUMNS = ("#", "Tool", "Final", "Keyword", "Vector", "Fused", "Boosts")
+_FUSED = 5
+"""The fused column: its title and tip follow the fusion that made the result."""
+_FUSION_TIPS = {
+    "weighted": "weighted (the default, chosen by measurement): English-analysed keywords; "
+    "final = vector weight · cosine + keyword weight · BM25 / best BM25 + boosts, on one scale",
+    "canonical": "canonical: the seed's pipeline exactly: default tokenizer, reciprocal-rank "
+    "fusion (sum of 1/(k + rank)), the seed's rerank constants",
+}
+_THRESHOLD_TIP = (
+    "Below this final score the best tool does not fit, and the result says "
+    "“no tool fits” (0: off). Scores are on the fusion's scale: weighted about 0–1, "
+    "canonical (RRF) about 0–0.05."
 )
+
+
+def _column_tips(fusion: str, settings: SearchSettings) -> tuple[str, ...]:
+    """The header's tips: the formula of the fusion that made the result."""
+    legend = ", ".join(share_label(name) for name in SHARE_COLOURS)
+    if fusion == "weighted":
+        fused = (
+            f"{settings.vector_weight:g} · cosine + {settings.keyword_weight:g} · BM25 / best "
+            "BM25, before the boosts"
+        )
+        adds = ("adds keyword weight · BM25 / best BM25", "adds vector weight · cosine")
+    else:
+        fused = f"sum of 1/(k + rank) over the keyword and vector lists (k = {settings.rrf_k})"
+        adds = ("adds 1/(k + rank)", "adds 1/(k + rank)")
+    return (
+        "rank",
+        "tool (category on hover)",
+        f"final score = {'fused' if fusion == 'weighted' else 'RRF'} + boosts; the bar stacks "
+        f"what each adds ({legend}), scaled to the top score; the mark is the fit threshold",
+        f"rank · BM25 with field boosts (Tantivy); {adds[0]}",
+        f"rank · cosine similarity; {adds[1]}",
+        fused,
+        "rerank boosts, on the final score's scale",
+    )
+
+
+def _fused_title(fusion: str) -> str:
+    """The fused column's title; its tip gives the formula, with the weights."""
+    return "Fused" if fusion == "weighted" else "RRF"
 
 
 class ToolSearchView(QWidget):
@@ -82,15 +131,26 @@ class ToolSearchView(QWidget):
         self._settings = toolsearch.SearchSettings()
         self.result: ToolSearchResult | None = None
         self.open_button = QPushButton("Open catalog…")
+        self.open_button.setToolTip("a folder of SKILL.md files, or a JSON file of tools")
         self.open_button.clicked.connect(self.open_catalog_requested)
         self.status = QLabel("the catalog loads when this tab is first shown")
         self.status.setObjectName("muted")
+        self.status.setTextFormat(Qt.TextFormat.RichText)  # escaped text, or an error in red
         self._strategies: tuple[SearchStrategy, ...] = get_args(toolsearch.SearchStrategy)
         self.strategy = QComboBox()
         self.strategy.addItems(list(self._strategies))
         self.strategy.currentTextChanged.connect(self._controls_moved)
-        self.rrf = self._slider(1, 200)
-        self.rrf_label = QLabel("")
+        self._build_fusion_controls(toolsearch.FUSIONS)
+        self.threshold = self._slider(0, _THRESHOLD_STEPS)
+        self.threshold.setToolTip(_THRESHOLD_TIP)
+        self.threshold_label = QLabel("")
+        self.calibrated_button = QPushButton("Calibrated")
+        self.calibrated_button.setToolTip(
+            "the fusion's threshold measured by make eval: 1 % of the answerable BFCL "
+            "questions score below it"
+        )
+        self.calibrated_button.clicked.connect(self._calibrated_threshold)
+        self.threshold_label.setMinimumWidth(30)
         self.boosts = {name: self._slider(0, 10 * _BOOST_STEPS) for name in self._canonical}
         self.boost_labels = {name: QLabel("") for name in self._canonical}
         self.reset_button = QPushButton("Canonical boosts")
@@ -101,7 +161,16 @@ class ToolSearchView(QWidget):
         self.reset_button.clicked.connect(self._reset_boosts)
         self.header = QLabel("")
         self.header.setWordWrap(True)
+        self.verdict = QLabel("")
+        self.verdict.setObjectName("verdict")
+        self.verdict.setTextFormat(Qt.TextFormat.RichText)
+        self.verdict.setWordWrap(True)
+        self.legend = QLabel(legend_html())
+        self.legend.setObjectName("muted")
+        self.legend.setToolTip("what each part of a score bar is: the signal or boost it adds")
         self.table = self._results_table()
+        self.steps = StepsTree()
+        self.results_split = QSplitter(Qt.Orientation.Vertical)
         self.pin = QComboBox()
         self.pin.setEditable(True)
         self.pin.setMinimumContentsLength(18)
@@ -113,6 +182,38 @@ class ToolSearchView(QWidget):
         self._lay_out()
         self.show_settings(self._settings)
 
+    def _build_fusion_controls(self, fusions: Sequence[str]) -> None:
+        """The fusion, and what tunes it: RRF k for canonical, the two weights for weighted."""
+        # FUSIONS is the Literal's values, typed as plain strings.
+        self._fusions = cast("tuple[Fusion, ...]", tuple(fusions))
+        self.fusion = QComboBox()
+        self.fusion.addItems(list(self._fusions))
+        for number, name in enumerate(self._fusions):
+            self.fusion.setItemData(
+                number, _FUSION_TIPS.get(name, name), Qt.ItemDataRole.ToolTipRole
+            )
+        self.fusion.setToolTip("\n".join(_FUSION_TIPS.get(name, name) for name in self._fusions))
+        self.fusion.currentTextChanged.connect(self._controls_moved)
+        self.rrf = self._slider(1, 200)
+        self.rrf_label = QLabel("")
+        self.vector_weight = self._slider(0, _WEIGHT_STEPS)
+        self.keyword_weight = self._slider(0, _WEIGHT_STEPS)
+        self.weight_labels = {"vector": QLabel(""), "keyword": QLabel("")}
+        self.rrf_box = _row(QLabel("RRF k"), (self.rrf, 1), self.rrf_label)
+        self.rrf_box.setToolTip("k of reciprocal-rank fusion: 1/(k + rank); canonical only")
+        self.weights_box = _row(
+            QLabel("vector"),
+            (self.vector_weight, 1),
+            self.weight_labels["vector"],
+            QLabel("keyword"),
+            (self.keyword_weight, 1),
+            self.weight_labels["keyword"],
+        )
+        self.weights_box.setToolTip(
+            "weighted fusion: final = vector weight · cosine + keyword weight · BM25 / best BM25 "
+            "+ boosts"
+        )
+
     def _slider(self, low: int, high: int) -> QSlider:
         slider = QSlider(Qt.Orientation.Horizontal)
         slider.setRange(low, high)
@@ -122,13 +223,10 @@ class ToolSearchView(QWidget):
     def _results_table(self) -> QTreeWidget:
         table = QTreeWidget()
         table.setHeaderLabels(list(_COLUMNS))
-        header = table.headerItem()
-        for column, tip in enumerate(_COLUMN_TIPS):
-            header.setToolTip(column, tip)
-        table.setItemDelegateForColumn(2, BarDelegate("#b39ddb", table))
+        table.setItemDelegateForColumn(2, share_delegate(table))
         table.setAlternatingRowColors(True)
         table.setUniformRowHeights(True)
-        for column, width in enumerate((48, 170, 130, 110, 110, 70)):
+        for column, width in enumerate((48, 130, 136, 88, 88, 80)):
             table.setColumnWidth(column, width)
         table.itemExpanded.connect(lambda _item: table.resizeColumnToContents(1))
         enable_copy(table)
@@ -136,44 +234,64 @@ class ToolSearchView(QWidget):
 
     def _lay_out(self) -> None:
         controls = QFormLayout()
-        top = QHBoxLayout()
-        top.addWidget(self.open_button)
-        top.addWidget(self.status, 1)
-        controls.addRow(top)
-        row = QHBoxLayout()
-        row.addWidget(QLabel("strategy"))
-        row.addWidget(self.strategy)
-        row.addWidget(QLabel("RRF k"))
-        row.addWidget(self.rrf, 1)
-        row.addWidget(self.rrf_label)
-        controls.addRow(row)
-        boosts = QHBoxLayout()
+        controls.addRow(_row((self.open_button, 0), (self.status, 1)))
+        controls.addRow(
+            _row(
+                QLabel("strategy"),
+                self.strategy,
+                QLabel("fusion"),
+                self.fusion,
+                (self.rrf_box, 1),
+                (self.weights_box, 1),
+            )
+        )
+        field_boosts: list[QWidget | tuple[QWidget, int]] = []
         for name, slider in self.boosts.items():
-            boosts.addWidget(QLabel(name))
-            boosts.addWidget(slider, 1)
-            boosts.addWidget(self.boost_labels[name])
-        boosts.addWidget(self.reset_button)
-        controls.addRow(boosts)
-        pin_row = QHBoxLayout()
-        pin_row.addWidget(QLabel("Why not:"))
-        pin_row.addWidget(self.pin)
-        pin_row.addWidget(self.pin_text, 1)
+            field_boosts += [QLabel(name), (slider, 1), self.boost_labels[name]]
+        controls.addRow(_row(*field_boosts, self.reset_button))
+        fit_label = QLabel("no tool fits below")
+        fit_label.setToolTip(_THRESHOLD_TIP)
+        self.threshold.setMinimumWidth(120)
+        # The threshold sits beside the verdict it decides; the legend under the bars it names.
+        verdict_row = _row(
+            (self.verdict, 1),
+            fit_label,
+            self.threshold,
+            self.threshold_label,
+            self.calibrated_button,
+        )
+        self.results_split.addWidget(self.table)
+        self.results_split.addWidget(self.steps)
+        self.results_split.setCollapsible(0, False)
         layout = QVBoxLayout(self)
         layout.addLayout(controls)
         layout.addWidget(self.header)
-        layout.addWidget(self.table, 1)
-        layout.addLayout(pin_row)
+        layout.addWidget(verdict_row)
+        layout.addWidget(self.results_split, 1)
+        layout.addWidget(_row(QLabel("Why not:"), self.pin, (self.pin_text, 1), (self.legend, 0)))
 
     # -- controls ----------------------------------------------------------------------------
     def show_settings(self, settings: SearchSettings) -> None:
         """Move the controls to `settings` (without asking for them again)."""
         self._settings = settings
         boosts = settings.boosts or self._canonical
-        controls = [self.strategy, self.rrf, *self.boosts.values()]
+        controls = [
+            self.strategy,
+            self.fusion,
+            self.rrf,
+            self.vector_weight,
+            self.keyword_weight,
+            self.threshold,
+            *self.boosts.values(),
+        ]
         for control in controls:
             control.blockSignals(True)
         self.strategy.setCurrentText(settings.strategy)
+        self.fusion.setCurrentText(settings.fusion)
         self.rrf.setValue(settings.rrf_k)
+        self.vector_weight.setValue(round(settings.vector_weight * _WEIGHT_STEPS))
+        self.keyword_weight.setValue(round(settings.keyword_weight * _WEIGHT_STEPS))
+        self.threshold.setValue(round(self._effective_threshold(settings) * _THRESHOLD_STEPS))
         for name, slider in self.boosts.items():
             slider.setValue(round(boosts.get(name, self._canonical[name]) * _BOOST_STEPS))
         for control in controls:
@@ -185,7 +303,6 @@ class ToolSearchView(QWidget):
         self.settings_changed.emit(self._settings)
 
     def _controls_moved(self) -> None:
-        self._update_labels()
         boosts = {
             name: max(slider.value() / _BOOST_STEPS, _MIN_BOOST)
             for name, slider in self.boosts.items()
@@ -193,22 +310,63 @@ class ToolSearchView(QWidget):
         self._settings = dataclasses.replace(
             self._settings,
             strategy=self._strategies[self.strategy.currentIndex()],
+            fusion=self._fusions[self.fusion.currentIndex()],
             rrf_k=self.rrf.value(),
+            vector_weight=self.vector_weight.value() / _WEIGHT_STEPS,
+            keyword_weight=self.keyword_weight.value() / _WEIGHT_STEPS,
+            fit_threshold=self._chosen_threshold(),
             boosts=None if boosts == self._canonical else boosts,
         )
+        if self._settings.fit_threshold is None:  # the calibrated value of the fusion chosen
+            self.show_settings(self._settings)
+        self._update_labels()
+        self.settings_changed.emit(self._settings)
+
+    @staticmethod
+    def _effective_threshold(settings: SearchSettings) -> float:
+        if settings.fit_threshold is not None:
+            return settings.fit_threshold
+        return routescope.toolsearch.CALIBRATED_FIT_THRESHOLDS[settings.fusion]
+
+    def _chosen_threshold(self) -> float | None:
+        """None (calibrated) until the analyst moves the threshold slider away from it."""
+        value = self.threshold.value()
+        if self._settings.fit_threshold is None and value == round(
+            self._effective_threshold(self._settings) * _THRESHOLD_STEPS
+        ):
+            return None
+        return value / _THRESHOLD_STEPS
+
+    def _calibrated_threshold(self) -> None:
+        self.show_settings(dataclasses.replace(self._settings, fit_threshold=None))
         self.settings_changed.emit(self._settings)
 
     def _update_labels(self) -> None:
+        """The values beside the sliders, and only the controls the chosen fusion uses."""
+        weighted = self.fusion.currentText() == "weighted"
+        self.weights_box.setVisible(weighted)
+        self.rrf_box.setVisible(not weighted)
         self.rrf_label.setText(str(self.rrf.value()))
+        self.weight_labels["vector"].setText(f"{self.vector_weight.value() / _WEIGHT_STEPS:.2f}")
+        self.weight_labels["keyword"].setText(f"{self.keyword_weight.value() / _WEIGHT_STEPS:.2f}")
+        threshold = self.threshold.value()
+        label = f"{threshold / _THRESHOLD_STEPS:.2f}" if threshold else "off"
+        calibrated = self._settings.fit_threshold is None
+        self.threshold_label.setText(f"{label} (calibrated)" if calibrated else label)
+        self.calibrated_button.setEnabled(not calibrated)
         for name, slider in self.boosts.items():
             self.boost_labels[name].setText(f"{slider.value() / _BOOST_STEPS:.1f}")
 
     # -- the engine --------------------------------------------------------------------------
     def show_loading(self, catalog: str) -> None:
-        self.status.setText(f"loading {catalog}: index and tool vectors…")
+        self.status.setText(f"loading {html.escape(catalog)}: index and tool vectors…")
+        self.status.setToolTip("")
 
-    def show_engine(self, status: str, tool_names: Sequence[str]) -> None:
-        self.status.setText(status)
+    def show_engine(self, status: str, tool_names: Sequence[str], details: str = "") -> None:
+        """The loaded catalog: its status line (format, entries skipped), the tools to pin, and
+        the details (why that format, each entry skipped) on hover."""
+        self.status.setText(html.escape(status))
+        self.status.setToolTip(details)
         current = self.pin.currentText()
         self.pin.blockSignals(True)
         self.pin.clear()
@@ -224,45 +382,67 @@ class ToolSearchView(QWidget):
         self.result = result
         if result is None:
             self.header.setText("")
+            self._show_verdict(None)
             ensure_children(self.table, 0)
+            self.steps.show_steps([], 0.0, "")
             return
-        warning = (
-            f" <span style='color:#c62828'>· vector search {html.escape(result.semantic)}</span>"
-            if result.semantic != "ready"
-            else ""
-        )
-        gap = (
-            f" · runner-up gap {result.runner_up_gap:.4f}"
-            if result.runner_up_gap is not None
-            else ""
-        )
-        self.header.setText(
-            f"<b>{result.strategy}</b>: {html.escape(result.strategy_reason)} · filter: "
-            f"{result.category_filter or '—'} ({html.escape(result.category_filter_reason)})"
-            f"{gap}{warning}"
-        )
+        self.header.setText(_header_html(result))
+        self._show_verdict(result)
+        self._show_columns(result.fusion)
         # Rows are reused by rank; a tool's details stay open wherever it moves.
         shown = (self.table.topLevelItem(i) for i in range(self.table.topLevelItemCount()))
         expanded = {row.text(1) for row in shown if row is not None and row.isExpanded()}
         top = result.results[0].score if result.results else 1.0
         rows = ensure_children(self.table, len(result.results))
         for row, hit in zip(rows, result.results, strict=True):
-            self._show_hit(row, hit, top)
+            self._show_hit(row, hit, top, result)
             row.setExpanded(hit.tool_name in expanded)
+        self._show_steps(result)
 
-    def _show_hit(self, row: QTreeWidgetItem, hit: ToolHit, top: float) -> None:
-        s = hit.signals
-        rrf = " + ".join(f"1/({t.k}+{t.rank})" for t in s.rrf)
-        boosts = " ".join(f"+{v:.3f} {_SHORT_BOOSTS.get(k, k)}" for k, v in s.boosts.items() if v)
+    def _show_steps(self, result: ToolSearchResult) -> None:
+        """The per-step tree. When it appears it gets the height its rows want, up to half or
+        what the ranking leaves free: a splitter gives a widget that was hidden almost nothing."""
+        appearing = self.steps.isHidden() and bool(result.steps)
+        self.steps.show_steps(result.steps, result.fit_threshold, result.fusion)
+        if appearing:
+            total = sum(self.results_split.sizes())
+            rows = self.table.topLevelItemCount()
+            ranking = rows * self.table.sizeHintForRow(0) + self.table.header().height() + 6
+            wanted = min(self.steps.wanted_height(), max(total // 2, total - ranking))
+            self.results_split.setSizes([total - wanted, wanted])
+
+    def _show_verdict(self, result: ToolSearchResult | None) -> None:
+        """An amber banner when no tool fits; otherwise a muted line saying why one does."""
+        reason = result.fit_reason if result is not None else ""
+        if result is not None and not result.fits:
+            detail = reason.removeprefix("no tool fits").lstrip(": ")
+            self.verdict.setText(f"⚠ <b>No tool fits</b> — {html.escape(detail)}")
+            set_tone(self.verdict, "nofit")
+        else:
+            self.verdict.setText(html.escape(reason))
+            set_tone(self.verdict, "fits")
+
+    def _show_columns(self, fusion: str) -> None:
+        header = self.table.headerItem()
+        header.setText(_FUSED, _fused_title(fusion))
+        for column, tip in enumerate(_column_tips(fusion, self._settings)):
+            header.setToolTip(column, tip)
+
+    def _show_hit(
+        self, row: QTreeWidgetItem, hit: ToolHit, top: float, result: ToolSearchResult
+    ) -> None:
+        s, fusion = hit.signals, result.fusion
+        boosts = " ".join(f"+{v:.3f} {share_label(k)}" for k, v in s.boosts.items() if v)
+        fused, fused_tip = _fused_cell(s, fusion)
         fill_row(
             row,
             [
                 f"{hit.rank} =" if hit.tied_with else str(hit.rank),
                 hit.tool_name,
-                f"{hit.score:.4f}",
+                "",
                 f"#{s.keyword.rank} · {s.keyword.score:.2f}" if s.keyword else "—",
                 f"#{s.vector.rank} · {s.vector.similarity:.3f}" if s.vector else "—",
-                f"{s.fused:.4f}" if rrf else "0",
+                fused,
                 boosts or "—",
             ],
             [
@@ -271,13 +451,17 @@ class ToolSearchView(QWidget):
                 else "rank",
                 f"category {hit.category}",
                 None,
-                None,
-                None,
-                f"{s.fused:.5f} = {rrf}" if rrf else "in no list",
+                _adds(s, "keyword", fusion),
+                _adds(s, "vector", fusion),
+                fused_tip,
                 ", ".join(f"{k} {v:.4f}" for k, v in s.boosts.items()),
             ],
         )
-        row.setData(2, BAR_ROLE, hit.score / top if top else 0.0)
+        show_score(row, 2, hit, top, result.fit_threshold, fusion)
+        self._show_fields(row, s)
+
+    def _show_fields(self, row: QTreeWidgetItem, s: Signals) -> None:
+        """The children of a hit: BM25 per field with the matched terms, the rerank's terms."""
         fields = (
             [(name, s.keyword) for name in self._canonical if name in s.keyword.fields]
             if s.keyword
@@ -313,3 +497,53 @@ class ToolSearchView(QWidget):
             f"<b>{html.escape(report.tool_name)}</b>: {keyword} · {cosine} · {final} — "
             f"{html.escape(report.reason)}"
         )
+
+
+def _row(*widgets: QWidget | tuple[QWidget, int]) -> QWidget:
+    """A row of widgets without margins; a (widget, stretch) pair takes that share of space."""
+    row = QWidget()
+    layout = QHBoxLayout(row)
+    layout.setContentsMargins(0, 0, 0, 0)
+    for entry in widgets:
+        widget, stretch = entry if isinstance(entry, tuple) else (entry, 0)
+        layout.addWidget(widget, stretch)
+    return row
+
+
+def _header_html(result: ToolSearchResult) -> str:
+    warning = (
+        f" <span style='color:#c62828'>· vector search {html.escape(result.semantic)}</span>"
+        if result.semantic != "ready"
+        else ""
+    )
+    gap = f" · runner-up gap {result.runner_up_gap:.4f}" if result.runner_up_gap is not None else ""
+    return (
+        f"<b>{result.strategy}</b>: {html.escape(result.strategy_reason)} · filter: "
+        f"{result.category_filter or '—'} "
+        f"({html.escape(result.category_filter_reason)}){gap}{warning}"
+    )
+
+
+def _adds(s: Signals, source: str, fusion: str) -> str | None:
+    """The tip of a keyword or vector cell: what the signal adds to the final score."""
+    share = s.shares.get(source)
+    if share is None:
+        return None
+    decimals = 3 if fusion == "weighted" else 4
+    return f"adds {share:.{decimals}f} to the final score"
+
+
+def _fused_cell(s: Signals, fusion: str) -> tuple[str, str]:
+    """The fused column: the RRF sum and its terms, or the weighted sum and its two shares."""
+    if fusion != "weighted":
+        rrf = " + ".join(f"1/({t.k}+{t.rank})" for t in s.rrf)
+        return (f"{s.fused:.4f}", f"{s.fused:.5f} = {rrf}") if rrf else ("0", "in no list")
+    parts = [
+        f"{label} {s.shares[name]:.3f}" + detail
+        for name, label, detail in (
+            ("vector", "vector", f" (cos {s.vector.similarity:.3f})" if s.vector else ""),
+            ("keyword", "keyword", f" (BM25 {s.keyword.score:.2f})" if s.keyword else ""),
+        )
+        if name in s.shares
+    ]
+    return f"{s.fused:.3f}", f"{s.fused:.3f} = " + (" + ".join(parts) or "0")

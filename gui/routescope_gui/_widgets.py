@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from PySide6.QtCore import (
     QAbstractTableModel,
@@ -12,11 +12,13 @@ from PySide6.QtCore import (
     QRect,
     Qt,
 )
-from PySide6.QtGui import QAction, QColor, QGuiApplication, QPainter
+from PySide6.QtGui import QAction, QBrush, QColor, QGuiApplication, QPainter, QPalette
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QApplication,
     QLabel,
     QMenu,
+    QStyle,
     QStyledItemDelegate,
     QStyleOptionViewItem,
     QTabWidget,
@@ -27,14 +29,20 @@ from PySide6.QtWidgets import (
 
 __all__ = [
     "BAR_ROLE",
+    "DIM_ROLE",
+    "MARK_ROLE",
+    "SEGMENTS_ROLE",
     "Badge",
     "BarDelegate",
     "LazyTabs",
+    "StackedBarDelegate",
     "copy_selection",
     "enable_copy",
     "ensure_children",
     "fill_row",
+    "segment_edges",
     "selection_as_tsv",
+    "set_tone",
 ]
 
 
@@ -56,10 +64,18 @@ class Badge(QLabel):
         if tone == self._tone:
             return
         self._tone = tone
-        self.setProperty("tone", tone)
-        style = self.style()
-        style.unpolish(self)
-        style.polish(self)
+        set_tone(self, tone)
+
+
+def set_tone(widget: QWidget, tone: str) -> None:
+    """Give `widget` the style sheet's look for `tone` (its `tone` property). Qt applies a
+    property selector only when the widget is polished again, so that is done on a change."""
+    if widget.property("tone") == tone:
+        return
+    widget.setProperty("tone", tone)
+    style = widget.style()
+    style.unpolish(widget)
+    style.polish(widget)
 
 
 def ensure_children(parent: QTreeWidget | QTreeWidgetItem, count: int) -> list[QTreeWidgetItem]:
@@ -182,6 +198,98 @@ class BarDelegate(QStyledItemDelegate):
         painter.setPen(QColor("#263238"))
         painter.drawText(rect.adjusted(6, 0, -4, 0), Qt.AlignmentFlag.AlignVCenter, index.data())
         painter.restore()
+
+
+SEGMENTS_ROLE = Qt.ItemDataRole.UserRole + 3
+"""Item data: (name, fraction) pairs that `StackedBarDelegate` paints end to end, one colour per
+name; together they make up the bar (`BAR_ROLE`)."""
+MARK_ROLE = Qt.ItemDataRole.UserRole + 4
+"""Item data: a fraction (0 to 1) where `StackedBarDelegate` draws a thin mark (a threshold)."""
+DIM_ROLE = Qt.ItemDataRole.UserRole + 5
+"""Item data: True when `StackedBarDelegate` paints the bar faded (a row below a threshold)."""
+_BAR_TEXT = "0.0000 "
+"""The widest text a stacked bar cell holds: the bar starts after it, so bars line up."""
+
+
+def segment_edges(fractions: Sequence[float], width: int) -> list[int]:
+    """The pixel edges of segments laid end to end in `width` pixels. The running sum is rounded,
+    not each width, so the segments add up exactly to the rounded bar (no gap, no overlap)."""
+    edges, total = [0], 0.0
+    for fraction in fractions:
+        total += max(0.0, fraction)
+        edges.append(round(min(1.0, total) * width))
+    return edges
+
+
+class StackedBarDelegate(QStyledItemDelegate):
+    """Paints a cell's text, then beside it a bar of the segments in `SEGMENTS_ROLE`, each in the
+    colour `colours` gives its name (`other` for the rest); a cell with only `BAR_ROLE` gets one
+    segment. `MARK_ROLE` draws a mark across the bar, `DIM_ROLE` fades it. The text stays off
+    the bar: saturated colours that tell segments apart would make text on them hard to read."""
+
+    def __init__(
+        self, colours: Mapping[str, str], other: str = "#999999", parent: QWidget | None = None
+    ) -> None:
+        super().__init__(parent)
+        self._colours = {name: QColor(colour) for name, colour in colours.items()}
+        self._other = QColor(other)
+
+    def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: _Index) -> None:
+        segments = _segments(index)
+        if segments is None:
+            super().paint(painter, option, index)
+            return
+        item = QStyleOptionViewItem(option)
+        self.initStyleOption(item, index)
+        text, item.text = item.text, ""  # the style paints the background and selection only
+        widget = item.widget
+        style = widget.style() if widget is not None else QApplication.style()
+        style.drawControl(QStyle.ControlElement.CE_ItemViewItem, item, painter, widget)
+        rect: QRect = option.rect
+        text_width = item.fontMetrics.horizontalAdvance(_BAR_TEXT) + 6
+        painter.save()
+        painter.setPen(_text_colour(item, index))
+        painter.drawText(rect.adjusted(4, 0, 0, 0), Qt.AlignmentFlag.AlignVCenter, text)
+        if index.data(DIM_ROLE):
+            painter.setOpacity(0.35)
+        bar = QRect(rect.left() + text_width, rect.top() + 4, rect.width() - text_width - 4, 0)
+        bar.setHeight(rect.height() - 8)
+        self._paint_bar(painter, bar, segments, index.data(MARK_ROLE))
+        painter.restore()
+
+    def _paint_bar(
+        self, painter: QPainter, bar: QRect, segments: list[tuple[str, float]], mark: object
+    ) -> None:
+        edges = segment_edges([fraction for _name, fraction in segments], bar.width())
+        for (name, _fraction), left, right in zip(segments, edges, edges[1:], strict=False):
+            colour = self._colours.get(name, self._other)
+            painter.fillRect(
+                QRect(bar.left() + left, bar.top(), right - left, bar.height()), colour
+            )
+        if isinstance(mark, float) and 0.0 < mark <= 1.0:
+            x = bar.left() + round(mark * bar.width())
+            painter.setOpacity(1.0)
+            painter.fillRect(QRect(x - 1, bar.top() - 2, 2, bar.height() + 4), QColor("#37474f"))
+
+
+def _segments(index: _Index) -> list[tuple[str, float]] | None:
+    """The cell's segments; a plain bar is one segment; None: no bar at all."""
+    segments = index.data(SEGMENTS_ROLE)
+    if segments:
+        return [(str(name), float(fraction)) for name, fraction in segments]
+    fraction = index.data(BAR_ROLE)
+    return None if fraction is None else [("", float(fraction))]
+
+
+def _text_colour(item: QStyleOptionViewItem, index: _Index) -> QColor:
+    if item.state & QStyle.StateFlag.State_Selected:
+        return item.palette.color(QPalette.ColorRole.HighlightedText)
+    foreground = index.data(Qt.ItemDataRole.ForegroundRole)
+    if isinstance(foreground, QBrush):
+        return foreground.color()
+    if isinstance(foreground, QColor):
+        return foreground
+    return item.palette.color(QPalette.ColorRole.Text)
 
 
 class LazyTabs(QTabWidget):

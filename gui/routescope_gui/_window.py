@@ -35,6 +35,7 @@ from PySide6.QtWidgets import (
 
 import routescope
 
+from ._catalog_dialog import choose_catalog
 from ._contract_view import ContractView
 from ._editor import Legend, PromptEditor, highlights
 from ._help import show_about, show_help
@@ -385,13 +386,18 @@ class MainWindow(QMainWindow):
             self.open_rules(path)
 
     def _choose_catalog(self) -> None:
-        start = str(routescope.resources_root() / "catalog")
-        path = QFileDialog.getExistingDirectory(self, "Open a folder of SKILL.md files", start)
-        if not path:
-            path, _ = QFileDialog.getOpenFileName(self, "Or a JSON catalog", start, "JSON (*.json)")
+        catalog = self.session.request.catalog
+        sample = Path(str(routescope.resources_root() / "catalog"))
+        current = Path(catalog.path) if catalog else sample
+        path = choose_catalog(self, current)
         if path:
-            self.show_tab("Tools")
-            self.session.open_catalog(path)
+            self.open_catalog(path)
+
+    def open_catalog(self, path: str | Path) -> None:
+        """Rank the tools of a catalog (a folder of SKILL.md files or a JSON file of tools, in
+        any format the core reads); the Tools tab's status names the format it found."""
+        self.show_tab("Tools")
+        self.session.open_catalog(path)
 
     def _choose_suite(self) -> None:
         start = str(routescope.resources_root() / "fixtures")

@@ -29,6 +29,15 @@ def _parse(argv: Sequence[str]) -> argparse.Namespace:
     parser.add_argument(
         "--tab", default="Plan", help="the tab to show (Plan, Linter, Contract, Tools, …)"
     )
+    parser.add_argument(
+        "--fusion", help="the tool search's fusion to start with (weighted, canonical)"
+    )
+    parser.add_argument(
+        "--fit-threshold",
+        type=float,
+        metavar="SCORE",
+        help="the tool search's fit threshold to start with (below it no tool fits; 0: off)",
+    )
     return parser.parse_args(argv)
 
 

@@ -47,7 +47,17 @@ def test_screenshot_renders_the_window(tmp_path: Path) -> None:
 
 def test_screenshot_of_the_tools_tab_waits_for_the_ranking(tmp_path: Path) -> None:
     target = tmp_path / "tools.png"
-    done = gui("--screenshot", str(target), "--tab", "Tools", "find files named config.yaml")
+    done = gui(
+        "--screenshot",
+        str(target),
+        "--tab",
+        "Tools",
+        "--fusion",
+        "canonical",
+        "--fit-threshold",
+        "0.45",
+        "find files named config.yaml",
+    )
     assert done.returncode == 0, done.stderr
     assert target.read_bytes()[:8] == PNG and target.stat().st_size > 20_000
 
@@ -59,6 +69,9 @@ def test_an_unknown_tab_or_a_bad_rule_pack_is_one_line(tmp_path: Path) -> None:
     bad.write_text("name = [\n", encoding="utf-8")
     done = gui("--screenshot", str(tmp_path / "x.png"), "--rules", str(bad), "pizza")
     assert done.returncode == 2 and done.stderr.count("\n") == 1 and "bad.toml" in done.stderr
+    done = gui("--screenshot", str(tmp_path / "x.png"), "--fit-threshold", "11", "pizza")
+    assert done.returncode == 2 and done.stderr.count("\n") == 1
+    assert "fit_threshold must be between 0 and 10" in done.stderr
 
 
 def test_no_display_says_how_to_use_the_cli() -> None:

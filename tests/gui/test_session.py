@@ -3,6 +3,8 @@ import json
 import threading
 from pathlib import Path
 
+import pytest
+
 import routescope
 from routescope.toolsearch import SearchSettings
 from routescope_gui import Session
@@ -152,9 +154,10 @@ def test_ranking_embeds_off_the_ui_thread_and_sliders_reuse_the_vector(qtbot, se
         session.set_text("find files named config.yaml")
     assert len(threads) == 1 and threading.get_ident() not in threads
     with qtbot.waitSignal(session.ranked, timeout=20_000) as blocker:
-        session.set_search(SearchSettings(rrf_k=5))
+        session.set_search(SearchSettings(fusion="canonical", rrf_k=5))
     assert len(threads) == 1  # the query vector was reused
-    assert all(t.k == 5 for hit in blocker.args[0].results for t in hit.signals.rrf)
+    terms = [t.k for hit in blocker.args[0].results for t in hit.signals.rrf]
+    assert terms and all(k == 5 for k in terms)
     with qtbot.waitSignal(session.ranked, timeout=20_000) as blocker:
         session.set_search(SearchSettings(strategy="exact"))
     assert blocker.args[0].strategy == "exact"
@@ -193,6 +196,7 @@ def test_open_a_json_catalog_or_say_why_not(qtbot, session, tmp_path: Path) -> N
     with qtbot.waitSignals([session.engine_ready, session.ranked], timeout=120_000):
         session.open_catalog(path)
     assert len(ready) == 1 and "2 tools from tools.json" in ready[0][0]  # type: ignore[index]
+    assert "routescope-json format" in ready[0][0]  # type: ignore[index]
     assert session.ranking is not None and session.ranking.results[0].tool_name == "pets.feed"
     assert session.request.catalog is not None and session.request.catalog.path == str(path)
     with qtbot.waitSignal(session.ranked, timeout=120_000) as blocker:
@@ -203,6 +207,44 @@ def test_open_a_json_catalog_or_say_why_not(qtbot, session, tmp_path: Path) -> N
     with qtbot.waitSignal(session.engine_failed, timeout=20_000) as failed:
         session.open_catalog(bad)
     assert failed.args[0].startswith("cannot load catalog")
+
+
+def test_the_fusion_and_the_fit_threshold_reach_the_ranking(qtbot, session) -> None:  # type: ignore[no-untyped-def]
+    ranked_session(qtbot, session, "best ramen recipe with a soft egg")
+    assert session.ranking is not None and session.ranking.fusion == "weighted"
+    with qtbot.waitSignal(session.ranked, timeout=20_000) as blocker:
+        session.set_search(SearchSettings(fit_threshold=0.45))
+    assert blocker.args[0].fits is False and "0.45" in blocker.args[0].fit_reason
+    with qtbot.waitSignal(session.ranked, timeout=20_000) as blocker:
+        session.set_search(SearchSettings(fit_threshold=0.45, fusion="canonical"))
+    assert blocker.args[0].fusion == "canonical" and blocker.args[0].results[0].signals.rrf
+    with qtbot.assertNotEmitted(session.changed):  # equal settings: nothing to rank again
+        session.set_search(SearchSettings(fit_threshold=0.45, fusion="canonical"))
+
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+EXAMPLE_CATALOGS = {  # path under examples/: (format, prompt, the tool it must rank first)
+    "catalogs/openai-tools.json": ("openai-tools", "weather in Paris", "get_current_weather"),
+    "catalogs/openai-functions.json": ("openai-functions", "refund my payment", "refund_payment"),
+    "catalogs/mcp-tools-list.json": ("mcp", "move report.txt to the archive folder", "move_file"),
+    "catalogs/anthropic-tools.json": ("anthropic", "merge the pull request", "merge_pull_request"),
+    "catalogs/routescope.json": ("routescope-json", "export the query as CSV", "db.export"),
+    "skills": ("skills", "show the logs of the api pod", "kube.logs"),
+}
+
+
+@pytest.mark.parametrize("path", EXAMPLE_CATALOGS)
+def test_every_example_catalog_opens_and_ranks_a_prompt(qtbot, session, path: str) -> None:  # type: ignore[no-untyped-def]
+    kind, prompt, best = EXAMPLE_CATALOGS[path]
+    ready = record(session.engine_ready)
+    session.set_text(prompt)
+    session.open_catalog(EXAMPLES / path)
+    with qtbot.waitSignal(session.ranked, timeout=120_000) as blocker:
+        session.set_ranking_enabled(True)
+    status, names, details = ready[0]  # type: ignore[misc]
+    assert f"tools from {Path(path).name} · {kind} format ·" in status
+    assert details.startswith(f"format {kind}: ") and best in names
+    assert blocker.args[0].results[0].tool_name == best
 
 
 # -- regression suites ----------------------------------------------------------------------------

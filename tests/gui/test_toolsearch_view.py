@@ -1,10 +1,28 @@
 from pathlib import Path
 
 import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QColor
 
 import routescope
-from routescope.toolsearch import SearchSettings, ToolSearch, default_boosts, load_catalog
+from routescope.toolsearch import (
+    CALIBRATED_FIT_THRESHOLDS,
+    SearchSettings,
+    Signals,
+    Step,
+    StepResult,
+    ToolHit,
+    ToolSearch,
+    ToolSearchResult,
+    VectorSignal,
+    default_boosts,
+    load_catalog,
+)
+from routescope_gui._toolsearch_rows import SHARE_COLOURS
 from routescope_gui._toolsearch_view import ToolSearchView
+from routescope_gui._widgets import BAR_ROLE, DIM_ROLE, MARK_ROLE, SEGMENTS_ROLE, segment_edges
+
+CANONICAL = SearchSettings(fusion="canonical")
 
 
 @pytest.fixture(scope="module")
@@ -16,18 +34,73 @@ def ranked(engine: ToolSearch, text: str, settings: SearchSettings | None = None
     return engine.search(text, settings or SearchSettings(), query_vector=engine.embed_query(text))
 
 
+def hit(rank: int, name: str, **shares: float) -> ToolHit:
+    """A weighted hit made by hand: its score is the sum of its shares, as the core's is."""
+    score = sum(shares.values())
+    fused = shares.get("vector", 0.0) + shares.get("keyword", 0.0)
+    boosts = {k: v for k, v in shares.items() if k.endswith("_boost")}
+    signals = Signals(
+        keyword=None,
+        vector=VectorSignal(similarity=shares.get("vector", 0.0) / 0.7, rank=rank),
+        rrf=[],
+        fused=fused,
+        boosts=boosts,
+        boost_terms=[],
+        final=score,
+        shares=shares,
+        fusion="weighted",
+    )
+    return ToolHit(rank=rank, tool_name=name, category="files", score=score, signals=signals)
+
+
+def result(
+    hits: list[ToolHit],
+    *,
+    fits: bool = True,
+    reason: str = "",
+    steps: list[StepResult] = (),  # type: ignore[assignment]
+    threshold: float = 0.45,
+) -> ToolSearchResult:
+    return ToolSearchResult(
+        query="find the config file, then email it to Bob",
+        strategy="hybrid",
+        strategy_reason="default: keyword and vector",
+        category_filter=None,
+        category_filter_reason="no file-discovery intent",
+        results=hits,
+        runner_up_gap=None,
+        semantic="ready",
+        timings_us={},
+        fusion="weighted",
+        fits=fits,
+        fit_reason=reason,
+        fit_threshold=threshold,
+        steps=list(steps),
+    )
+
+
+def rows(view: ToolSearchView) -> list:  # type: ignore[type-arg]
+    return [view.table.topLevelItem(i) for i in range(view.table.topLevelItemCount())]
+
+
 def test_every_rank_is_explained(qtbot, engine: ToolSearch) -> None:  # type: ignore[no-untyped-def]
     view = ToolSearchView()
     qtbot.addWidget(view)
-    seed = SearchSettings(fusion="canonical")
-    view.show_result(ranked(engine, "find files named config.yaml", seed))
+    view.show_result(ranked(engine, "find files named config.yaml", CANONICAL))
     top = view.table.topLevelItem(0)
     assert top is not None and top.text(1) == "files.find"
     assert top.text(3).startswith("#1") and top.text(4).startswith("#")
-    assert "1/(60+1)" in top.toolTip(5)
+    assert "1/(60+1)" in top.toolTip(5) and view.table.headerItem().text(5) == "RRF"
+    assert "1/(k + rank)" in view.table.headerItem().toolTip(5)
     fields = [top.child(i).text(1).strip() for i in range(top.childCount())]  # type: ignore[union-attr]
     assert "tool_name" in fields and "rerank" in fields
     assert "file_discovery" in view.header.text()
+    view.show_result(ranked(engine, "find files named config.yaml"))  # weighted, the default
+    top = view.table.topLevelItem(0)
+    assert top is not None and view.table.headerItem().text(5) == "Fused"
+    assert view.table.headerItem().toolTip(5).startswith("0.7 · cosine + 0.3 · BM25")
+    assert top.toolTip(5).startswith(f"{top.text(5)} = vector ") and "BM25" in top.toolTip(5)
+    assert top.toolTip(3).startswith("adds 0.300 to the final score")
 
 
 def test_a_tool_stays_open_wherever_it_moves(qtbot, engine: ToolSearch) -> None:  # type: ignore[no-untyped-def]
@@ -92,3 +165,189 @@ def test_why_not_and_the_engine_status(qtbot, engine: ToolSearch) -> None:  # ty
     assert view.pin_text.text() == ""
     view.show_error("cannot load catalog: nothing here")
     assert "cannot load catalog" in view.status.text()
+
+
+# -- the stacked score bar --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("settings", [SearchSettings(), CANONICAL], ids=["weighted", "canonical"])
+def test_the_segments_of_each_bar_add_up_to_it(qtbot, engine: ToolSearch, settings) -> None:  # type: ignore[no-untyped-def]
+    view = ToolSearchView()
+    qtbot.addWidget(view)
+    ranking = ranked(engine, "show the git status of my repo", settings)
+    view.show_result(ranking)
+    top = ranking.results[0].score
+    for row, found in zip(rows(view), ranking.results, strict=True):
+        segments = row.data(2, SEGMENTS_ROLE)
+        assert [name for name, _ in segments][:2] == ["vector", "keyword"]
+        assert sum(fraction for _, fraction in segments) == pytest.approx(row.data(2, BAR_ROLE))
+        assert row.data(2, BAR_ROLE) == pytest.approx(found.score / top)
+    assert rows(view)[0].data(2, BAR_ROLE) == pytest.approx(1.0)
+    assert rows(view)[0].toolTip(2).startswith(f"{rows(view)[0].text(2)} = vector ")
+
+
+def test_the_final_tooltip_names_each_share(qtbot) -> None:  # type: ignore[no-untyped-def]
+    view = ToolSearchView()
+    qtbot.addWidget(view)
+    shares = {"vector": 0.488, "keyword": 0.3, "metadata_alignment_boost": 0.02}
+    view.show_result(result([hit(1, "files.find", **shares, file_discovery_boost=0.0)]))
+    top = rows(view)[0]
+    assert top.text(2) == "0.808"
+    assert top.toolTip(2) == "0.808 = vector 0.488 + keyword 0.300 + align 0.020"
+    assert top.text(6) == "+0.020 align"
+
+
+def test_segment_edges_add_up_exactly_to_the_bar() -> None:
+    edges = segment_edges([0.333, 0.333, 0.334], 101)
+    assert edges[0] == 0 and edges[-1] == 101 and edges == sorted(edges)
+    assert segment_edges([0.5, -0.1, 0.9], 40) == [0, 20, 20, 40]  # clipped to the cell
+
+
+def test_the_bar_is_painted_in_the_colours_of_the_legend(qtbot) -> None:  # type: ignore[no-untyped-def]
+    view = ToolSearchView()
+    qtbot.addWidget(view)
+    view.resize(900, 500)
+    view.show()
+    view.show_result(result([hit(1, "files.find", vector=0.5, keyword=0.3)]))
+    qtbot.waitExposed(view)
+    rect = view.table.visualItemRect(rows(view)[0])
+    image = view.table.viewport().grab().toImage()
+    left = view.table.header().sectionPosition(2)
+    width = view.table.header().sectionSize(2)
+    y = rect.center().y()
+    colours = {image.pixelColor(x, y).name() for x in range(left, left + width)}
+    assert QColor(SHARE_COLOURS["vector"]).name() in colours
+    assert QColor(SHARE_COLOURS["keyword"]).name() in colours
+    assert "vector" in view.legend.text() and "align" in view.legend.text()
+
+
+# -- the controls -----------------------------------------------------------------------------
+
+
+def test_the_fusion_selector_asks_for_its_fusion_and_shows_only_its_controls(qtbot) -> None:  # type: ignore[no-untyped-def]
+    view = ToolSearchView()
+    qtbot.addWidget(view)
+    view.show()
+    assert [view.fusion.itemText(i) for i in range(view.fusion.count())] == list(
+        routescope.toolsearch.FUSIONS
+    )
+    assert "seed" in view.fusion.toolTip() and "measurement" in view.fusion.toolTip()
+    assert view.fusion.currentText() == "weighted"
+    assert view.weights_box.isVisibleTo(view) and not view.rrf_box.isVisibleTo(view)
+    assert view.weight_labels["vector"].text() == "0.70"
+    with qtbot.waitSignal(view.settings_changed, timeout=1_000) as blocker:
+        view.fusion.setCurrentText("canonical")
+    assert blocker.args[0].fusion == "canonical"
+    assert view.rrf_box.isVisibleTo(view) and not view.weights_box.isVisibleTo(view)
+    view.fusion.setCurrentText("weighted")
+    with qtbot.waitSignal(view.settings_changed, timeout=1_000) as blocker:
+        view.vector_weight.setValue(10)
+    assert blocker.args[0].vector_weight == 0.5 and blocker.args[0].fusion == "weighted"
+    with qtbot.waitSignal(view.settings_changed, timeout=1_000) as blocker:
+        view.keyword_weight.setValue(11)
+    assert blocker.args[0].keyword_weight == 0.55 and view.weight_labels["keyword"].text() == "0.55"
+
+
+def test_the_fit_threshold_slider_asks_for_a_threshold(qtbot) -> None:  # type: ignore[no-untyped-def]
+    view = ToolSearchView()
+    qtbot.addWidget(view)
+    calibrated = CALIBRATED_FIT_THRESHOLDS["weighted"]
+    assert view.threshold.value() == round(calibrated * 100)
+    assert view.threshold_label.text() == f"{calibrated:.2f} (calibrated)"
+    assert not view.calibrated_button.isEnabled()
+    with qtbot.waitSignal(view.settings_changed, timeout=1_000) as blocker:
+        view.threshold.setValue(45)
+    assert blocker.args[0].fit_threshold == 0.45 and view.threshold_label.text() == "0.45"
+    assert view.calibrated_button.isEnabled()
+    with qtbot.waitSignal(view.settings_changed, timeout=1_000) as blocker:
+        view.threshold.setValue(0)
+    assert blocker.args[0].fit_threshold == 0.0 and view.threshold_label.text() == "off"
+    with qtbot.waitSignal(view.settings_changed, timeout=1_000) as blocker:
+        view.calibrated_button.click()
+    assert blocker.args[0].fit_threshold is None
+    with qtbot.waitSignal(view.settings_changed, timeout=1_000) as blocker:
+        view.fusion.setCurrentText("canonical")  # still calibrated: the canonical value
+    assert blocker.args[0].fit_threshold is None
+    assert view.threshold.value() == round(CALIBRATED_FIT_THRESHOLDS["canonical"] * 100)
+
+
+def test_new_settings_shown_move_every_control(qtbot) -> None:  # type: ignore[no-untyped-def]
+    view = ToolSearchView()
+    qtbot.addWidget(view)
+    view.show()
+    settings = SearchSettings(
+        fusion="canonical", vector_weight=0.4, keyword_weight=0.6, fit_threshold=0.3
+    )
+    with qtbot.assertNotEmitted(view.settings_changed):
+        view.show_settings(settings)
+    assert view.fusion.currentText() == "canonical" and view.rrf_box.isVisibleTo(view)
+    assert view.vector_weight.value() == 8 and view.keyword_weight.value() == 12
+    assert view.threshold.value() == 30 and view.threshold_label.text() == "0.30"
+    with qtbot.waitSignal(view.settings_changed, timeout=1_000) as blocker:
+        view.rrf.setValue(7)
+    assert blocker.args[0] == SearchSettings(
+        fusion="canonical", vector_weight=0.4, keyword_weight=0.6, fit_threshold=0.3, rrf_k=7
+    )
+
+
+# -- the verdict and the steps -----------------------------------------------------------------
+
+
+def test_an_amber_banner_says_no_tool_fits_and_rows_below_the_threshold_fade(qtbot) -> None:  # type: ignore[no-untyped-def]
+    view = ToolSearchView()
+    qtbot.addWidget(view)
+    view.show_settings(SearchSettings(fit_threshold=0.45))
+    reason = "no tool fits: best score 0.312 < fit threshold 0.45"
+    view.show_result(result([hit(1, "files.find", vector=0.312)], fits=False, reason=reason))
+    assert not view.verdict.isHidden() and view.verdict.property("tone") == "nofit"
+    assert "No tool fits" in view.verdict.text()
+    assert "best score 0.312 &lt; fit threshold 0.45" in view.verdict.text()
+    assert rows(view)[0].data(2, DIM_ROLE) is True
+    assert rows(view)[0].data(1, Qt.ItemDataRole.ForegroundRole) is not None
+    reason = "best score 0.61 ≥ fit threshold 0.45"
+    view.show_result(
+        result([hit(1, "git.status", vector=0.61), hit(2, "git.log", vector=0.3)], reason=reason)
+    )
+    assert view.verdict.property("tone") == "fits" and view.verdict.text() == reason
+    top, second = rows(view)
+    assert top.data(2, DIM_ROLE) is False and second.data(2, DIM_ROLE) is True
+    assert top.data(1, Qt.ItemDataRole.ForegroundRole) is None
+    assert top.data(2, MARK_ROLE) == pytest.approx(0.45 / 0.61)
+    view.show_result(None)
+    assert view.verdict.text() == "" and view.verdict.property("tone") == "fits"
+
+
+def step(text: str, start: int, split_by: str = "", split_at: tuple[int, int] | None = None):  # type: ignore[no-untyped-def]
+    return Step(text, start, start + len(text), split_by, split_at)
+
+
+def test_the_steps_tree_shows_each_step_and_hides_without_steps(qtbot) -> None:  # type: ignore[no-untyped-def]
+    view = ToolSearchView()
+    qtbot.addWidget(view)
+    view.show_settings(SearchSettings(fit_threshold=0.45))
+    found = [hit(n, f"files.t{n}", vector=0.7 - n / 10) for n in range(1, 6)]
+    mail = [hit(1, "mail.send", vector=0.3)]
+    steps = [
+        StepResult(step("find the config file", 0), found, True, "best score 0.6 ≥ 0.45"),
+        StepResult(step("email it to Bob", 27, "then", (22, 26)), mail, False, "no tool fits: 0.3"),
+    ]
+    assert view.steps.isHidden()
+    view.show_result(result(found, steps=steps))
+    tree = view.steps
+    assert not tree.isHidden() and tree.topLevelItemCount() == 2
+    first, second = tree.topLevelItem(0), tree.topLevelItem(1)
+    assert first.text(0) == "1. find the config file" and first.text(1) == "start"
+    assert second.text(0) == "2. email it to Bob"
+    assert second.text(1) == "split at “then” @22–26"
+    assert first.text(3) == "fits" and second.text(3) == "no tool fits"
+    assert second.toolTip(3) == "no tool fits: 0.3"
+    assert first.childCount() == 3 and first.isExpanded()
+    assert [first.child(i).text(0) for i in range(3)] == [
+        "1  files.t1",
+        "2  files.t2",
+        "3  files.t3",
+    ]
+    assert first.child(0).text(2) == "0.600" and first.child(0).data(2, SEGMENTS_ROLE)
+    assert second.child(0).text(3) == "below threshold"
+    view.show_result(result(found))
+    assert tree.isHidden() and tree.topLevelItemCount() == 0

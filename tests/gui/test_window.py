@@ -1,13 +1,23 @@
 import datetime as dt
 from pathlib import Path
 
-from PySide6.QtCore import QPoint, QSettings, Qt
+from PySide6.QtCore import QModelIndex, QPoint, QSettings, Qt
 from PySide6.QtGui import QGuiApplication, QTextCursor
-from PySide6.QtWidgets import QApplication, QMenu, QMessageBox, QTreeWidgetItemIterator
+from PySide6.QtWidgets import (
+    QApplication,
+    QFileDialog,
+    QListView,
+    QMenu,
+    QMessageBox,
+    QTreeWidgetItemIterator,
+)
 
 import routescope
 from routescope_gui import MainWindow
+from routescope_gui._catalog_dialog import CatalogDialog
 from routescope_gui._session import BACKGROUND_CHARS
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
 
 def tree_texts(window: MainWindow) -> list[str]:
@@ -160,9 +170,16 @@ def test_the_tools_tab_loads_the_engine_only_when_first_shown(qtbot, window) -> 
     top = view.table.topLevelItem(0)
     assert top is not None and top.text(1) == "files.find"
     assert "tools from catalog" in view.status.text() and view.pin.count() > 40
+    with qtbot.waitSignal(window.session.ranked, timeout=20_000) as blocker:
+        view.fusion.setCurrentText("canonical")
+    assert blocker.args[0].fusion == "canonical" and view.rrf_box.isVisibleTo(view)
     with qtbot.waitSignal(window.session.ranked, timeout=20_000):
         view.rrf.setValue(5)
     assert window.session.request.search.rrf_k == 5
+    with qtbot.waitSignal(window.session.ranked, timeout=20_000) as blocker:
+        view.threshold.setValue(90)
+    assert window.session.request.search.fit_threshold == 0.9
+    assert blocker.args[0].fits is False and "No tool fits" in view.verdict.text()
     with qtbot.waitSignal(window.session.explained, timeout=20_000):
         view.pin.setCurrentText("git.status")
     assert "filter excludes" in view.pin_text.text()
@@ -173,6 +190,51 @@ def test_the_tools_tab_loads_the_engine_only_when_first_shown(qtbot, window) -> 
     with qtbot.waitSignal(window.session.ranked, timeout=20_000):
         window.show_tab("Tools")
     assert view.result is not None and view.result.query == "what changed in my repo"
+
+
+def highlight(qtbot, dialog: CatalogDialog, name: str) -> None:  # type: ignore[no-untyped-def]
+    """Move the dialog's list to the entry `name` of the folder shown, as a click would."""
+    view = dialog.findChild(QListView, "listView")
+    assert view is not None
+    model, root = view.model(), view.rootIndex()
+
+    def entry() -> QModelIndex | None:
+        names = (model.index(row, 0, root) for row in range(model.rowCount(root)))
+        return next((index for index in names if index.data() == name), None)
+
+    qtbot.waitUntil(lambda: entry() is not None)  # the folder is read in the background
+    view.setCurrentIndex(entry())
+
+
+def test_the_catalog_dialog_opens_a_json_file_or_a_folder(qtbot, window) -> None:  # type: ignore[no-untyped-def]
+    dialog = CatalogDialog(window, EXAMPLES / "catalogs" / "openai-tools.json")
+    qtbot.addWidget(dialog)
+    dialog.show()
+    highlight(qtbot, dialog, "mcp-tools-list.json")
+    assert dialog.fileMode() == QFileDialog.FileMode.ExistingFile
+    dialog.accept()
+    assert dialog.chosen() == str(EXAMPLES / "catalogs" / "mcp-tools-list.json")
+    dialog = CatalogDialog(window, EXAMPLES / "catalogs")
+    qtbot.addWidget(dialog)
+    dialog.show()
+    highlight(qtbot, dialog, "skills")
+    assert dialog.fileMode() == QFileDialog.FileMode.Directory
+    dialog.accept()
+    assert dialog.chosen() == str(EXAMPLES / "skills")
+
+
+def test_open_catalog_names_the_format_and_ranks(qtbot, window, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    chosen = str(EXAMPLES / "catalogs" / "anthropic-tools.json")
+    monkeypatch.setattr("routescope_gui._window.choose_catalog", lambda _parent, _current: chosen)
+    window.set_prompt("merge the approved pull request")
+    with qtbot.waitSignal(window.session.ranked, timeout=120_000):
+        window.open_catalog_action.trigger()
+    view = window.toolsearch_view
+    assert window.tabs.currentWidget() is view
+    assert "5 tools from anthropic-tools.json · anthropic format" in view.status.text()
+    assert view.status.toolTip().startswith("format anthropic: ")
+    top = view.table.topLevelItem(0)
+    assert top is not None and top.text(1) == "merge_pull_request"
 
 
 def test_menus_name_every_action_with_its_shortcut(window) -> None:  # type: ignore[no-untyped-def]

@@ -170,7 +170,13 @@ def _cmd_tools(args: argparse.Namespace) -> int:
     request = Request.build(
         validate_text(_read_text(args.text)),
         catalog=catalog,
-        search=SearchSettings(strategy=args.strategy, k=args.k),
+        search=SearchSettings(
+            strategy=args.strategy,
+            k=args.k,
+            fusion=args.fusion,
+            fit_threshold=args.fit_threshold,
+            split_steps=not args.no_steps,
+        ),
     )
     result = search.search(request.text, request.search)
     _report(search)

@@ -69,6 +69,21 @@ def build_parser() -> argparse.ArgumentParser:
     tools.add_argument(
         "--strategy", default="auto", choices=["auto", "exact", "semantic", "hybrid"]
     )
+    tools.add_argument(
+        "--fusion",
+        default="weighted",
+        choices=["weighted", "canonical"],
+        help="weighted scores (default) or the seed's RRF pipeline exactly",
+    )
+    tools.add_argument(
+        "--fit-threshold",
+        type=float,
+        metavar="SCORE",
+        help="below this best score no tool fits (default: the fusion's calibrated one; 0: off)",
+    )
+    tools.add_argument(
+        "--no-steps", action="store_true", help="do not split the request into steps"
+    )
     tools.add_argument("-k", type=int, default=10, help="how many tools to show (default 10)")
     tools.add_argument("--eval", metavar="SUITE", help="hit@1, hit@3 and MRR per signal")
 

@@ -135,8 +135,23 @@ def tools_text(result: ToolSearchResult, style: Style) -> str:
                 for f, v in s.keyword.fields.items()
             )
             lines.append(style(f"       fields: {parts}", "2"))
+        if s.fusion == "weighted":
+            shares = " + ".join(f"{name} {value:.3f}" for name, value in s.shares.items() if value)
+            lines.append(style(f"       score = {shares or '0'}", "2"))
     if result.runner_up_gap is not None:
         lines.append(f"runner-up gap {result.runner_up_gap:.4f}")
+    verdict = style(f"fit       {result.fit_reason}", "1" if result.fits else "1;33")
+    lines.append(verdict)
+    for number, step in enumerate(result.steps, start=1):
+        where = (
+            f"split at “{step.step.split_by}” @{step.step.split_at[0]}–{step.step.split_at[1]}"
+            if step.step.split_at
+            else "start"
+        )
+        lines.append(f"{style(f'step {number}', '1')}    {step.step.text}  ({where})")
+        best = ", ".join(f"{hit.tool_name} {hit.score:.3f}" for hit in step.results[:3])
+        fit = "" if step.fits else style("  no tool fits", "33")
+        lines.append(f"          {best or '—'}{fit}")
     return "\n".join(lines)
 
 

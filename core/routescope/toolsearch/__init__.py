@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 from .._errors import CatalogError, EmbedderError
 from ._canonical import canonical, default_boosts
 from ._models import (
+    CALIBRATED_FIT_THRESHOLDS,
     FUSIONS,
     Fusion,
     KeywordSignal,
@@ -46,6 +47,7 @@ if TYPE_CHECKING:
     from ._why_not import why_not
 
 __all__ = [
+    "CALIBRATED_FIT_THRESHOLDS",
     "FUSIONS",
     "Catalog",
     "CatalogError",

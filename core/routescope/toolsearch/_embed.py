@@ -684,7 +684,7 @@ class VectorIndex:
         try:
             if checkpoint is not None and (again := self._cached(places, name, len(texts), width)):
                 self.matrix, self.path = again  # another process finished while we waited
-                checkpoint.close(finished=False)
+                checkpoint.close(finished=True)  # a checkpoint of finished vectors: not needed
                 checkpoint = None
                 return
             self.matrix = self._embed_all(texts, checkpoint, progress)

@@ -9,6 +9,7 @@ from typing import Literal, get_args
 from .._errors import InputError
 
 __all__ = [
+    "CALIBRATED_FIT_THRESHOLDS",
     "FUSIONS",
     "Fusion",
     "KeywordSignal",
@@ -31,6 +32,10 @@ Fusion = Literal["weighted", "canonical"]
 `weighted`: English-analyzed keywords, normalised scores combined with per-signal weights,
 boosts on the same scale."""
 FUSIONS: tuple[str, ...] = get_args(Fusion)
+CALIBRATED_FIT_THRESHOLDS: dict[str, float] = {"weighted": 0.33, "canonical": 0.020}
+"""The fit threshold each fusion uses unless one is set: the best score below which 1 % of
+the answerable BFCL questions fall (`make eval`, "No tool fits"). Questions no tool answers
+score lower on the whole, but the two overlap: a higher threshold rejects more of both."""
 MAX_CANDIDATES = 100_000
 """The most tools one list (keyword, vector) may contribute to the fusion."""
 MAX_BOOST = 1_000_000.0
@@ -127,6 +132,8 @@ class ToolSearchResult:
     fits: bool = True
     """False: no tool fits — the best score is below the fit threshold."""
     fit_reason: str = ""
+    fit_threshold: float = 0.0
+    """The threshold the verdict used (the calibrated one unless the settings set one)."""
     steps: list[StepResult] = field(default_factory=list)
     """Filled when the request splits into two or more steps: each step searched alone
     (with `SearchSettings.k` results), beside the whole-request ranking in `results`."""
@@ -148,8 +155,9 @@ class SearchSettings:
     vector_weight: float = 0.7
     keyword_weight: float = 0.3
     """Weighted fusion: final = vector_weight·cosine + keyword_weight·BM25/best BM25 + boosts."""
-    fit_threshold: float = 0.0
-    """Below this final score the best hit does not fit: the result says "no tool fits"."""
+    fit_threshold: float | None = None
+    """Below this final score the best hit does not fit: the result says "no tool fits".
+    None: the fusion's calibrated threshold (`CALIBRATED_FIT_THRESHOLDS`); 0: never."""
     split_steps: bool = True
     """Split a request that needs several tools into its steps and search each one."""
 
@@ -179,6 +187,8 @@ class SearchSettings:
             )
         for name in ("vector_weight", "keyword_weight", "fit_threshold"):
             value = getattr(self, name)
+            if value is None and name == "fit_threshold":
+                continue
             if isinstance(value, bool) or not isinstance(value, int | float):
                 raise InputError(f"SearchSettings: {name} must be a number, got {value!r:.40}")
             if not math.isfinite(value) or not 0 <= value <= 10:

@@ -9,6 +9,7 @@ no constant overrides the signals; each hit's `shares` add up to its score."""
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import threading
 import time
@@ -32,15 +33,18 @@ from ._embed import (
 )
 from ._keyword import KeywordHit, KeywordIndex, analyzed_terms, tokens
 from ._models import (
+    CALIBRATED_FIT_THRESHOLDS,
     KeywordSignal,
     RrfTerm,
     SearchSettings,
     SearchStrategy,
     Signals,
+    StepResult,
     ToolHit,
     ToolSearchResult,
     VectorSignal,
 )
+from ._steps import split_steps
 
 __all__ = ["MAX_QUERY_CHARS", "ToolSearch", "cache_folder"]
 
@@ -95,6 +99,8 @@ _IDENTIFIER = re.compile(r"[._\-\d]|[a-z][A-Z]")
 """A tool name no sentence uses as a plain word (`get_weather`, `fs.read`, `getWeather`):
 under weighted fusion only such a name sends `auto` to keyword-only; a name like `search`
 or `open` is a common word, and the hybrid search sees the name match anyway."""
+_STEP_VECTORS = 64
+"""Step vectors kept: typing on after "…, then" embeds only the step that changed."""
 _WEIGHTED_ALIGNMENT = 0.01
 """Weighted fusion: per query term (stemmed) in the tool's keywords, intents, description or
 category, at most `metadata_alignment_max_terms` of them: a tie-breaker, a tenth of a typical
@@ -151,6 +157,8 @@ class ToolSearch:
             self._names.setdefault(tool.tool_name.lower(), i)
         self._rerank_words = [_rerank_words(tool) for tool in catalog.tools]
         self._stemmed_words: list[frozenset[str]] | None = None
+        self._step_vectors: dict[str, np.ndarray] = {}
+        self._step_lock = threading.Lock()
         self._tool_categories = [tool.category for tool in catalog.tools]
         self._tool_names = [tool.tool_name for tool in catalog.tools]
         self._categories = frozenset(self._tool_categories)
@@ -351,7 +359,16 @@ class ToolSearch:
         gap = results[0].score - results[1].score if len(results) > 1 else None
         if cut:
             reason += f" (query cut to its first {MAX_QUERY_CHARS:,} characters)"
-        fits, fit_reason = _fit(results, settings.fit_threshold)
+        steps: list[StepResult] = []
+        if settings.split_steps:
+            t5 = clock()
+            steps = self._search_steps(query, settings)
+            timings["steps"] = (clock() - t5) / 1000
+        threshold = settings.fit_threshold
+        calibrated = threshold is None
+        if threshold is None:
+            threshold = CALIBRATED_FIT_THRESHOLDS[settings.fusion]
+        fits, fit_reason = _fit(results, threshold, calibrated)
         return ToolSearchResult(
             query=query,
             strategy=strategy,
@@ -365,7 +382,35 @@ class ToolSearch:
             fusion=settings.fusion,
             fits=fits,
             fit_reason=fit_reason,
+            fit_threshold=threshold,
+            steps=steps,
         )
+
+    def _search_steps(self, query: str, settings: SearchSettings) -> list[StepResult]:
+        """Each step of a request that needs several tools, searched alone (its vector
+        embedded here, kept for the next keystroke); [] when the request is one step."""
+        steps = split_steps(query)
+        if len(steps) < 2:
+            return []
+        alone = dataclasses.replace(settings, split_steps=False)
+        results = []
+        for step in steps:
+            found = self.search(step.text, alone, query_vector=self._step_vector(step.text))
+            results.append(StepResult(step, found.results, found.fits, found.fit_reason))
+        return results
+
+    def _step_vector(self, text: str) -> np.ndarray | None:
+        with self._step_lock:
+            known = self._step_vectors.pop(text, None)
+        if known is None:
+            known = self.embed_query(text)
+            if known is None:
+                return None
+        with self._step_lock:
+            self._step_vectors[text] = known  # most recent last
+            while len(self._step_vectors) > _STEP_VECTORS:
+                del self._step_vectors[next(iter(self._step_vectors))]
+        return known
 
     def _stemmed(self) -> list[frozenset[str]]:
         """The rerank fields' words as the English analyzer makes them, per tool (made once)."""
@@ -426,7 +471,9 @@ class ToolSearch:
                 hit = keyword[index]
                 keyword_signal = KeywordSignal(hit.score, hit.rank, hit.fields, hit.matched_terms)
             if "vector" in shares and similarities is not None:
-                vector_signal = VectorSignal(float(similarities[index]), vector.get(index, 0))
+                similarity = float(similarities[index])
+                rank_in_all = vector.get(index) or int((similarities > similarity).sum()) + 1
+                vector_signal = VectorSignal(similarity, rank_in_all)
             fused = shares.get("keyword", 0.0) + shares.get("vector", 0.0)
             boosts = {k: v for k, v in shares.items() if k.endswith("_boost")}
             signals = Signals(
@@ -537,16 +584,17 @@ def _stemmed_rerank_words(tool: Tool) -> frozenset[str]:
     return frozenset(analyzed_terms(" ".join(fields)))
 
 
-def _fit(results: list[ToolHit], threshold: float) -> tuple[bool, str]:
+def _fit(results: list[ToolHit], threshold: float, calibrated: bool) -> tuple[bool, str]:
     """Whether the best hit fits: its score against the threshold, said with both numbers."""
     if not results:
         return False, "no tool matched at all"
     best = results[0].score
     if threshold <= 0:
-        return True, f"best score {best:.3f}; no fit threshold set"
+        return True, f"best score {best:.3f}; fit threshold off"
+    which = "calibrated fit threshold" if calibrated else "fit threshold"
     if best >= threshold:
-        return True, f"best score {best:.3f} ≥ fit threshold {threshold:.2f}"
-    return False, f"no tool fits: best score {best:.3f} < fit threshold {threshold:.2f}"
+        return True, f"best score {best:.3f} ≥ {which} {threshold:.3f}"
+    return False, f"no tool fits: best score {best:.3f} < {which} {threshold:.3f}"
 
 
 def _mark_ties(hits: list[ToolHit]) -> None:

@@ -9,7 +9,9 @@ from hypothesis import strategies as st
 
 from routescope import resources_root
 from routescope.toolsearch import (
+    CALIBRATED_FIT_THRESHOLDS,
     Catalog,
+    Fusion,
     SearchSettings,
     Tool,
     ToolSearch,
@@ -163,13 +165,27 @@ def test_weighted_auto_takes_keyword_only_for_identifiers_not_common_words(
 
 def test_the_fit_threshold_says_when_no_tool_fits(search: ToolSearch) -> None:
     ramen = search.search("best ramen recipe with a soft egg", SearchSettings(fit_threshold=0.5))
-    assert not ramen.fits
+    assert not ramen.fits and ramen.fit_threshold == 0.5
     assert ramen.fit_reason.startswith("no tool fits: best score")
-    assert f"{ramen.results[0].score:.3f} < fit threshold 0.50" in ramen.fit_reason
+    assert f"{ramen.results[0].score:.3f} < fit threshold 0.500" in ramen.fit_reason
     status = search.search("show the git status of my repo", SearchSettings(fit_threshold=0.5))
-    assert status.fits and "≥ fit threshold 0.50" in status.fit_reason
-    unset = search.search("best ramen recipe", SearchSettings(fit_threshold=0.0))
-    assert unset.fits and "no fit threshold" in unset.fit_reason
+    assert status.fits and "≥ fit threshold 0.500" in status.fit_reason
+    off = search.search("best ramen recipe", SearchSettings(fit_threshold=0.0))
+    assert off.fits and "fit threshold off" in off.fit_reason
+
+
+@pytest.mark.parametrize("fusion", ["weighted", "canonical"])
+def test_without_a_threshold_each_fusion_uses_its_calibrated_one(
+    search: ToolSearch, fusion: Fusion
+) -> None:
+    calibrated = CALIBRATED_FIT_THRESHOLDS[fusion]
+    ramen = search.search("best ramen recipe with a soft egg", SearchSettings(fusion=fusion))
+    assert ramen.fit_threshold == calibrated
+    assert f"calibrated fit threshold {calibrated:.3f}" in ramen.fit_reason
+    # RRF scores say little about fit: one stop-word match lifts ramen over the seed's threshold
+    assert ramen.fits is (fusion == "canonical")
+    status = search.search("show the git status of my repo", SearchSettings(fusion=fusion))
+    assert status.fits and status.fit_threshold == calibrated
 
 
 def test_ties_break_by_name_and_are_reported(search: ToolSearch) -> None:
@@ -201,3 +217,18 @@ def test_any_text_ranks_without_error(search: ToolSearch, text: str) -> None:
     assert len(result.results) <= 10
     scores = [h.score for h in result.results]
     assert scores == sorted(scores, reverse=True)
+
+
+def test_weighted_hits_outside_the_vector_list_show_their_true_vector_rank(
+    search: ToolSearch,
+) -> None:
+    query = "find files named config.yaml"
+    vector = search.embed_query(query)
+    assert vector is not None
+    result = search.search(query, SearchSettings(candidates=1), query_vector=vector)
+    similarities = search.vector.matrix @ vector  # type: ignore[union-attr]
+    for hit in result.results:
+        assert hit.signals.vector is not None
+        index = search.index_of(hit.tool_name)
+        assert index is not None
+        assert hit.signals.vector.rank == int((similarities > similarities[index]).sum()) + 1

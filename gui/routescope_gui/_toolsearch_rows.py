@@ -1,0 +1,105 @@
+"""How a ranked tool's score is drawn: the stacked bar of what each signal and boost adds to it
+(`Signals.shares`, which sum to the score), its tooltip, and the legend of the colours. Shared
+by the whole-request ranking and the per-step tree of the Tools panel.
+
+Nothing here ranks: the shares, the scores and the verdicts come from `routescope.toolsearch`.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QColor
+from PySide6.QtWidgets import QTreeWidgetItem
+
+from ._widgets import BAR_ROLE, DIM_ROLE, MARK_ROLE, SEGMENTS_ROLE, StackedBarDelegate
+
+if TYPE_CHECKING:
+    from PySide6.QtWidgets import QWidget
+
+    from routescope.toolsearch import ToolHit
+
+__all__ = [
+    "DIMMED",
+    "SHARE_COLOURS",
+    "legend_html",
+    "ordered_shares",
+    "score_text",
+    "score_tip",
+    "share_delegate",
+    "share_label",
+    "show_score",
+]
+
+# Okabe & Ito's palette: its colours stay apart for the common kinds of colour blindness.
+SHARE_COLOURS = {
+    "vector": "#0072B2",
+    "keyword": "#E69F00",
+    "metadata_alignment_boost": "#009E73",
+    "file_discovery_boost": "#CC79A7",
+}
+_OTHER_COLOUR = "#D55E00"
+"""A boost the core adds later, before the view names it."""
+_LABELS = {"metadata_alignment_boost": "align", "file_discovery_boost": "files"}
+DIMMED = QColor("#9aa5ad")
+"""The text of a row whose score is below the fit threshold."""
+
+
+def share_delegate(parent: QWidget) -> StackedBarDelegate:
+    return StackedBarDelegate(SHARE_COLOURS, _OTHER_COLOUR, parent)
+
+
+def share_label(name: str) -> str:
+    return _LABELS.get(name, name.removesuffix("_boost"))
+
+
+def legend_html() -> str:
+    """A line of coloured squares naming the segments of the score bars."""
+    return " ".join(
+        f"<span style='color:{colour}'>■</span>&nbsp;{share_label(name)}"
+        for name, colour in SHARE_COLOURS.items()
+    )
+
+
+def ordered_shares(hit: ToolHit) -> list[tuple[str, float]]:
+    """The hit's shares, vector and keyword first, then the boosts in the core's order: the
+    same order in every row, so the colours line up down the column."""
+    shares = hit.signals.shares
+    first = [name for name in ("vector", "keyword") if name in shares]
+    return [(name, shares[name]) for name in first + [n for n in shares if n not in first]]
+
+
+def score_text(score: float, fusion: str) -> str:
+    """Weighted scores run from 0 to about 1 (three decimals tell them apart); RRF scores are
+    about a hundred times smaller."""
+    return f"{score:.3f}" if fusion == "weighted" else f"{score:.4f}"
+
+
+def score_tip(hit: ToolHit, fusion: str) -> str:
+    """ "0.612 = vector 0.488 + keyword 0.300 + align 0.020" (the shares that add something)."""
+    terms = [
+        f"{share_label(name)} {score_text(value, fusion)}"
+        for name, value in ordered_shares(hit)
+        if value
+    ]
+    total = score_text(hit.score, fusion)
+    return f"{total} = {' + '.join(terms)}" if terms else total
+
+
+def show_score(
+    item: QTreeWidgetItem, column: int, hit: ToolHit, top: float, threshold: float, fusion: str
+) -> None:
+    """Fill a score cell: its text and tooltip, the bar (score / `top`) split into the shares,
+    the fit threshold's mark, and faded when the score is below a threshold that is set."""
+    scale = 1.0 / top if top > 0 else 0.0
+    item.setText(column, score_text(hit.score, fusion))
+    item.setToolTip(column, score_tip(hit, fusion))
+    item.setData(column, BAR_ROLE, hit.score * scale)
+    segments = [(name, value * scale) for name, value in ordered_shares(hit)]
+    item.setData(column, SEGMENTS_ROLE, segments or None)
+    item.setData(column, MARK_ROLE, threshold * scale if threshold > 0 else None)
+    below = threshold > 0 and hit.score < threshold
+    item.setData(column, DIM_ROLE, below)
+    for cell in range(item.columnCount()):
+        item.setData(cell, Qt.ItemDataRole.ForegroundRole, DIMMED if below else None)

@@ -1,0 +1,96 @@
+"""The per-step results of a request that needs several tools ("find the config file, then
+email it to Bob"): each step the core split off, the words that split it, its best tools and
+whether any fits. Mirrors `ToolSearchResult.steps`."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QColor
+from PySide6.QtWidgets import QTreeWidget, QTreeWidgetItem, QWidget
+
+from ._toolsearch_rows import share_delegate, show_score
+from ._widgets import enable_copy, ensure_children, fill_row
+
+if TYPE_CHECKING:
+    from routescope.toolsearch import Step, StepResult
+
+__all__ = ["SHOWN_PER_STEP", "StepsTree", "split_evidence"]
+
+SHOWN_PER_STEP = 3
+"""The best tools shown under each step: the tree is a summary beside the full ranking."""
+_COLUMNS = ("Step · best tools", "Split", "Score", "Fits")
+_TIPS = (
+    "each step of the request, searched alone; under it, its best tools",
+    "the words that ended the step before it, and where they are in the request",
+    "final score (bar: what each signal adds, scaled to the best score of any step)",
+    "whether a tool fits the step (its best score against the fit threshold)",
+)
+_FITS = QColor("#2e7d32")
+_NO_FIT = QColor("#b26a00")
+
+
+def split_evidence(step: Step) -> str:
+    """'split at “then” @21–25', or "start" for the first step."""
+    if step.split_at is None:
+        return "start"
+    start, end = step.split_at
+    return f"split at “{step.split_by.strip()}” @{start}–{end}"
+
+
+class StepsTree(QTreeWidget):
+    """One top-level row per step, its best tools as children (hidden when there are none)."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setHeaderLabels(list(_COLUMNS))
+        header = self.headerItem()
+        for column, tip in enumerate(_TIPS):
+            header.setToolTip(column, tip)
+        self.setItemDelegateForColumn(2, share_delegate(self))
+        self.setUniformRowHeights(True)
+        for column, width in enumerate((280, 170, 160)):
+            self.setColumnWidth(column, width)
+        enable_copy(self)
+        self.setVisible(False)
+
+    def wanted_height(self) -> int:
+        """The height that shows every row without scrolling."""
+        rows = self.topLevelItemCount() + sum(
+            item.childCount()
+            for n in range(self.topLevelItemCount())
+            if (item := self.topLevelItem(n)) is not None
+        )
+        row = self.sizeHintForRow(0) if rows else 0
+        return rows * max(row, self.fontMetrics().height()) + self.header().height() + 6
+
+    def show_steps(self, steps: Sequence[StepResult], threshold: float, fusion: str) -> None:
+        self.setVisible(bool(steps))
+        best = max((s.results[0].score for s in steps if s.results), default=1.0)
+        rows = ensure_children(self, len(steps))
+        for number, (row, step) in enumerate(zip(rows, steps, strict=True), start=1):
+            _show_step(row, number, step)
+            hits = step.results[:SHOWN_PER_STEP]
+            for child, hit in zip(ensure_children(row, len(hits)), hits, strict=True):
+                below = threshold > 0 and hit.score < threshold
+                fill_row(
+                    child,
+                    [f"{hit.rank}  {hit.tool_name}", "", "", ""],
+                    [f"category {hit.category}", "", None, ""],
+                )
+                show_score(child, 2, hit, best, threshold, fusion)
+                child.setText(3, "below threshold" if below else "")
+            row.setExpanded(True)
+
+
+def _show_step(row: QTreeWidgetItem, number: int, result: StepResult) -> None:
+    step = result.step
+    verdict = "fits" if result.fits else "no tool fits"
+    fill_row(
+        row,
+        [f"{number}. {step.text}", split_evidence(step), "", verdict],
+        [f"“{step.text}” @{step.start}–{step.end}", None, "", result.fit_reason],
+    )
+    row.setData(3, Qt.ItemDataRole.ForegroundRole, _FITS if result.fits else _NO_FIT)

@@ -1,0 +1,318 @@
+"""`split_steps` (`routescope.toolsearch._steps`): where a request that needs several tools is
+cut, what stays one step, exact spans on any string, and linear time on hostile input."""
+
+from __future__ import annotations
+
+import random
+import re
+import time
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from routescope.toolsearch import Step
+from routescope.toolsearch._steps import MAX_STEPS, split_steps
+
+WORD = re.compile(r"[^\W_]+")
+
+
+def pairs(text: str) -> list[tuple[str, str]]:
+    return [(step.split_by, step.text) for step in split_steps(text)]
+
+
+def check_spans(text: str, steps: list[Step]) -> None:
+    """The invariants every result keeps, on any string."""
+    assert steps == [] or 2 <= len(steps) <= MAX_STEPS
+    previous_end = 0
+    for index, step in enumerate(steps):
+        assert text[step.start : step.end] == step.text
+        assert step.text and step.text == step.text.strip()
+        if index == 0:
+            assert (step.split_by, step.split_at) == ("", None)
+        else:
+            assert step.split_at is not None
+            cut_start, cut_end = step.split_at
+            assert text[cut_start:cut_end] == step.split_by != ""
+            assert previous_end <= cut_start < cut_end <= step.start
+        assert previous_end <= step.start < step.end
+        previous_end = step.end
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            "Find the config file, then email it to Bob",
+            [("", "Find the config file"), (", then", "email it to Bob")],
+        ),
+        (
+            "What's the weather in Paris and what time is it in Tokyo?",
+            [("", "What's the weather in Paris"), ("and", "what time is it in Tokyo")],
+        ),
+        (
+            "How many calories are in a banana and how much protein does it have?",
+            [("", "How many calories are in a banana"), ("and", "how much protein does it have")],
+        ),
+        (
+            "Search for flights to Rome and book the cheapest one",
+            [("", "Search for flights to Rome"), ("and", "book the cheapest one")],
+        ),
+        (
+            "Get the stock price of AAPL, and also show me the news about Apple",
+            [("", "Get the stock price of AAPL"), (", and also", "show me the news about Apple")],
+        ),
+        (
+            "Translate this to French; then send it to Marie",
+            [("", "Translate this to French"), ("; then", "send it to Marie")],
+        ),
+        (
+            "Download the report. After that, summarize it for me.",
+            [("", "Download the report"), (". After that,", "summarize it for me")],
+        ),
+        (
+            "Check my calendar for tomorrow. Next, schedule a meeting with Alice at 3pm.",
+            [
+                ("", "Check my calendar for tomorrow"),
+                (". Next,", "schedule a meeting with Alice at 3pm"),
+            ],
+        ),
+        (
+            "Restart the server and afterwards check the logs",
+            [("", "Restart the server"), ("and afterwards", "check the logs")],
+        ),
+        (
+            "Find restaurants near me followed by booking a table for two",
+            [("", "Find restaurants near me"), ("followed by", "booking a table for two")],
+        ),
+        (
+            "Calculate 15% of 230 as well as converting the result to euros",
+            [("", "Calculate 15% of 230"), ("as well as", "converting the result to euros")],
+        ),
+        (
+            "Play some jazz! And turn the volume up to 40 percent.",
+            [("", "Play some jazz"), ("! And", "turn the volume up to 40 percent")],
+        ),
+        (
+            "Turn off the lights, lock the door, and set the alarm for 7am",
+            [("", "Turn off the lights, lock the door"), (", and", "set the alarm for 7am")],
+        ),
+        (
+            "First, list all files. Second, delete the empty ones. Finally, zip the folder.",
+            [
+                ("", "list all files"),
+                (". Second,", "delete the empty ones"),
+                (". Finally,", "zip the folder"),
+            ],
+        ),
+        (
+            "1. Fetch the latest sales data 2. Plot it as a bar chart 3. Email it to the team",
+            [
+                ("", "Fetch the latest sales data"),
+                ("2.", "Plot it as a bar chart"),
+                ("3.", "Email it to the team"),
+            ],
+        ),
+        (
+            "- find the config file\n- email it to Bob\n  * delete the local copy",
+            [
+                ("", "find the config file"),
+                ("-", "email it to Bob"),
+                ("*", "delete the local copy"),
+            ],
+        ),
+        (
+            "Please do the following:\n1. find the file\n2. email it to Bob",
+            [("", "Please do the following:\n1. find the file"), ("2.", "email it to Bob")],
+        ),
+        (
+            "Find flights to Paris: then email the results",
+            [("", "Find flights to Paris"), (": then", "email the results")],
+        ),
+        (
+            "Do this:\n- find the file\n- email it",
+            [("", "Do this:\n- find the file"), ("-", "email it")],
+        ),
+        (
+            "Do this: 1. find the file 2. email it",
+            [("", "Do this: 1. find the file"), ("2.", "email it")],
+        ),
+        ("Find the file\r\nEmail it to Bob", [("", "Find the file"), ("\r\n", "Email it to Bob")]),
+        (
+            "Set the volume to 5. Then play some jazz",
+            [("", "Set the volume to 5"), (". Then", "play some jazz")],
+        ),
+        (
+            "Email Mr. Smith the report, e.g. the Q3 numbers. Then book a room",
+            [("", "Email Mr. Smith the report, e.g. the Q3 numbers"), (". Then", "book a room")],
+        ),
+        (
+            "Open config.yaml. Then change the port to 8080.",
+            [("", "Open config.yaml"), (". Then", "change the port to 8080")],
+        ),
+        (  # a one-word fragment joins the step after it
+            "Find the config file, then email, then delete the copy",
+            [("", "Find the config file"), (", then", "email, then delete the copy")],
+        ),
+        (
+            "FIND THE FILE AND THEN EMAIL IT",
+            [("", "FIND THE FILE"), ("AND THEN", "EMAIL IT")],
+        ),
+        (
+            "Найди файл конфигурации, then отправь его Бобу",
+            [("", "Найди файл конфигурации"), (", then", "отправь его Бобу")],
+        ),
+        ("查找配置文件。然后发送给鲍勃", [("", "查找配置文件"), ("。", "然后发送给鲍勃")]),
+        (
+            "Get the weather 🌧️ in Paris, then 📧 email it to Bob",
+            [("", "Get the weather 🌧️ in Paris"), (", then", "📧 email it to Bob")],
+        ),
+    ],
+)
+def test_a_request_is_cut_at_its_connectives(text: str, expected: list[tuple[str, str]]) -> None:
+    steps = split_steps(text)
+    assert [(step.split_by, step.text) for step in steps] == expected
+    check_spans(text, steps)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "salt and pepper",
+        "Tom and Jerry",
+        "What's the difference between Python and Java?",
+        "What's the weather in Paris and London?",
+        "Buy eggs, milk, bread, and butter",
+        "Find hotels as well as flights to Rome",
+        "Find a tool that can also send mail",
+        "Book the next flight to Tokyo",
+        "Schedule a call after that meeting with Bob",
+        "What did the stock do since then?",
+        "Call me now and then",
+        "Email Mr. Smith the report on the U.S. market, e.g. the Q3 numbers",
+        "Search and replace foo with bar in main.py",  # "Search" alone joins the rest
+        "Find the file then email",  # so does a last word
+        "Do it, then",
+        "Also, find the config file",
+        "Then",
+        "then then then then",
+        "and also, then; after that. finally!",
+        "",
+        "   \n\t  ",
+    ],
+)
+def test_one_step_is_no_steps(text: str) -> None:
+    assert split_steps(text) == []
+
+
+def test_the_spans_are_offsets_into_the_original_text() -> None:
+    text = "  ÉTAPE ① trouve le fichier 🗂️ ;  Then, e-mail it to Zoë 💌 \r\n\r\n- and print it"
+    steps = split_steps(text)
+    assert pairs(text) == [
+        ("", "ÉTAPE ① trouve le fichier 🗂️"),
+        (";  Then,", "e-mail it to Zoë 💌"),
+        ("- and", "print it"),  # the line breaks around a cut are not part of it
+    ]
+    assert steps[1].split_at == (text.index(";"), text.index(",") + 1)
+    check_spans(text, steps)
+
+
+def test_more_than_eight_steps_leave_the_rest_in_the_last() -> None:
+    text = " then ".join(f"run job number {n}" for n in range(1, 13)) + " then."
+    steps = split_steps(text)
+    assert len(steps) == MAX_STEPS
+    assert [step.text for step in steps[:7]] == [f"run job number {n}" for n in range(1, 8)]
+    assert steps[-1].text == text[steps[-1].start :].rstrip(".")
+    assert steps[-1].text.startswith("run job number 8 then run job number 9")
+    check_spans(text, steps)
+
+
+def test_the_result_does_not_depend_on_case_or_earlier_calls() -> None:
+    text = "Find the file; And Then Email It To Bob. NEXT, delete it"
+    first = split_steps(text)
+    split_steps("something else entirely, then another thing")
+    assert split_steps(text) == first
+    assert [step.split_at for step in split_steps(text.lower())] == [s.split_at for s in first]
+
+
+VOCABULARY = [
+    "find", "the", "file", "email", "it", "to", "bob", "and", "then", "also", "next",
+    "finally", "after", "that", "afterwards", "followed", "by", "as", "well", "what", "is",
+    "salt", "pepper", "since", "now", "first", "mr.", "e.g.", "1.", "2.", "(3)", "-", "*",
+    ".", "?", "!", ";", ",", ":", "。", "\n", "\r\n", "  ", "é", "🌧️", "",
+]  # fmt: skip
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(VOCABULARY), max_size=40), st.sampled_from([" ", "", "\t"]))
+def test_requests_of_connectives_keep_every_invariant(words: list[str], glue: str) -> None:
+    text = glue.join(words)
+    steps = split_steps(text)
+    check_spans(text, steps)
+    for step in steps:  # fragments shorter than two words have joined a neighbour
+        assert len(WORD.findall(step.text)) >= 2
+    upper = split_steps(text.upper())
+    assert [(s.start, s.end, s.split_at) for s in upper] == [
+        (s.start, s.end, s.split_at) for s in steps
+    ]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(st.characters(blacklist_categories=["Cs"]), max_size=300))
+def test_any_text_keeps_every_invariant(text: str) -> None:
+    steps = split_steps(text)
+    check_spans(text, steps)
+    assert split_steps(text) == steps
+
+
+def test_binary_junk_never_raises() -> None:
+    junk = bytes(range(256)).decode("latin-1") * 50 + "\x00then\x00" + "\ufffd\u200b" * 100
+    check_spans(junk, split_steps(junk))
+
+
+def timed(text: str) -> float:
+    started = time.perf_counter()
+    check_spans(text, split_steps(text))
+    return time.perf_counter() - started
+
+
+def test_ten_thousand_thens_are_one_cut() -> None:
+    assert split_steps("then " * 10_000) == []
+    text = "find the file " + "then " * 10_000 + "email it to bob"
+    assert pairs(text) == [("", "find the file"), ("then " * 9_999 + "then", "email it to bob")]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "then " * 200_000,
+        "and " * 250_000,
+        ". " * 500_000,
+        "." * 1_000_000,
+        "\n " * 500_000,
+        " " * 1_000_000,
+        "a" * 1_000_000,
+        "\x00" * 1_000_000,
+        "no. " * 250_000,
+        "now and then " * 80_000,
+        "as well as " * 90_000,
+        "1. a\n" + "x 5. " * 200_000,
+        "then" + " ;" * 500_000,
+        ";🙂" * 500_000,
+        "., . " * 200_000,
+        "?next, " * 140_000,
+        "1." * 500_000,
+        ("the quick brown fox jumps over a lazy dog " * 25_000)[:1_000_000],
+    ],
+    ids=lambda text: repr(text[:14]),
+)
+def test_a_megabyte_takes_well_under_a_second(text: str) -> None:
+    assert timed(text) < 1.0
+
+
+def test_a_megabyte_of_random_text_takes_well_under_a_second() -> None:
+    rng = random.Random(4)
+    alphabet = "abcdefghijklmnopqrstuvwxyz   ,.;:!?\n\t0123456789-*()éß漢字🌧️\x00"
+    text = "".join(rng.choices(alphabet, k=1_000_000))
+    assert timed(text) < 1.0
+    assert timed(" ".join(rng.choices(VOCABULARY, k=250_000))) < 1.0
