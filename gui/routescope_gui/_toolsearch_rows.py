@@ -90,9 +90,14 @@ def score_tip(hit: ToolHit, fusion: str) -> str:
 def show_score(
     item: QTreeWidgetItem, column: int, hit: ToolHit, top: float, threshold: float, fusion: str
 ) -> None:
-    """Fill a score cell: its text and tooltip, the bar (score / `top`) split into the shares,
-    the fit threshold's mark, and faded when the score is below a threshold that is set."""
-    scale = 1.0 / top if top > 0 else 0.0
+    """Fill a score cell: its text and tooltip, the bar split into the shares, the fit
+    threshold's mark, and faded when the score is below a threshold that is set.
+
+    Weighted scores are absolute (a tool that matches on every signal scores about 1): the bar
+    is score / max(top, 1), so a weak best hit is a short bar, not a confident full one. RRF
+    scores only order the tools: their bars are relative to the best."""
+    full = max(top, 1.0) if fusion == "weighted" else top
+    scale = 1.0 / full if full > 0 else 0.0
     item.setText(column, score_text(hit.score, fusion))
     item.setToolTip(column, score_tip(hit, fusion))
     item.setData(column, BAR_ROLE, hit.score * scale)

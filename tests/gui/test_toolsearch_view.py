@@ -177,12 +177,14 @@ def test_the_segments_of_each_bar_add_up_to_it(qtbot, engine: ToolSearch, settin
     ranking = ranked(engine, "show the git status of my repo", settings)
     view.show_result(ranking)
     top = ranking.results[0].score
+    if settings.fusion == "weighted":  # absolute scores: the full bar is a score of 1
+        top = max(top, 1.0)
     for row, found in zip(rows(view), ranking.results, strict=True):
         segments = row.data(2, SEGMENTS_ROLE)
         assert [name for name, _ in segments][:2] == ["vector", "keyword"]
         assert sum(fraction for _, fraction in segments) == pytest.approx(row.data(2, BAR_ROLE))
         assert row.data(2, BAR_ROLE) == pytest.approx(found.score / top)
-    assert rows(view)[0].data(2, BAR_ROLE) == pytest.approx(1.0)
+    assert rows(view)[0].data(2, BAR_ROLE) == pytest.approx(ranking.results[0].score / top)
     assert rows(view)[0].toolTip(2).startswith(f"{rows(view)[0].text(2)} = vector ")
 
 
@@ -312,7 +314,8 @@ def test_an_amber_banner_says_no_tool_fits_and_rows_below_the_threshold_fade(qtb
     top, second = rows(view)
     assert top.data(2, DIM_ROLE) is False and second.data(2, DIM_ROLE) is True
     assert top.data(1, Qt.ItemDataRole.ForegroundRole) is None
-    assert top.data(2, MARK_ROLE) == pytest.approx(0.45 / 0.61)
+    assert top.data(2, MARK_ROLE) == pytest.approx(0.45)  # weighted: a full bar is 1
+    assert top.data(2, BAR_ROLE) == pytest.approx(0.61)  # a weak best hit: a short bar
     view.show_result(None)
     assert view.verdict.text() == "" and view.verdict.property("tone") == "fits"
 

@@ -94,6 +94,16 @@ def analyzed_terms(text: str) -> list[str]:
     return list(_analyzer().analyze(split_identifiers(text)))
 
 
+def stems_to_words(text: str) -> dict[str, str]:
+    """Each analyzed term of `text` → the word of `text` it came from (lower case, the first
+    one), so an explanation can say "crashing", not "crash"."""
+    words: dict[str, str] = {}
+    for word in _TOKEN.findall(split_identifiers(text)):
+        for stem in _analyzer().analyze(word):
+            words.setdefault(stem, word.lower())
+    return words
+
+
 def tokens(text: str) -> list[str]:
     """Lower-cased word tokens, as Tantivy's default tokenizer makes them (at most 40 bytes)."""
     return [t for t in _TOKEN.findall(text.lower()) if len(t.encode()) <= 40]
@@ -390,10 +400,11 @@ class KeywordIndex:
         self, hit: KeywordHit, text: str, boosts: dict[str, float], *, analyzed: bool = False
     ) -> None:
         """Fill a hit's per-field contributions from Tantivy's explanation, and its matched
-        terms per field (analyzed terms — stems — when the search was). Done for the hits a
-        view shows, not for every candidate."""
+        terms per field (the query's words; under the analyzer, the words whose stems matched).
+        Done for the hits a view shows, not for every candidate."""
         split = analyzed_terms if analyzed else tokens
         terms = list(dict.fromkeys(split(text)))
+        words = stems_to_words(text) if analyzed else {}
         document = self.searcher.doc(hit.address)
         for spec in self.fields:
             name = spec["name"]
@@ -405,7 +416,7 @@ class KeywordIndex:
             query = self._query(matched, boosts, [searched])
             explanation = query.explain(self.searcher, hit.address)
             hit.fields[name] = float(json.loads(explanation.to_json())["value"])
-            hit.matched_terms[name] = matched
+            hit.matched_terms[name] = [words.get(term, term) for term in matched]
 
 
 def _is_panic(exc: BaseException) -> bool:

@@ -31,7 +31,7 @@ from ._embed import (
     default_embedder,
     redact_url,
 )
-from ._keyword import KeywordHit, KeywordIndex, analyzed_terms, tokens
+from ._keyword import KeywordHit, KeywordIndex, analyzed_terms, stems_to_words, tokens
 from ._models import (
     CALIBRATED_FIT_THRESHOLDS,
     KeywordSignal,
@@ -437,6 +437,7 @@ class ToolSearch:
         weight_k = settings.keyword_weight if both else 1.0
         weight_v = settings.vector_weight if both else 1.0
         terms = list(dict.fromkeys(analyzed_terms(query)))
+        words_of = stems_to_words(query)
         most = self.canonical["intent"]["rerank"]["metadata_alignment_max_terms"]
         file_boost = _WEIGHTED_FILE_DISCOVERY if _FILE_DISCOVERY.search(query) else 0.0
         words = self._stemmed()
@@ -451,7 +452,7 @@ class ToolSearch:
                 shares["keyword"] = weight_k * (hit.score / best_keyword if hit else 0.0)
             if strategy != "exact" and similarities is not None:
                 shares["vector"] = weight_v * max(0.0, float(similarities[index]))
-            aligned = [t for t in terms if t in words[index]][:most]
+            aligned = [words_of.get(t, t) for t in terms if t in words[index]][:most]
             shares["metadata_alignment_boost"] = _WEIGHTED_ALIGNMENT * len(aligned)
             shares["file_discovery_boost"] = (
                 file_boost if tool.category == "file_discovery" else 0.0

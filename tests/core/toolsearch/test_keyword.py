@@ -79,7 +79,7 @@ def test_analyzed_search_matches_stems_and_ignores_stop_words(tmp_path: Path) ->
     hit = search.search("current weathers", settings).results[0]
     assert hit.tool_name == "getCurrentWeather"
     assert hit.signals.keyword is not None
-    assert hit.signals.keyword.matched_terms["tool_name"] == ["current", "weather"]
+    assert hit.signals.keyword.matched_terms["tool_name"] == ["current", "weathers"]
     assert sum(hit.signals.keyword.fields.values()) == pytest.approx(
         hit.signals.keyword.score, rel=1e-4
     )

@@ -232,3 +232,15 @@ def test_weighted_hits_outside_the_vector_list_show_their_true_vector_rank(
         index = search.index_of(hit.tool_name)
         assert index is not None
         assert hit.signals.vector.rank == int((similarities > similarities[index]).sum()) + 1
+
+
+def test_weighted_explanations_name_the_query_words_not_their_stems(search: ToolSearch) -> None:
+    result = search.search("why is my container crashing after the deploy?")
+    query = "why is my container crashing after the deploy"
+    words = set(query.split(" "))
+    for hit in result.results:
+        assert set(hit.signals.boost_terms) <= words
+        if hit.signals.keyword is not None:
+            for matched in hit.signals.keyword.matched_terms.values():
+                assert set(matched) <= words
+    assert "crashing" in {w for h in result.results for w in h.signals.boost_terms}
