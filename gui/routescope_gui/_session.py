@@ -21,6 +21,7 @@ before they load.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import re
 import sys
 import threading
@@ -382,6 +383,24 @@ class Session(QObject):
     def _engine_failed(self, message: str) -> None:
         self.engine_failed.emit(f"cannot load catalog: {message}")
 
+    def explain_row(self, tool_name: str) -> None:
+        """Fill one ranked tool's per-field keyword explanation (a row the analyst opened),
+        then show the ranking again. Quick (a few Tantivy explanations): on the UI thread."""
+        engine, ranking = self.engine, self.ranking
+        if engine is None or ranking is None:
+            return
+        hit = next((h for h in ranking.results if h.tool_name == tool_name), None)
+        keyword = hit.signals.keyword if hit is not None else None
+        if hit is None or keyword is None or keyword.fields:
+            return
+        try:
+            engine.explain_hit(ranking, hit, self.request.search)
+        except routescope.RoutescopeError as exc:
+            self.engine_failed.emit(f"cannot explain {tool_name}: {exc}")
+            return
+        if keyword.fields:  # else nothing more to show: no loop of requests
+            self.ranked.emit(ranking)
+
     def set_pinned_tool(self, name: str) -> None:
         """Explain where one tool stands for the prompt ("why not this tool?")."""
         name = name.strip()
@@ -408,7 +427,9 @@ class Session(QObject):
 
         def rank() -> _Ranked:
             vector = known if known is not None else _embed(engine, text)
-            ranking = engine.search(text, settings, query_vector=vector)
+            # Rows are explained when the analyst opens them (`explain_row`), not all at once.
+            unexplained = dataclasses.replace(settings, explain=False)
+            ranking = engine.search(text, unexplained, query_vector=vector)
             explanation = (
                 routescope.toolsearch.why_not(engine, text, pinned, settings, vector)
                 if pinned

@@ -66,6 +66,8 @@ _WEIGHT_STEPS = 20
 _THRESHOLD_STEPS = 100
 """Slider steps per unit of the fit threshold (0.01 a step)."""
 _TERM_COLOUR = QColor("#7a3fd1")
+_UNEXPLAINED_ROLE = Qt.ItemDataRole.UserRole + 6
+"""Row data: the hit's per-field explanation is still to be asked for."""
 _COLUMNS = ("#", "Tool", "Final", "Keyword", "Vector", "Fused", "Boosts")
 _FUSED = 5
 """The fused column: its title and tip follow the fusion that made the result."""
@@ -121,6 +123,7 @@ class ToolSearchView(QWidget):
     """
 
     open_catalog_requested = Signal()
+    explain_requested = Signal(str)
     settings_changed = Signal(object)
     pinned = Signal(str)
 
@@ -228,7 +231,7 @@ class ToolSearchView(QWidget):
         table.setUniformRowHeights(True)
         for column, width in enumerate((48, 130, 136, 88, 88, 80)):
             table.setColumnWidth(column, width)
-        table.itemExpanded.connect(lambda _item: table.resizeColumnToContents(1))
+        table.itemExpanded.connect(self._row_opened)
         enable_copy(table)
         return table
 
@@ -394,10 +397,15 @@ class ToolSearchView(QWidget):
         expanded = {row.text(1) for row in shown if row is not None and row.isExpanded()}
         top = result.results[0].score if result.results else 1.0
         rows = ensure_children(self.table, len(result.results))
+        self.table.blockSignals(True)  # re-opening rows is not the analyst opening them
         for row, hit in zip(rows, result.results, strict=True):
             self._show_hit(row, hit, top, result)
             row.setExpanded(hit.tool_name in expanded)
+        self.table.blockSignals(False)
         self._show_steps(result)
+        for row in rows:  # rows left open: explain them now (the view is complete)
+            if row.isExpanded() and row.data(0, _UNEXPLAINED_ROLE):
+                self.explain_requested.emit(row.text(1))
 
     def _show_steps(self, result: ToolSearchResult) -> None:
         """The per-step tree. When it appears it gets the height its rows want, up to half or
@@ -460,14 +468,25 @@ class ToolSearchView(QWidget):
         show_score(row, 2, hit, top, result.fit_threshold, fusion)
         self._show_fields(row, s)
 
+    def _row_opened(self, row: QTreeWidgetItem) -> None:
+        self.table.resizeColumnToContents(1)
+        if row.parent() is None and row.data(0, _UNEXPLAINED_ROLE):
+            self.explain_requested.emit(row.text(1))
+
     def _show_fields(self, row: QTreeWidgetItem, s: Signals) -> None:
-        """The children of a hit: BM25 per field with the matched terms, the rerank's terms."""
+        """The children of a hit: BM25 per field with the matched terms, the rerank's terms.
+        A hit not explained yet has one placeholder child; opening the row asks for it."""
         fields = (
             [(name, s.keyword) for name in self._canonical if name in s.keyword.fields]
             if s.keyword
             else []
         )
-        children = ensure_children(row, len(fields) + bool(s.boost_terms))
+        unexplained = s.keyword is not None and not s.keyword.fields
+        row.setData(0, _UNEXPLAINED_ROLE, unexplained)
+        children = ensure_children(row, len(fields) + bool(s.boost_terms) + unexplained)
+        if unexplained:
+            fill_row(children[0], ["", "  fields", "", "", "", "", "explaining…"])
+            children[0].setData(6, Qt.ItemDataRole.ForegroundRole, None)
         for child, (name, keyword) in zip(children, fields, strict=False):
             terms = ", ".join(keyword.matched_terms.get(name, []))
             fill_row(

@@ -263,6 +263,7 @@ class MainWindow(QMainWindow):
         session.explained.connect(tools.show_why_not)
         tools.settings_changed.connect(session.set_search)
         tools.pinned.connect(session.set_pinned_tool)
+        tools.explain_requested.connect(session.explain_row)
         tools.open_catalog_requested.connect(self._choose_catalog)
         research = self.research_view
         session.research_started.connect(research.show_running)

@@ -163,6 +163,18 @@ def test_ranking_embeds_off_the_ui_thread_and_sliders_reuse_the_vector(qtbot, se
     assert blocker.args[0].strategy == "exact"
 
 
+def test_rows_are_ranked_unexplained_and_explained_when_opened(qtbot, session) -> None:  # type: ignore[no-untyped-def]
+    ranked_session(qtbot, session, "why is my container crashing after the deploy?")
+    top = session.ranking.results[0]
+    assert top.signals.keyword is not None and top.signals.keyword.fields == {}
+    with qtbot.waitSignal(session.ranked, timeout=5_000) as blocker:
+        session.explain_row(top.tool_name)
+    assert blocker.args[0] is session.ranking and top.signals.keyword.fields
+    with qtbot.assertNotEmitted(session.ranked):
+        session.explain_row(top.tool_name)  # explained already
+        session.explain_row("no.such.tool")
+
+
 def test_why_not_runs_off_the_ui_thread(qtbot, session, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     ranked_session(qtbot, session, "find files named config.yaml")
     threads: list[int] = []

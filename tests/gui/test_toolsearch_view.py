@@ -354,3 +354,26 @@ def test_the_steps_tree_shows_each_step_and_hides_without_steps(qtbot) -> None: 
     assert second.child(0).text(3) == "below threshold"
     view.show_result(result(found))
     assert tree.isHidden() and tree.topLevelItemCount() == 0
+
+
+def test_a_row_is_explained_when_it_is_opened(qtbot, engine: ToolSearch) -> None:  # type: ignore[no-untyped-def]
+    view = ToolSearchView()
+    qtbot.addWidget(view)
+    settings = SearchSettings(explain=False)
+    ranking = ranked(engine, "why is my container crashing after the deploy?", settings)
+    view.show_result(ranking)
+    top = rows(view)[0]
+    assert top.child(0).text(6) == "explaining…"  # and the rerank row: no explanation needed
+    asked: list[str] = []
+    view.explain_requested.connect(asked.append)
+    view.show_result(ranking)  # shown again, closed: nothing asked
+    assert asked == []
+    top.setExpanded(True)
+    assert asked == [top.text(1)]
+    engine.explain_hit(ranking, ranking.results[0], settings)
+    view.show_result(ranking)
+    fields = [top.child(i).text(1).strip() for i in range(top.childCount())]
+    assert "intents" in fields and "explaining…" not in [
+        top.child(i).text(6) for i in range(top.childCount())
+    ]
+    assert asked == [top.text(1)]  # explained rows ask nothing more

@@ -153,6 +153,7 @@ class KeywordIndex:
         self.name = f"tantivy-{self.fingerprint}-{hashlib.sha256(layout).hexdigest()[:8]}"
         self.built = False
         self.folder, self.index, self._ordinals = self._open_or_build(places)
+        self._addresses: dict[int, tuple[int, int]] | None = None
         self.searcher = self.index.searcher()
         self.schema = self.index.schema
 
@@ -395,6 +396,13 @@ class KeywordIndex:
             KeywordHit(self._ordinals[(a.segment_ord, a.doc)], float(score), rank, {}, {}, a)
             for rank, (score, a) in enumerate(result.hits, start=1)
         ]
+
+    def address_of(self, tool_index: int) -> tantivy.DocAddress:
+        """The Tantivy address of a tool's document (to explain a hit after its search)."""
+        if self._addresses is None:
+            self._addresses = {tool: key for key, tool in self._ordinals.items()}
+        segment, doc = self._addresses[tool_index]
+        return tantivy.DocAddress(segment, doc)
 
     def explain(
         self, hit: KeywordHit, text: str, boosts: dict[str, float], *, analyzed: bool = False

@@ -80,7 +80,7 @@ class Signals:
     shares: dict[str, float] = field(default_factory=dict)
     """What each signal and boost adds to `final` (they sum to it): `keyword`, `vector`,
     then the boosts by name."""
-    fusion: str = "canonical"
+    fusion: Fusion = "canonical"
 
 
 @dataclass(slots=True)
@@ -128,7 +128,7 @@ class ToolSearchResult:
     semantic: str
     """"ready" or why vector search is off (then the search is keyword-only and says so)."""
     timings_us: dict[str, float]
-    fusion: str = "canonical"
+    fusion: Fusion = "canonical"
     fits: bool = True
     """False: no tool fits — the best score is below the fit threshold."""
     fit_reason: str = ""

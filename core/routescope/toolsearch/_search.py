@@ -386,6 +386,30 @@ class ToolSearch:
             steps=steps,
         )
 
+    def explain_hit(
+        self, result: ToolSearchResult, hit: ToolHit, settings: SearchSettings | None = None
+    ) -> None:
+        """Fill a hit's per-field keyword contributions and matched words, for a search run
+        with `explain=False`: a view explains a row when it is shown or asked for. `settings`:
+        those of the search (their boosts); a hit explained already is left as it is."""
+        signal = hit.signals.keyword
+        index = self.index_of(hit.tool_name)
+        if signal is None or signal.fields or index is None:
+            return
+        settings = settings or SearchSettings(fusion=result.fusion)
+        boosts = settings.boosts or self.default_boosts()
+        keyword_hit = KeywordHit(
+            index,
+            signal.score,
+            signal.rank,
+            signal.fields,
+            signal.matched_terms,
+            self.keyword.address_of(index),
+        )
+        self.keyword.explain(
+            keyword_hit, result.query, boosts, analyzed=result.fusion == "weighted"
+        )
+
     def _search_steps(self, query: str, settings: SearchSettings) -> list[StepResult]:
         """Each step of a request that needs several tools, searched alone (its vector
         embedded here, kept for the next keystroke); [] when the request is one step."""
@@ -429,68 +453,90 @@ class ToolSearch:
         settings: SearchSettings,
     ) -> tuple[list[ToolHit], list[int]]:
         """Weighted fusion: every candidate of either list scored on both signals (its cosine
-        is known even when it was not in the vector list), the boosts on the same scale."""
+        is known even when it was not in the vector list), the boosts on the same scale. The
+        candidates are scored with plain numbers; the shares are kept for the hits returned."""
         keyword = {h.tool_index: h for h in keyword_hits}
         best_keyword = keyword_hits[0].score if keyword_hits else 0.0
-        vector = {index: rank for rank, (index, _) in enumerate(vector_hits, start=1)}
         both = strategy == "hybrid"
         weight_k = settings.keyword_weight if both else 1.0
         weight_v = settings.vector_weight if both else 1.0
+        uses_keyword = strategy != "semantic" and best_keyword > 0
+        sims = similarities if strategy != "exact" else None
         terms = list(dict.fromkeys(analyzed_terms(query)))
-        words_of = stems_to_words(query)
+        term_set = frozenset(terms)
         most = self.canonical["intent"]["rerank"]["metadata_alignment_max_terms"]
         file_boost = _WEIGHTED_FILE_DISCOVERY if _FILE_DISCOVERY.search(query) else 0.0
         words = self._stemmed()
-        scored: list[tuple[float, str, int, dict[str, float], list[str]]] = []
-        for index in dict.fromkeys([*keyword, *vector]):
-            tool = self.catalog.tools[index]
-            if category is not None and tool.category != category:
-                continue
-            shares: dict[str, float] = {}
-            if strategy != "semantic" and best_keyword > 0:
+        tools = self.catalog.tools
+
+        def shares_of(index: int) -> dict[str, float]:
+            shares: dict[str, float] = {}  # in this order, so that sum(shares) is `final`
+            if uses_keyword:
                 hit = keyword.get(index)
                 shares["keyword"] = weight_k * (hit.score / best_keyword if hit else 0.0)
-            if strategy != "exact" and similarities is not None:
-                shares["vector"] = weight_v * max(0.0, float(similarities[index]))
-            aligned = [words_of.get(t, t) for t in terms if t in words[index]][:most]
-            shares["metadata_alignment_boost"] = _WEIGHTED_ALIGNMENT * len(aligned)
-            shares["file_discovery_boost"] = (
-                file_boost if tool.category == "file_discovery" else 0.0
-            )
-            final = round(sum(shares.values()), 12)
-            scored.append((-final, tool.tool_name, index, shares, aligned))
-        scored.sort(key=lambda row: row[:2])
+            if sims is not None:
+                shares["vector"] = weight_v * max(0.0, float(sims[index]))
+            aligned = min(len(term_set & words[index]), most)
+            shares["metadata_alignment_boost"] = _WEIGHTED_ALIGNMENT * aligned
+            on_topic = tools[index].category == "file_discovery"
+            shares["file_discovery_boost"] = file_boost if on_topic else 0.0
+            return shares
+
+        candidates = [
+            index
+            for index in dict.fromkeys([*keyword, *(i for i, _ in vector_hits)])
+            if category is None or tools[index].category == category
+        ]
+        cosines = sims[candidates].tolist() if sims is not None else [0.0] * len(candidates)
+        scored: list[tuple[float, str, int]] = []
+        for index, cosine in zip(candidates, cosines, strict=True):
+            # the sum of `shares_of(index)` in its order (an absent share adds 0.0: the same)
+            hit = keyword.get(index)
+            final = weight_k * (hit.score / best_keyword) if uses_keyword and hit else 0.0
+            final += weight_v * max(0.0, cosine) if sims is not None else 0.0
+            final += _WEIGHTED_ALIGNMENT * min(len(term_set & words[index]), most)
+            final += file_boost if tools[index].category == "file_discovery" else 0.0
+            scored.append((-round(final, 12), tools[index].tool_name, index))
+        scored.sort()
         limit = settings.k
-        cut = len(scored) if limit >= len(scored) else limit
+        cut = min(limit, len(scored))
         while 0 < cut < len(scored) and scored[cut][0] == scored[cut - 1][0]:
             cut += 1
+        top = [index for _, _, index in scored[:cut]]
+        ranks = self._vector_ranks(sims, top, vector_hits)
+        words_of = stems_to_words(query) if top else {}
         hits = []
-        for rank, (negative, _, index, shares, aligned) in enumerate(scored[:cut], start=1):
-            tool = self.catalog.tools[index]
-            keyword_signal = vector_signal = None
-            if index in keyword:
-                hit = keyword[index]
-                keyword_signal = KeywordSignal(hit.score, hit.rank, hit.fields, hit.matched_terms)
-            if "vector" in shares and similarities is not None:
-                similarity = float(similarities[index])
-                rank_in_all = vector.get(index) or int((similarities > similarity).sum()) + 1
-                vector_signal = VectorSignal(similarity, rank_in_all)
-            fused = shares.get("keyword", 0.0) + shares.get("vector", 0.0)
-            boosts = {k: v for k, v in shares.items() if k.endswith("_boost")}
+        for rank, (negative, name, index) in enumerate(scored[:cut], start=1):
+            shares = shares_of(index)
+            hit = keyword.get(index)
             signals = Signals(
-                keyword_signal,
-                vector_signal,
+                KeywordSignal(hit.score, hit.rank, hit.fields, hit.matched_terms) if hit else None,
+                VectorSignal(float(sims[index]), ranks[index]) if sims is not None else None,
                 [],
-                fused,
-                boosts,
-                aligned,
+                shares.get("keyword", 0.0) + shares.get("vector", 0.0),
+                {k: v for k, v in shares.items() if k.endswith("_boost")},
+                [words_of.get(t, t) for t in terms if t in words[index]][:most],
                 -negative,
                 shares,
                 "weighted",
             )
-            hits.append(ToolHit(rank, tool.tool_name, tool.category, -negative, signals))
+            hits.append(ToolHit(rank, name, tools[index].category, -negative, signals))
         _mark_ties(hits)
-        return hits[:limit], [index for _, _, index, _, _ in scored[: min(cut, limit)]]
+        return hits[:limit], top[:limit]
+
+    @staticmethod
+    def _vector_ranks(
+        sims: np.ndarray | None, indices: list[int], vector_hits: list[tuple[int, float]]
+    ) -> dict[int, int]:
+        """Each tool's rank among all cosine similarities (those outside the vector list
+        counted in one pass)."""
+        if sims is None:
+            return {}
+        ranks = {index: rank for rank, (index, _) in enumerate(vector_hits, start=1)}
+        missing = [index for index in indices if index not in ranks]
+        for index in missing:
+            ranks[index] = int(np.count_nonzero(sims > sims[index])) + 1
+        return ranks
 
     def _fuse(
         self,

@@ -87,3 +87,19 @@ def test_analyzed_search_matches_stems_and_ignores_stop_words(tmp_path: Path) ->
     assert only_stop_words.results == []
     seed = search.search("the of and", SearchSettings(strategy="exact", fusion="canonical"))
     assert [h.tool_name for h in seed.results] == ["the_thing"]  # the seed's tokenizer keeps "the"
+
+
+@pytest.mark.parametrize("fusion", ["weighted", "canonical"])
+def test_a_hit_is_explained_when_it_is_shown_as_if_the_search_had(
+    search: ToolSearch, fusion: str
+) -> None:
+    query = "why is my container crashing after the deploy?"
+    eager = search.search(query, SearchSettings(fusion=fusion))  # type: ignore[arg-type]
+    settings = SearchSettings(fusion=fusion, explain=False)  # type: ignore[arg-type]
+    lazy = search.search(query, settings)
+    assert "explain" not in lazy.timings_us
+    with_keyword = [h for h in lazy.results if h.signals.keyword is not None]
+    assert with_keyword and all(not h.signals.keyword.fields for h in with_keyword)  # type: ignore[union-attr]
+    for shown, expected in zip(lazy.results, eager.results, strict=True):
+        search.explain_hit(lazy, shown, settings)
+        assert shown.signals.keyword == expected.signals.keyword
