@@ -322,7 +322,8 @@ def measure_phase(
     texts: list[str],
     keyword: Callable[[list[str]], dict[str, Any]],
 ) -> dict[str, Any]:
-    """Every variant and both products once per query, each right after embedding the query."""
+    """Every variant once per query, then both products once per query, each right after
+    embedding the query."""
     embed_us: list[float] = []
     wall: dict[str, list[float]] = {name: [] for name in VARIANTS}
     stages: dict[str, dict[str, list[float]]] = {name: {} for name in VARIANTS}
@@ -354,6 +355,10 @@ def measure_phase(
             stages[name].setdefault("outside_stages", []).append(
                 wall[name][-1] - sum(result.timings_us.get(s, 0.0) for s in STAGES)
             )
+    # The products in a pass of their own: an unlimited product wakes OpenBLAS's second thread,
+    # which then spins on the core the search needs (it tripled the busy search's median when
+    # the passes were interleaved).
+    for text in texts:
         vector = embedded(text)
         t0 = clock()
         matrix @ vector
