@@ -56,3 +56,14 @@ def routescope_cli(
         text=True,
         timeout=120,
     )
+
+
+PARAMETER_QUERIES = [
+    ("catalogs/openai-tools.json", "cabin class", "search_flights"),
+    ("catalogs/openai-functions.json", "postcode", "update_shipping_address"),
+    ("catalogs/mcp-tools-list.json", "glob excludePatterns", "search_files"),
+    ("catalogs/anthropic-tools.json", "squash rebase", "merge_pull_request"),
+    ("catalogs/routescope.json", "timeout seconds", "db.query"),
+]
+"""One example catalog per format (under examples/) and a query that names one of its tools'
+parameters, with that tool."""

@@ -7,21 +7,14 @@ from pathlib import Path
 
 import pytest
 
-from tests._support import routescope_cli
+from tests._support import PARAMETER_QUERIES, routescope_cli
 
 EXAMPLES = Path(__file__).resolve().parents[3] / "examples"
 
 
 @pytest.mark.parametrize(
     ("path", "query", "tool"),
-    [
-        ("catalogs/openai-tools.json", "cabin class", "search_flights"),
-        ("catalogs/openai-functions.json", "postcode", "update_shipping_address"),
-        ("catalogs/mcp-tools-list.json", "glob excludePatterns", "search_files"),
-        ("catalogs/anthropic-tools.json", "squash rebase", "merge_pull_request"),
-        ("catalogs/routescope.json", "timeout seconds", "db.query"),
-        ("skills", "notes.search", "notes.search"),
-    ],
+    [*PARAMETER_QUERIES, ("skills", "notes.search", "notes.search")],
 )
 def test_each_format_ranks_from_the_command_line(path: str, query: str, tool: str) -> None:
     done = routescope_cli(

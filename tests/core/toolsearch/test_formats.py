@@ -16,6 +16,7 @@ from routescope.toolsearch._formats import (
     detect,
     parameter_entries,
 )
+from tests._support import PARAMETER_QUERIES
 
 EXAMPLES = Path(__file__).resolve().parents[3] / "examples"
 
@@ -247,16 +248,7 @@ def test_a_schema_that_is_not_an_object_is_one_problem(schema: Any, problem: str
 
 
 # -- searchable ---------------------------------------------------------------------------------
-@pytest.mark.parametrize(
-    ("path", "query", "tool"),
-    [
-        ("catalogs/openai-tools.json", "cabin class", "search_flights"),
-        ("catalogs/openai-functions.json", "postcode", "update_shipping_address"),
-        ("catalogs/mcp-tools-list.json", "glob excludePatterns", "search_files"),
-        ("catalogs/anthropic-tools.json", "squash rebase", "merge_pull_request"),
-        ("catalogs/routescope.json", "timeout seconds", "db.query"),
-    ],
-)
+@pytest.mark.parametrize(("path", "query", "tool"), PARAMETER_QUERIES)
 def test_a_query_naming_a_parameter_finds_its_tool_by_keyword(
     tmp_path: Path, path: str, query: str, tool: str
 ) -> None:
