@@ -1,5 +1,7 @@
-"""Hybrid tool routing search (seed 004): catalog, Tantivy keyword index with field boosts,
-vector search, reciprocal-rank fusion, intent strategies and rerank, every rank explained.
+"""Hybrid tool routing search (seed 004): catalogs in the formats people have, a Tantivy keyword
+index with field boosts, vector search, two fusions (the seed's reciprocal-rank fusion, and the
+default weighted fusion chosen by `make eval`), intent strategies and rerank, requests split
+into steps, a "no tool fits" verdict, every rank explained.
 
 The settings and result models (`SearchSettings`, `ToolSearchResult`, …) and `canonical()` are
 cheap to import; the engine (`ToolSearch`: Tantivy, numpy, an embedding model) loads on first use.
