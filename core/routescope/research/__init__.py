@@ -13,10 +13,10 @@ Cheap to import: the settings and the key store load here, everything else on fi
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from .._errors import ResearchConfigError
+from .._lazy import lazy_names
 from ._keys import KeyStore, ResolvedKey, default_key_file, mask_key
 from ._settings import (
     KEY_VARIABLES,
@@ -265,15 +265,4 @@ _LAZY = {
     "validate_task_spec": "_task",
 }
 
-
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f".{module}", __name__), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(__all__)
+__getattr__, __dir__ = lazy_names(__name__, _LAZY, __all__)

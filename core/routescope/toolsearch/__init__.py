@@ -9,10 +9,10 @@ cheap to import; the engine (`ToolSearch`: Tantivy, numpy, an embedding model) l
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from .._errors import CatalogError, EmbedderError
+from .._lazy import lazy_names
 from ._canonical import canonical, default_boosts
 from ._models import (
     CALIBRATED_FIT_THRESHOLDS,
@@ -108,15 +108,4 @@ _LAZY = {
     "why_not": "_why_not",
 }
 
-
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f".{module}", __name__), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(__all__)
+__getattr__, __dir__ = lazy_names(__name__, _LAZY, __all__)

@@ -136,7 +136,8 @@ class ToolSearchResult:
     """The threshold the verdict used (the calibrated one unless the settings set one)."""
     steps: list[StepResult] = field(default_factory=list)
     """Filled when the request splits into two or more steps: each step searched alone
-    (with `SearchSettings.k` results), beside the whole-request ranking in `results`."""
+    (with `SearchSettings.k` results, their per-field explanations not computed), beside the
+    whole-request ranking in `results`."""
 
 
 @dataclass(slots=True)

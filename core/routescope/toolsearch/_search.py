@@ -416,7 +416,8 @@ class ToolSearch:
         steps = split_steps(query)
         if len(steps) < 2:
             return []
-        alone = dataclasses.replace(settings, split_steps=False)
+        # a step's hits are listed by name and score; their fields are not shown
+        alone = dataclasses.replace(settings, split_steps=False, explain=False)
         results = []
         for step in steps:
             found = self.search(step.text, alone, query_vector=self._step_vector(step.text))
