@@ -24,6 +24,7 @@ from .strategy import (
     route,
     sanitize_plan,
 )
+from .task import TaskDecision, classify_heuristic
 from .toolsearch import SearchSettings, ToolSearchResult
 
 if TYPE_CHECKING:  # the engine is given by the caller; importing it loads tantivy and numpy
@@ -52,6 +53,10 @@ class Inspection(BaseModel):
     tools: ToolSearchResult | None
     """The hybrid tool search over a catalog, when `inspect` was given one."""
     timings_us: dict[str, float]
+    task: TaskDecision
+    """The task router's decision (seed 000, "Strategy integration"): chat, browse or research,
+    the goal restated, and the strategy router's searches for that goal (the heuristic; a
+    model's answer comes from `routescope.task.classify(llm=…)`)."""
 
 
 def warm_up(rules: RulePack) -> None:
@@ -128,8 +133,10 @@ def _run(
     t5 = clock()
     decision = decide(text, context, rules) if rules.contract.enabled else None
     t6 = clock()
-    found = tools.search(text, settings) if tools is not None else None
+    task = classify_heuristic(text, rules=rules, today=today, context=query_context)
     t7 = clock()
+    found = tools.search(text, settings) if tools is not None else None
+    t8 = clock()
     # Each stage built and typed its own value: skip validating them again on every keystroke.
     return Inspection.model_construct(
         today=today,
@@ -150,7 +157,9 @@ def _run(
             "sanitize": (t4 - t3) / 1000,
             "lint": (t5 - t4) / 1000,
             "decide": (t6 - t5) / 1000,
-            **({"tools": (t7 - t6) / 1000} if tools is not None else {}),
-            "total": (t7 - t0) / 1000,
+            "task": (t7 - t6) / 1000,
+            **({"tools": (t8 - t7) / 1000} if tools is not None else {}),
+            "total": (t8 - t0) / 1000,
         },
+        task=task,
     )

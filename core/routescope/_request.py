@@ -117,6 +117,9 @@ class CatalogRef:
 class Request:
     """Everything one run of the routers depends on. `inspect(request)` is a pure function of it.
 
+    Frozen all the way down (settings, context and its argument data too), so it is hashable
+    and can key a cache, a history entry or a batch partition.
+
     Identity is `fingerprint()`, a hash of the contents (text, date, the pack's text, context,
     the catalog's tools and model, search settings): two requests with equal fingerprints give
     equal results.
@@ -172,10 +175,16 @@ class Request:
             "catalog": None
             if self.catalog is None
             else {"tools": self.catalog.digest, "model": self.catalog.model},
-            "search": dataclasses.asdict(self.search),
+            "search": _settings_data(self.search),
         }
         encoded = json.dumps(payload, sort_keys=True, ensure_ascii=False, allow_nan=False)
         return hashlib.sha256(encoded.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _settings_data(settings: SearchSettings) -> dict[str, object]:
+    data = {f.name: getattr(settings, f.name) for f in dataclasses.fields(settings)}
+    data["boosts"] = None if settings.boosts is None else dict(settings.boosts)
+    return data
 
 
 def _rules_ref(path: str | Path | None) -> RulesRef:

@@ -6,8 +6,9 @@ suite and of the hostile-input findings). Best of several runs, n and 2n taking 
 first run of each is a warm-up. A second table does the same for rule packs: refusing a pack
 with one keyword of n words (and building the phrase set of such a phrase), loading
 (validating and compiling) a pack of n three-word phrases, and reporting the line of an error
-after a line of 16n "[". Run: `python tests/bench/bench_scaling.py [--chars N] [--pack-n N]
-[--json PATH]`.
+after a line of 16n "[". A third table times the tool search's step splitter on one megabyte
+of each hostile shape of its tests (target: under a second each) with its 2n/n ratio.
+Run: `python tests/bench/bench_scaling.py [--chars N] [--pack-n N] [--json PATH]`.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ import routescope
 from routescope import RulePackError, parse_rules
 from routescope._phrases import PhraseSet
 from routescope.rules import default_rules_text
+from routescope.toolsearch._steps import split_steps
 
 TODAY = dt.date(2026, 1, 1)
 SUSPECT_RATIO = 2.5
@@ -61,6 +63,31 @@ SHAPES: dict[str, tuple[str, str, str]] = {
     "numbers": ("", "5 SOL ", ""),
     "whitespace": ("x", " \t\n", "y"),
 }
+
+
+# The step splitter's hostile shapes (tests/core/toolsearch/test_steps.py), timed at 1 MB.
+STEP_SHAPES: dict[str, tuple[str, str, str]] = {
+    "then": ("", "then ", ""),
+    "and": ("", "and ", ""),
+    "sentence ends": ("", ". ", ""),
+    "dots": ("", ".", ""),
+    "newline space": ("", "\n ", ""),
+    "spaces": ("", " ", ""),
+    "one long word": ("", "a", ""),
+    "NUL": ("", "\x00", ""),
+    "no.": ("", "no. ", ""),
+    "now and then": ("", "now and then ", ""),
+    "as well as": ("", "as well as ", ""),
+    "list markers": ("1. a\n", "x 5. ", ""),
+    "then ;": ("then", " ;", ""),
+    "emoji ;": ("", ";🙂", ""),
+    "., .": ("", "., . ", ""),
+    "?next,": ("", "?next, ", ""),
+    "1.": ("", "1.", ""),
+    "prose": ("", "the quick brown fox jumps over a lazy dog ", ""),
+}
+STEP_CHARS = 1_000_000
+STEP_TARGET_SECONDS = 1.0
 
 
 def _text(shape: tuple[str, str, str], chars: int) -> str:
@@ -201,16 +228,44 @@ def main() -> int:
         )
         flag = "  SUPER-LINEAR" if ratio > SUSPECT_RATIO else ""
         print(f"{name:<28}{times[0] * 1e3:>10.1f}{times[1] * 1e3:>10.1f}{ratio:>12.2f}{flag}")
-    worst = max([*rows, *pack_rows], key=lambda r: float(r["time_ratio"]))
+    step_rows = _step_rows(args.runs)
+    worst = max([*rows, *pack_rows, *step_rows], key=lambda r: float(r["time_ratio"]))
     print(
         f"worst time ratio {worst['time_ratio']:.2f} ({worst['shape']}): linear ≈ 2, quadratic ≈ 4"
     )
     if args.json:
         Path(args.json).parent.mkdir(parents=True, exist_ok=True)
         Path(args.json).write_text(
-            json.dumps({"n": args.chars, "rows": rows, "packs": pack_rows}, indent=2)
+            json.dumps(
+                {"n": args.chars, "rows": rows, "packs": pack_rows, "steps": step_rows}, indent=2
+            )
         )
     return 0
+
+
+def _step_rows(runs: int) -> list[dict[str, Any]]:
+    """`split_steps` at half a megabyte and a megabyte of each shape, best of `runs`."""
+    rows: list[dict[str, Any]] = []
+    print(f"\n{'step splitting':<24}{'s at 0.5 MB':>12}{'s at 1 MB':>11}{'time ratio':>12}  target")
+    for name, shape in STEP_SHAPES.items():
+        texts = [_text(shape, chars) for chars in (STEP_CHARS // 2, STEP_CHARS)]
+        calls = [functools.partial(split_steps, text) for text in texts]
+        times = _best_seconds(calls, max(3, runs // 2))
+        ratio = times[1] / times[0]
+        met = times[1] <= STEP_TARGET_SECONDS
+        rows.append(
+            {
+                "shape": name,
+                "chars": [len(t) for t in texts],
+                "seconds": times,
+                "time_ratio": ratio,
+                "target_seconds": STEP_TARGET_SECONDS,
+                "met": met,
+            }
+        )
+        verdict = "met" if met else "MISSED"
+        print(f"{name:<24}{times[0]:>12.3f}{times[1]:>11.3f}{ratio:>12.2f}  ≤ 1 s {verdict}")
+    return rows
 
 
 if __name__ == "__main__":

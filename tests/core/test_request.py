@@ -36,6 +36,33 @@ def test_a_request_is_frozen_and_picklable() -> None:
     assert copy.fingerprint() == request.fingerprint()
 
 
+def test_a_request_is_frozen_all_the_way_down() -> None:
+    boosts = {"tool_name": 2.0}
+    request = Request.build(
+        "try again",
+        today=TODAY,
+        context={"last_yield": {"tool": "t", "args": {"a": [1, {"b": 2}]}, "poolSummary": [{}]}},
+        search=SearchSettings(k=5, boosts=boosts),
+    )
+    boosts["tool_name"] = 9.0  # the caller's dict is not the settings' mapping
+    assert request.search.boosts == {"tool_name": 2.0}
+    assert hash(request) == hash(pickle.loads(pickle.dumps(request)))
+    assert {request: 1}[request.replace()] == 1
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        request.search.k = 3  # type: ignore[misc]
+    assert request.context is not None and request.context.last_yield is not None
+    args = request.context.last_yield.args
+    with pytest.raises(TypeError, match="frozen"):
+        args["a"] = 1
+    with pytest.raises(TypeError, match="frozen"):
+        args["a"][1]["b"] = 3
+    with pytest.raises(AttributeError):
+        args["a"].append(3)
+    with pytest.raises(ValueError, match="frozen"):
+        request.context.last_yield.tool = "other"
+    assert request.context.model_dump(mode="json")["last_yield"]["args"] == {"a": [1, {"b": 2}]}
+
+
 def test_the_fingerprint_is_stable_across_processes() -> None:
     code = (
         "import datetime, routescope;"

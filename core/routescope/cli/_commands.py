@@ -124,17 +124,8 @@ def _cmd_inspect(args: argparse.Namespace) -> int:
     if tools is not None:
         _report(tools)
     if args.json:
-        return _write(json.dumps(_with_task(json.loads(to_json(result)), request), indent=2))
+        return _write(to_json(result))
     return _write(inspection_text(escaped(result), Style(sys.stdout)))
-
-
-def _with_task(data: dict[str, object], request: Request) -> dict[str, object]:
-    """The JSON of an inspection with the task router's decision (seed 000, "Strategy
-    integration"): the heuristic route and goal, the strategy router's searches."""
-    from ..research import classify_heuristic
-
-    task = classify_heuristic(request.text, rules=request.rules.load(), today=request.today)
-    return {**data, "task": json.loads(to_json(task))}
 
 
 def _cmd_decide(args: argparse.Namespace) -> int:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, NoReturn
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
@@ -79,9 +79,45 @@ Data = Annotated[dict[str, Any], AfterValidator(_finite)]
 which JSON cannot carry and no bound check can judge)."""
 
 
+class FrozenDict(dict[str, Any]):
+    """A dict that refuses every change and hashes by content: the argument data a frozen
+    `RouterContext` holds. Pydantic serializes it as the dict it is."""
+
+    __slots__ = ()
+
+    def _refuse(self, *args: object, **kwargs: object) -> NoReturn:
+        raise TypeError("a router context is frozen: build a new one instead")
+
+    __setitem__ = __delitem__ = clear = pop = popitem = setdefault = update = __ior__ = _refuse
+
+    def __hash__(self) -> int:  # type: ignore[override]
+        return hash(frozenset(self.items()))
+
+    def __reduce__(self) -> tuple[type[FrozenDict], tuple[dict[str, Any]]]:
+        return (FrozenDict, (dict(self),))
+
+
+def _frozen(value: Any) -> Any:
+    if isinstance(value, dict):
+        return FrozenDict({key: _frozen(item) for key, item in value.items()})
+    if isinstance(value, list | tuple):
+        return tuple(_frozen(item) for item in value)
+    return value
+
+
+FrozenData = Annotated[dict[str, Any], AfterValidator(_finite), AfterValidator(_frozen)]
+"""`Data` held by a context: finite, and frozen all the way down (dicts → `FrozenDict`,
+lists → tuples)."""
+
+
 class _Model(BaseModel):
     # Built on first use: a command that never validates a context or decision skips the cost.
     model_config = ConfigDict(extra="forbid", populate_by_name=True, defer_build=True)
+
+
+class _FrozenModel(_Model):
+    # Context models are part of the frozen `Request`: no field may change after validation.
+    model_config = ConfigDict(frozen=True)
 
 
 class ToolCall(_Model):
@@ -89,32 +125,32 @@ class ToolCall(_Model):
     args: Data = {}
 
 
-class LastYield(_Model):
+class LastYield(_FrozenModel):
     tool: str
-    args: Data = {}
-    pool_summary: list[Data] = Field(default=[], alias="poolSummary")
+    args: FrozenData = {}
+    pool_summary: tuple[FrozenData, ...] = Field(default=(), alias="poolSummary")
 
 
-class LastAction(_Model):
+class LastAction(_FrozenModel):
     tool: str
-    args: Data = {}
+    args: FrozenData = {}
     status: Literal["ok", "cancelled", "failed", "pending"] = "ok"
 
 
-class LastSelection(_Model):
+class LastSelection(_FrozenModel):
     tool: str | None = None
     pool_id: str | None = Field(default=None, alias="poolId")
     token_mint: str | None = Field(default=None, alias="tokenMint")
     protocol: str | None = None
 
 
-class Preferences(_Model):
+class Preferences(_FrozenModel):
     risk: Literal["low", "medium", "high"] | None = None
     duration: str | None = None
     stablecoin_only: bool | None = Field(default=None, alias="stablecoinOnly")
 
 
-class RouterContext(_Model):
+class RouterContext(_FrozenModel):
     """What the router may know besides the latest text: structured tool results and explicit
     client actions only, never raw message history."""
 

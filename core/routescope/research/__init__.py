@@ -6,8 +6,8 @@ SearXNG, Tavily or Brave), a page reader (the offline index, or the safe fetcher
 SSRF-checked, pinned, capped) and a model (the heuristic stand-in, or an OpenAI-compatible
 endpoint) and runs `deep_research`, the loop itself. Reports (`report_data`,
 `report_markdown`, `write_report`), the quality rules (`score`, `best_attempt`, `next_step`,
-`infer_stack`), keys (`KeyStore`: environment or an owner-only file) and the task router
-(`classify`) are here too.
+`infer_stack`) and keys (`KeyStore`: environment or an owner-only file) are here too. The task
+router that decides whether a message needs research at all is `routescope.task`.
 
 Cheap to import: the settings and the key store load here, everything else on first use."""
 
@@ -111,12 +111,6 @@ if TYPE_CHECKING:
         report_markdown,
         write_report,
     )
-    from ._task import (
-        TaskDecision,
-        classify,
-        classify_heuristic,
-        validate_task_spec,
-    )
 
 __all__ = [
     "DEFAULT_POLICY",
@@ -166,7 +160,6 @@ __all__ = [
     "SearxngSearch",
     "Source",
     "StackHint",
-    "TaskDecision",
     "TavilySearch",
     "Thresholds",
     "Verdict",
@@ -174,8 +167,6 @@ __all__ = [
     "WebReader",
     "address_verdict",
     "best_attempt",
-    "classify",
-    "classify_heuristic",
     "deep_research",
     "default_key_file",
     "default_reports_folder",
@@ -192,7 +183,6 @@ __all__ = [
     "score",
     "shorten_query",
     "system_resolver",
-    "validate_task_spec",
     "verdict",
     "write_report",
 ]
@@ -259,10 +249,6 @@ _LAZY = {
     "report_data": "_report",
     "report_markdown": "_report",
     "write_report": "_report",
-    "TaskDecision": "_task",
-    "classify": "_task",
-    "classify_heuristic": "_task",
-    "validate_task_spec": "_task",
 }
 
 __getattr__, __dir__ = lazy_names(__name__, _LAZY, __all__)

@@ -4,12 +4,13 @@ scores clamped to [0, 1] with one decimal, strings bounded, unknown keys ignored
 from __future__ import annotations
 
 import functools
-from typing import Annotated, Literal
+from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
 from .._resources import resources_root
 from ..llm import Score
+from ..task import TaskSpec
 
 __all__ = ["PROMPTS", "Evaluation", "QueryPlan", "Refinement", "TaskSpec", "prompt"]
 
@@ -54,16 +55,6 @@ class Evaluation(_Answer):
     coverage: Score
     should_retry: bool
     reasons: Reason = ""
-
-
-class TaskSpec(_Answer):
-    """task_classifier: what to do with a message (the strategy router plans any searches)."""
-
-    route: Literal["chat", "browse", "research"]
-    user_goal: Annotated[
-        str, StringConstraints(strip_whitespace=True, min_length=1, max_length=300)
-    ]
-    reason: Reason = ""
 
 
 @functools.cache

@@ -30,6 +30,7 @@ from pydantic import BaseModel, ValidationError
 from ..llm import JsonAnswer
 from ..rules import default_rules
 from ..strategy import QueryContext, extract
+from ..task import heuristic_task_spec
 from ._answers import PROMPTS, Evaluation, QueryPlan, Refinement, TaskSpec
 from ._quality import infer_stack
 
@@ -60,7 +61,6 @@ MAX_SOURCES = 50
 
 _LABEL = "heuristic: "
 _REASON_CHARS = 1_900
-_GOAL_CHARS = 300
 _GOOD_RELEVANCE = 0.7
 _GOOD_COVERAGE = 0.6
 _WEAK_RELEVANCE = 0.6
@@ -69,11 +69,6 @@ _EMPTY_FINDINGS = ("", "nothing readable was found")
 
 _WORD = re.compile(r"\w[\w+#]*(?:[.\-]\w[\w+#]*)*")
 _OPERATOR = re.compile(r"\b[a-z]+:\S+", re.IGNORECASE)
-_RESEARCH = re.compile(
-    r"\b(?:best[ -]practices?|compare[sd]?|comparing|comparison|vs\.?|versus|"
-    r"trade[ -]?offs?|pros (?:and|&) cons)\b",
-    re.IGNORECASE,
-)
 
 _STOPWORD_TEXT = """
     a about above after again all also am an and any are as at be because been before being
@@ -558,31 +553,8 @@ class HeuristicModel:
     # -- task_classifier -----------------------------------------------------------------------
 
     def classify(self, inputs: ClassifierInput) -> TaskSpec:
-        """Route a message with the strategy router's intent flags: local, time-sensitive or
-        purchase → browse; comparisons and best practices → research (before purchase, whose
-        keywords include "best" and "vs"); anything else → chat."""
-        context = _context(inputs.message)
-        flags = context.intent
-        research = _RESEARCH.search(inputs.message)
-        route: str
-        if flags.local:
-            route, why = "browse", "local intent: one current search"
-        elif research:
-            route, why = "research", f"'{research.group()}' asks for several sources compared"
-        elif flags.time_sensitive:
-            route, why = "browse", "time-sensitive: facts that change need a current search"
-        elif flags.purchase:
-            route, why = "browse", "purchase intent: prices and reviews need a current search"
-        else:
-            route, why = "chat", "no local, time-sensitive, purchase or comparison intent"
-        evidence = [m.text for m in context.intent_matches if m.intent != "tech"][:4]
-        if evidence and route == "browse":
-            why += f" ({_quoted(evidence)})"
-        goal = (context.user_goal or " ".join(inputs.message.split())).strip()
-        goal = goal[:_GOAL_CHARS].strip() or "no goal given"
-        return TaskSpec.model_validate(
-            {"route": route, "user_goal": goal, "reason": _labelled(why)}
-        )
+        """The task router's heuristic (`routescope.task`), answering the classifier prompt."""
+        return heuristic_task_spec(inputs.message)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Literal, get_args
 
@@ -11,6 +12,7 @@ from .._errors import InputError
 __all__ = [
     "CALIBRATED_FIT_THRESHOLDS",
     "FUSIONS",
+    "Boosts",
     "Fusion",
     "KeywordSignal",
     "RrfTerm",
@@ -140,16 +142,41 @@ class ToolSearchResult:
     whole-request ranking in `results`."""
 
 
-@dataclass(slots=True)
+class Boosts(Mapping[str, float]):
+    """Field boosts by field name: an immutable, hashable mapping, so settings that hold them
+    can be part of a frozen `Request` (a key, a history entry, a batch partition)."""
+
+    __slots__ = ("_values",)
+
+    def __init__(self, values: Mapping[str, float]) -> None:
+        self._values = dict(values)
+
+    def __getitem__(self, name: str) -> float:
+        return self._values[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._values)
+
+    def __len__(self) -> int:
+        return len(self._values)
+
+    def __hash__(self) -> int:
+        return hash(frozenset(self._values.items()))
+
+    def __repr__(self) -> str:
+        return f"Boosts({self._values!r})"
+
+
+@dataclass(frozen=True, slots=True)
 class SearchSettings:
     strategy: SearchStrategy = "auto"
     k: int = 10
     rrf_k: int = 60
     candidates: int = 20
     """How many tools each list (keyword, vector) contributes to the fusion."""
-    boosts: dict[str, float] | None = None
-    """Field boosts; None means the canonical ones (tool_name 5, intents 4, keywords 3,
-    parameters 2, description 1)."""
+    boosts: Mapping[str, float] | None = None
+    """Field boosts, kept as an immutable `Boosts`; None means the canonical ones (tool_name 5,
+    intents 4, keywords 3, parameters 2, description 1)."""
     explain: bool = True
     """Fill each returned hit's per-field contributions from Tantivy's explanation."""
     fusion: Fusion = "weighted"
@@ -182,6 +209,8 @@ class SearchSettings:
             )
         if self.boosts is not None:
             _check_boosts(self.boosts)
+            # Frozen all the way down: the caller's dict may change later, the settings may not.
+            object.__setattr__(self, "boosts", Boosts(self.boosts))
         if self.fusion not in FUSIONS:
             raise InputError(
                 f"SearchSettings: fusion must be one of {', '.join(FUSIONS)}, got {self.fusion!r}"
@@ -222,9 +251,9 @@ def _check_count(name: str, value: object, low: int, high: int | None) -> None:
 def _check_boosts(boosts: object) -> None:
     from ._canonical import default_boosts  # reads the canonical schema only when boosts are set
 
-    if not isinstance(boosts, dict):
+    if not isinstance(boosts, Mapping):
         raise InputError(
-            f"SearchSettings: boosts must be a dict of field name to number, "
+            f"SearchSettings: boosts must be a mapping of field name to number, "
             f"got {type(boosts).__name__}"
         )
     fields = default_boosts()

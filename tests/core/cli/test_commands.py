@@ -39,6 +39,7 @@ def test_inspect_json_contract() -> None:
         "sanitize",
         "lint",
         "decide",
+        "task",
         "tools",
         "total",
     }

@@ -39,7 +39,7 @@ SAMPLE = Path(str(resources_root() / "catalog"))
         ({"boosts": {"intents": "4"}}, "intents must be a number, got str"),
         ({"boosts": {"intents": None}}, "intents must be a number, got NoneType"),
         ({"boosts": {"category": 2.0}}, "unknown field 'category'"),
-        ({"boosts": [("tool_name", 1.0)]}, "boosts must be a dict"),
+        ({"boosts": [("tool_name", 1.0)]}, "boosts must be a mapping"),
     ],
 )
 def test_unusable_settings_are_one_line_input_errors(

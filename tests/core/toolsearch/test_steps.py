@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import random
 import re
-import time
 
 import pytest
 from hypothesis import given, settings
@@ -270,12 +269,6 @@ def test_binary_junk_never_raises() -> None:
     check_spans(junk, split_steps(junk))
 
 
-def timed(text: str) -> float:
-    started = time.perf_counter()
-    check_spans(text, split_steps(text))
-    return time.perf_counter() - started
-
-
 def test_ten_thousand_thens_are_one_cut() -> None:
     assert split_steps("then " * 10_000) == []
     text = "find the file " + "then " * 10_000 + "email it to bob"
@@ -306,13 +299,16 @@ def test_ten_thousand_thens_are_one_cut() -> None:
     ],
     ids=lambda text: repr(text[:14]),
 )
-def test_a_megabyte_takes_well_under_a_second(text: str) -> None:
-    assert timed(text) < 1.0
+def test_a_megabyte_keeps_every_invariant(text: str) -> None:
+    """Speed on these shapes is measured in `make bench` (bench_scaling.py, "step splitting")."""
+    check_spans(text, split_steps(text))
 
 
-def test_a_megabyte_of_random_text_takes_well_under_a_second() -> None:
+def test_a_megabyte_of_random_text_keeps_every_invariant() -> None:
     rng = random.Random(4)
     alphabet = "abcdefghijklmnopqrstuvwxyz   ,.;:!?\n\t0123456789-*()éß漢字🌧️\x00"
-    text = "".join(rng.choices(alphabet, k=1_000_000))
-    assert timed(text) < 1.0
-    assert timed(" ".join(rng.choices(VOCABULARY, k=250_000))) < 1.0
+    for text in (
+        "".join(rng.choices(alphabet, k=1_000_000)),
+        " ".join(rng.choices(VOCABULARY, k=250_000)),
+    ):
+        check_spans(text, split_steps(text))

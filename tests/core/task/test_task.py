@@ -5,8 +5,12 @@ import asyncio
 import datetime as dt
 import json
 
+import pytest
+
+import routescope
+from routescope.cli import main
 from routescope.llm import JsonAnswer, ScriptedChat
-from routescope.research._task import classify, classify_heuristic
+from routescope.task import classify, classify_heuristic
 
 TODAY = dt.date(2026, 2, 5)
 
@@ -45,3 +49,18 @@ def test_a_failing_model_falls_back_to_the_heuristic() -> None:
     assert task.source == "heuristic (model answer not used: timeout)"
     assert task.route == "browse"
     assert any("as of February 5, 2026" in a.query for a in task.actions)
+
+
+def test_the_task_is_part_of_every_inspection(capsys: pytest.CaptureFixture[str]) -> None:
+    """The library, `inspect --json` and `schema inspection` carry the same `task`."""
+    text = "Best ramen near Denver, Colorado open tonight"
+    inspection = routescope.inspect(text, today=TODAY)
+    assert inspection.task == classify_heuristic(text, today=TODAY)
+    assert inspection.task.route == "browse" and inspection.task.actions
+    assert "task" in inspection.timings_us
+    assert main(["inspect", "--json", "--no-tools", "--today", TODAY.isoformat(), text]) == 0
+    printed = json.loads(capsys.readouterr().out)
+    assert printed["task"] == json.loads(inspection.model_dump_json())["task"]
+    assert main(["schema", "inspection"]) == 0
+    schema = json.loads(capsys.readouterr().out)
+    assert "task" in schema["properties"] and "task" in schema["required"]

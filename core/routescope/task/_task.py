@@ -1,21 +1,29 @@
-"""The LLM task router (seed 000, "Strategy integration"): a model (or the heuristic) says what
-to do with a message — chat, browse or research — and restates the goal; the search actions
-always come from the deterministic strategy pipeline, never from the model."""
+"""The task router's decision: a model's (or the heuristic's) route and goal, with the searches
+planned by the strategy pipeline."""
 
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import json
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-from ..llm import ChatClient
+from .._resources import resources_root
 from ..rules import RulePack, default_rules
-from ..strategy import Action, extract, plan, route, sanitize_plan
-from ._answers import TaskSpec, prompt
-from ._heuristic import ClassifierInput, HeuristicModel
+from ..strategy import Action, QueryContext, extract, plan, route, sanitize_plan
+from ._heuristic import heuristic_task_spec
+from ._spec import TaskSpec
 
-__all__ = ["TaskDecision", "classify", "classify_heuristic", "validate_task_spec"]
+if TYPE_CHECKING:  # a model is the caller's; the heuristic path never loads the HTTP client
+    from ..llm import ChatClient
+
+__all__ = ["TaskDecision", "TaskSpec", "classify", "classify_heuristic", "validate_task_spec"]
+
+
+@functools.cache
+def _prompt() -> str:
+    return (resources_root() / "prompts" / "task_classifier.md").read_text(encoding="utf-8")
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,10 +60,15 @@ def validate_task_spec(
 
 
 def classify_heuristic(
-    message: str, *, rules: RulePack | None = None, today: dt.date
+    message: str,
+    *,
+    rules: RulePack | None = None,
+    today: dt.date,
+    context: QueryContext | None = None,
 ) -> TaskDecision:
-    """The deterministic decision: the heuristic model's route, the strategy router's plan."""
-    spec = HeuristicModel().classify(ClassifierInput(message))
+    """The deterministic decision: the heuristic's route, the strategy router's plan.
+    `context`: the message already extracted with `rules` (saves extracting it again)."""
+    spec = heuristic_task_spec(message, context)
     return validate_task_spec(
         spec, message, "heuristic", rules=rules or default_rules(), today=today
     )
@@ -70,9 +83,7 @@ async def classify(
     if llm is None:
         return classify_heuristic(message, rules=pack, today=today)
     user = json.dumps({"message": message}, ensure_ascii=False)
-    answer = await llm.complete_json(
-        prompt("task_classifier"), user, TaskSpec, name="task_classifier"
-    )
+    answer = await llm.complete_json(_prompt(), user, TaskSpec, name="task_classifier")
     if answer.value is None:
         fallback = classify_heuristic(message, rules=pack, today=today)
         source = f"heuristic (model answer not used: {answer.error})"

@@ -1,0 +1,52 @@
+"""The heuristic task classifier: an offline, deterministic stand-in for the `task_classifier`
+prompt, labelled "heuristic" in its reason."""
+
+from __future__ import annotations
+
+import re
+
+from ..rules import default_rules
+from ..strategy import QueryContext, extract
+from ._spec import TaskSpec
+
+__all__ = ["heuristic_task_spec"]
+
+_LABEL = "heuristic: "
+_GOAL_CHARS = 300
+_RESEARCH = re.compile(
+    r"\b(?:best[ -]practices?|compare[sd]?|comparing|comparison|vs\.?|versus|"
+    r"trade[ -]?offs?|pros (?:and|&) cons)\b",
+    re.IGNORECASE,
+)
+
+
+def heuristic_task_spec(message: str, context: QueryContext | None = None) -> TaskSpec:
+    """Route a message with the strategy router's intent flags: local, time-sensitive or
+    purchase → browse; comparisons and best practices → research (before purchase, whose
+    keywords include "best" and "vs"); anything else → chat. `context`: the message already
+    extracted (by `inspect`), else it is extracted with the built-in pack."""
+    context = context or extract(message, default_rules())
+    flags = context.intent
+    research = _RESEARCH.search(message)
+    route: str
+    if flags.local:
+        route, why = "browse", "local intent: one current search"
+    elif research:
+        route, why = "research", f"'{research.group()}' asks for several sources compared"
+    elif flags.time_sensitive:
+        route, why = "browse", "time-sensitive: facts that change need a current search"
+    elif flags.purchase:
+        route, why = "browse", "purchase intent: prices and reviews need a current search"
+    else:
+        route, why = "chat", "no local, time-sensitive, purchase or comparison intent"
+    evidence = [m.text for m in context.intent_matches if m.intent != "tech"][:4]
+    if evidence and route == "browse":
+        why += f" ({_quoted(evidence)})"
+    goal = (context.user_goal or " ".join(message.split())).strip()
+    goal = goal[:_GOAL_CHARS].strip() or "no goal given"
+    return TaskSpec.model_validate({"route": route, "user_goal": goal, "reason": _LABEL + why})
+
+
+def _quoted(words: list[str], limit: int = 6) -> str:
+    shown = ", ".join(f"'{word}'" for word in words[:limit])
+    return shown + (f" and {len(words) - limit} more" if len(words) > limit else "")
