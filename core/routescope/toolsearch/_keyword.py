@@ -15,6 +15,7 @@ import os
 import re
 import shutil
 import stat
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -363,7 +364,7 @@ class KeywordIndex:
         return ordinals
 
     def _query(
-        self, terms: list[str], boosts: dict[str, float], fields: list[str]
+        self, terms: list[str], boosts: Mapping[str, float], fields: list[str]
     ) -> tantivy.Query:
         clauses = []
         for name in fields:
@@ -376,7 +377,7 @@ class KeywordIndex:
         return tantivy.Query.boolean_query(clauses)
 
     def search(
-        self, text: str, boosts: dict[str, float], limit: int, *, analyzed: bool = False
+        self, text: str, boosts: Mapping[str, float], limit: int, *, analyzed: bool = False
     ) -> list[KeywordHit]:
         """BM25 over the parsed fields with the given boosts (hits not yet explained): the
         seed's fields and tokens, or (`analyzed`) the English-analyzed twins."""
@@ -405,7 +406,7 @@ class KeywordIndex:
         return tantivy.DocAddress(segment, doc)
 
     def explain(
-        self, hit: KeywordHit, text: str, boosts: dict[str, float], *, analyzed: bool = False
+        self, hit: KeywordHit, text: str, boosts: Mapping[str, float], *, analyzed: bool = False
     ) -> None:
         """Fill a hit's per-field contributions from Tantivy's explanation, and its matched
         terms per field (the query's words; under the analyzer, the words whose stems matched).
