@@ -94,7 +94,7 @@ def cache_dir(folder: Path) -> CacheDir:
         if problem is None:
             resolved = CacheDir(folder, folder)
         else:
-            temporary = Path(tempfile.mkdtemp(prefix="routescope-toolsearch-"))
+            temporary = Path(tempfile.mkdtemp(prefix="routescope-cache-"))
             atexit.register(shutil.rmtree, temporary, ignore_errors=True)
             resolved = CacheDir(
                 folder,

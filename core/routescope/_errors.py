@@ -7,7 +7,8 @@ RoutescopeError            every message is one line a user can act on
  ├── SuiteError            a regression suite cannot be read or does not validate
  ├── CatalogError          no tool could be loaded from a catalog path
  ├── EmbedderError         no embedding model can run here (searches go keyword-only)
- └── ResearchConfigError   research settings cannot be used (a missing URL or key)
+ ├── ResearchConfigError   research settings cannot be used (a missing URL or key)
+ └── OfflineIndexError     the offline research index can be neither opened nor built
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ __all__ = [
     "ContextError",
     "EmbedderError",
     "InputError",
+    "OfflineIndexError",
     "ResearchConfigError",
     "RoutescopeError",
     "RulePackError",
@@ -64,6 +66,11 @@ class EmbedderError(RoutescopeError):
 
 class ResearchConfigError(RoutescopeError):
     """Research settings cannot be used: a provider without its URL or key, a bad number."""
+
+
+class OfflineIndexError(RoutescopeError):
+    """The offline research index can be neither opened nor built (one line); its search
+    reports this as a failed search, `OfflineSearch.open` raises it."""
 
 
 def dotted(loc: Location) -> str:

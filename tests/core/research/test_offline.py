@@ -8,6 +8,8 @@ the installed distributions) and searches it.
 from __future__ import annotations
 
 import asyncio
+import gc
+import importlib.metadata
 import os
 import subprocess
 import sys
@@ -17,16 +19,20 @@ from pathlib import Path
 
 import pytest
 
-from routescope.research._models import SearchResponse
-from routescope.research._offline import (
+from routescope import _cache
+from routescope.research import _corpus
+from routescope.research._corpus import (
     MAX_BODY_CHARS,
+    PROJECT_DISTRIBUTIONS,
     OfflineDocument,
-    OfflineReader,
-    OfflineSearch,
+    _distributions,
     _project_url,
     machine_key,
-    snippet,
+    normalised_name,
+    package_documents,
 )
+from routescope.research._models import SearchResponse
+from routescope.research._offline import OfflineReader, OfflineSearch, snippet
 from routescope.research._providers import SearchProvider
 
 FILLER = " ".join(f"filler{i}" for i in range(400))
@@ -236,6 +242,7 @@ def _segment_file(folder: Path) -> Path:
 @pytest.mark.parametrize("damage", ["truncate", "manifest", "missing", "file"])
 def test_a_corrupt_cache_is_rebuilt(tmp_path: Path, damage: str) -> None:
     folder = OfflineSearch(tmp_path, documents=CORPUS).open().folder
+    gc.collect()  # no mapping of the index may outlive it: truncating a mapped file is SIGBUS
     if damage == "truncate":
         target = _segment_file(folder)
         target.write_bytes(target.read_bytes()[:10])
@@ -291,9 +298,8 @@ def test_one_instance_is_thread_safe(corpus_search: OfflineSearch) -> None:
 def test_an_unwritable_cache_falls_back_to_a_temporary_folder(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from routescope.research import _offline
-
-    monkeypatch.setattr(_offline, "writable_problem", lambda folder: "Read-only file system")
+    monkeypatch.setattr(_cache, "_resolved", {})
+    monkeypatch.setattr(_cache, "writable_problem", lambda folder: "Read-only file system")
     (tmp_path / "tmp").mkdir()
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "tmp"))
     stats = OfflineSearch(tmp_path / "ro", documents=CORPUS).open()
@@ -337,10 +343,42 @@ def test_machine_key_is_stable() -> None:
     assert machine_key() == machine_key()
 
 
+class _Distribution:
+    """Just what the corpus reads of an installed distribution."""
+
+    def __init__(self, name: str) -> None:
+        self.metadata = {"Name": name}
+        self.version = "1.0"
+
+
+def test_this_projects_distributions_are_not_documentation(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    installed = {normalised_name(d.metadata["Name"]) for d in importlib.metadata.distributions()}
+    assert "routescope" in installed  # so the real corpus below is a real check
+    titles = [d.title.split()[0].lower() for d in package_documents()]
+    assert titles and not set(titles) & PROJECT_DISTRIBUTIONS
+    assert not [d for d in package_documents() if "routescope" in d.url.lower()]
+
+    names = ["Routescope", "routescope_gui", "ROUTESCOPE.GUI", "routescopes", "ramenkit"]
+    fakes = [_Distribution(name) for name in names]
+    monkeypatch.setattr(importlib.metadata, "distributions", lambda: iter(fakes))
+    assert [name for name, _, _ in _distributions()] == ["ramenkit", "routescopes"]
+
+
+def test_caches_that_hold_this_project_are_not_reused(monkeypatch: pytest.MonkeyPatch) -> None:
+    current = machine_key()
+    monkeypatch.setattr(_corpus, "CORPUS_FORMAT", 1)
+    monkeypatch.setattr(_corpus, "PROJECT_DISTRIBUTIONS", frozenset())
+    assert machine_key() != current  # the key (so the folder) of the corpus that held it
+    monkeypatch.setattr(_corpus, "CORPUS_FORMAT", 2)
+    assert machine_key() != current  # leaving the project out changes the key by itself
+
+
 def test_the_stdlib_is_read_without_importing_it() -> None:
     code = (
         "import sys\n"
-        "from routescope.research._offline import stdlib_documents\n"
+        "from routescope.research._corpus import stdlib_documents\n"
         "docs = list(stdlib_documents())\n"
         "assert any(d.url.endswith('/library/asyncio.html') for d in docs)\n"
         "names = ('tkinter', 'idlelib', 'antigravity', 'this', 'turtle', 'webbrowser')\n"
@@ -371,8 +409,10 @@ def test_the_machine_index_finds_asyncio_and_little_about_ramen(tmp_path: Path) 
 
     ramen = run(search, "best ramen near Denver")
     best = asyncio_hits[0].score
-    # Only a page that literally mentions ramen or Denver (this project's own README quotes
-    # the phrase) may score well; the standard library has nothing to say about either.
+    # Only a page that literally mentions ramen or Denver may score well; the standard library
+    # has nothing to say about either, and this project's README (which quotes the phrase) is
+    # not in the index.
+    assert not [h for h in ramen.results if h.url == "https://pypi.org/project/routescope/"]
     for hit in ramen.results:
         assert hit.score is not None
         text = (search.document(hit.url) or "").lower()

@@ -20,6 +20,7 @@ import pytest
 import tantivy
 
 from routescope import CatalogError, EmbedderError, _cache, resources_root
+from routescope._index import is_panic
 from routescope.toolsearch import (
     Catalog,
     SearchSettings,
@@ -290,7 +291,7 @@ def test_a_real_rust_panic_in_a_search_is_one_catalog_error(
         tantivy.Index(builder.build()).searcher().search(tantivy.Query.all_query(), 0)
     except BaseException as exc:  # the genuine pyo3_runtime.PanicException
         panic = exc
-    assert _keyword._is_panic(panic) and not isinstance(panic, Exception)
+    assert is_panic(panic) and not isinstance(panic, Exception)
 
     search = ToolSearch(sample, cache=tmp_path, semantic=False)
 

@@ -12,7 +12,6 @@ from routescope.toolsearch import (
     ToolSearch,
     load_catalog,
 )
-from routescope.toolsearch._keyword import analyzed_terms
 
 SAMPLE = Path(str(resources_root() / "catalog"))
 
@@ -58,15 +57,6 @@ def test_index_persists_and_rebuilds_when_the_catalog_changes(tmp_path: Path) ->
     assert first.keyword.built and not again.keyword.built
     smaller = type(catalog)(tools=catalog.tools[:5], source="x")
     assert ToolSearch(smaller, cache=tmp_path, semantic=False).keyword.built
-
-
-def test_the_english_analyzer_splits_identifiers_drops_stop_words_and_stems() -> None:
-    assert analyzed_terms("getCurrentWeather") == ["get", "current", "weather"]
-    assert analyzed_terms("list_open_files fs.read-file") == [
-        "list", "open", "file", "fs", "read", "file",
-    ]  # fmt: skip
-    assert analyzed_terms("the files of THE repositories") == ["file", "repositori"]
-    assert analyzed_terms("getHTTPResponse2") == ["get", "http", "respons", "2"]
 
 
 def test_analyzed_search_matches_stems_and_ignores_stop_words(tmp_path: Path) -> None:
