@@ -35,10 +35,10 @@ from ._cache import (
     temporary_sibling,
     write_atomically,
 )
-from ._errors import RoutescopeError
+from ._errors import RoutescopeError, one_line
 from ._files import MB, read_bytes
 
-__all__ = ["IndexSpec", "OpenIndex", "is_panic", "one_line", "open_index"]
+__all__ = ["IndexSpec", "OpenIndex", "is_panic", "open_index"]
 
 _MANIFEST = "manifest.json"
 _LOCKS = frozenset({".tantivy-meta.lock", ".tantivy-writer.lock"})
@@ -92,12 +92,6 @@ def is_panic(exc: BaseException) -> bool:
     return kind.__name__ == "PanicException" and kind.__module__ == "pyo3_runtime"
 
 
-def one_line(exc: BaseException) -> str:
-    """An exception's message on one line of at most 200 characters."""
-    text = " ".join(str(exc).split()) or type(exc).__name__
-    return text if len(text) <= 200 else text[:199] + "…"
-
-
 def open_index(spec: IndexSpec, places: CacheDir, name: str) -> OpenIndex:
     """The index `name` of `places`: opened when it verifies, copied in from a folder that
     cannot be written, else built. Raises `spec.error` (one line) when it cannot be built."""
@@ -136,7 +130,7 @@ def _copy_in(spec: IndexSpec, source: Path, final: Path) -> OpenIndex | str:
                 shutil.copyfile(entry.path, temporary / entry.name)
     except OSError as exc:
         shutil.rmtree(temporary, ignore_errors=True)
-        return f"cannot be copied: {one_line(exc)}"
+        return f"cannot be copied: {one_line(exc, 200, collapse=True)}"
     return _publish(spec, temporary, final, built=False)
 
 
@@ -152,9 +146,11 @@ def _build(spec: IndexSpec, final: Path) -> OpenIndex:
     except BaseException as exc:
         shutil.rmtree(temporary, ignore_errors=True)
         if isinstance(exc, OSError | ValueError):
-            raise spec.error(f"{failed}: {one_line(exc)}") from None
+            raise spec.error(f"{failed}: {one_line(exc, 200, collapse=True)}") from None
         if is_panic(exc):
-            raise spec.error(f"{failed}: Tantivy failed: {one_line(exc)}") from None
+            raise spec.error(
+                f"{failed}: Tantivy failed: {one_line(exc, 200, collapse=True)}"
+            ) from None
         raise
     return _publish(spec, temporary, final, built=True)
 
@@ -258,11 +254,11 @@ def _open_verified(spec: IndexSpec, folder: Path) -> OpenIndex | str:
             return f"holds {searcher.num_docs} documents, its manifest {documents}"
         problem = spec.check(searcher) if spec.check is not None else None
     except ValueError as exc:
-        return f"Tantivy cannot open it: {one_line(exc)}"
+        return f"Tantivy cannot open it: {one_line(exc, 200, collapse=True)}"
     except BaseException as exc:
         if not is_panic(exc):
             raise
-        return f"Tantivy cannot open it: {one_line(exc)}"
+        return f"Tantivy cannot open it: {one_line(exc, 200, collapse=True)}"
     if problem is not None:
         return problem
     seconds = manifest.get("build_seconds")

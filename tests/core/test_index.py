@@ -16,7 +16,7 @@ import tantivy
 
 from routescope import _cache, _index
 from routescope._cache import CacheDir
-from routescope._index import IndexSpec, OpenIndex, is_panic, one_line, open_index
+from routescope._index import IndexSpec, OpenIndex, is_panic, open_index
 
 NAME = "words-1"
 WORDS = ("alpha", "beta", "gamma")
@@ -296,10 +296,3 @@ def test_a_real_rust_panic_is_recognised() -> None:
     assert is_panic(panic) and not isinstance(panic, Exception)
     assert not is_panic(BaseException("x")) and is_panic(PanicException("x"))
     assert not is_panic(ValueError("x"))
-
-
-def test_one_line() -> None:
-    assert one_line(ValueError("a\n  b")) == "a b"
-    assert one_line(ValueError()) == "ValueError"
-    long = one_line(ValueError("x" * 500))
-    assert len(long) == 200 and long.endswith("…")

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from .._errors import ContextError, describe
+from .._errors import ContextError, describe, one_line
 from .._files import MB, read_text
 from ._models import RouterContext
 
@@ -25,7 +25,7 @@ def parse_context(data: object, source: str = "<memory>") -> RouterContext:
             return RouterContext.model_validate_json(data)
         return RouterContext.model_validate(data)
     except ValidationError as exc:
-        raise ContextError(_one_line(f"{source}: invalid context: {describe(exc)}")) from None
+        raise ContextError(one_line(f"{source}: invalid context: {describe(exc)}")) from None
     except RecursionError:  # parsed data nested deeper than the validator can follow
         raise ContextError(f"{source}: invalid context: nested too deeply") from None
 
@@ -34,10 +34,3 @@ def load_context(path: str | Path) -> RouterContext:
     """Read (within `MAX_CONTEXT_BYTES`, see `_files.read_text`) and validate a context file."""
     raw = read_text(path, what="context", limit=MAX_CONTEXT_BYTES, error=ContextError)
     return parse_context(raw, str(path))
-
-
-def _one_line(message: str) -> str:
-    """`message` with line breaks and control characters (from keys in the data) escaped."""
-    if message.isprintable():
-        return message
-    return "".join(ch if ch.isprintable() else ascii(ch)[1:-1] for ch in message)

@@ -24,7 +24,7 @@ from ruamel.yaml.error import YAMLError
 from ruamel.yaml.nodes import CollectionNode, MappingNode, Node, ScalarNode, SequenceNode
 
 from .._diff import MISSING, FieldDiff, contains_missing, preview, resolve
-from .._errors import RoutescopeError, SuiteError
+from .._errors import RoutescopeError, SuiteError, one_line
 from .._files import read_bytes
 from .._inspect import inspect
 from .._request import Request
@@ -35,7 +35,6 @@ from ._suite import (
     Suite,
     compose_yaml,
     is_matcher,
-    one_line,
     read_yaml,
     regex_module,
 )

@@ -42,7 +42,7 @@ from ruamel.yaml.error import YAMLError
 from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from .._diff import parse_path
-from .._errors import InputError, SuiteError, describe, dotted
+from .._errors import InputError, SuiteError, describe, dotted, one_line
 from .._files import MB, read_text
 from .._input import validate_text
 from .._request import CatalogRef, Request, RulesRef
@@ -64,7 +64,6 @@ __all__ = [
     "compose_yaml",
     "is_matcher",
     "load_suite",
-    "one_line",
     "read_yaml",
     "regex_module",
 ]
@@ -469,13 +468,6 @@ def _label(text: object, *, quote: bool = True, limit: int = _LABEL_CHARS) -> st
         return value
     shown = repr(value[:limit])
     return shown + ("…" if len(value) > limit else "")
-
-
-def one_line(message: str) -> str:
-    """`message` with every line break and control character escaped: one terminal line."""
-    if message.isprintable():
-        return message
-    return "".join(ch if ch.isprintable() else ascii(ch)[1:-1] for ch in message)
 
 
 def _where(loc: tuple[int | str, ...], data: dict[str, Any]) -> str:

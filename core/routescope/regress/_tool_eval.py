@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
-from .._errors import SuiteError
+from .._errors import SuiteError, one_line
 from ..toolsearch import SearchSettings
-from ._suite import Suite, one_line
+from ._suite import Suite
 
 if TYPE_CHECKING:
     from ..toolsearch import ToolSearch

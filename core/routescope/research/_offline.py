@@ -36,8 +36,8 @@ from routescope.research._models import ProviderError, SearchHit, SearchResponse
 
 from .._analysis import WORD, tokens
 from .._cache import cache_dir
-from .._errors import OfflineIndexError
-from .._index import IndexSpec, OpenIndex, is_panic, one_line, open_index
+from .._errors import OfflineIndexError, one_line
+from .._index import IndexSpec, OpenIndex, is_panic, open_index
 from ._corpus import (
     MAX_BODY_CHARS,
     MAX_DOCUMENTS,
@@ -187,12 +187,14 @@ class OfflineSearch:
                 except OfflineIndexError:
                     raise
                 except (OSError, ValueError) as exc:
-                    raise OfflineIndexError(f"offline index: {one_line(exc)}") from None
+                    raise OfflineIndexError(
+                        f"offline index: {one_line(exc, 200, collapse=True)}"
+                    ) from None
                 except BaseException as exc:
                     if not is_panic(exc):
                         raise
                     raise OfflineIndexError(
-                        f"offline index: Tantivy failed: {one_line(exc)}"
+                        f"offline index: Tantivy failed: {one_line(exc, 200, collapse=True)}"
                     ) from None
             return self._opened
 
@@ -276,7 +278,7 @@ class OfflineSearch:
             if not is_panic(exc):
                 raise
             raise OfflineIndexError(
-                f"offline index {opened.folder} failed: {one_line(exc)}"
+                f"offline index {opened.folder} failed: {one_line(exc, 200, collapse=True)}"
             ) from None
         return hits, duplicates
 
@@ -337,7 +339,9 @@ class OfflineSearch:
             return done(
                 ProviderError(
                     kind="server_error",
-                    message=f"offline search failed: {type(exc).__name__}: {one_line(exc)}"[:300],
+                    message=f"offline search failed: {type(exc).__name__}: {one_line(exc, 200, collapse=True)}"[
+                        :300
+                    ],
                 ),
                 status=None,
             )

@@ -9,7 +9,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from .._errors import Location, RulePackError, describe, dotted
+from .._errors import Location, RulePackError, describe, dotted, one_line
 from .._files import MB, read_text
 from .._resources import resources_root
 from ._pack import RulePack
@@ -26,17 +26,6 @@ __all__ = [
 
 MAX_RULE_PACK_BYTES = 8 * MB
 """A rule pack file larger than this is refused (the built-in one is about 20 KB)."""
-
-
-def _one_line(message: str) -> str:
-    """`message` with control, format and separator characters escaped (`\\n`, `\\x1b`), so a
-    key or path named in it cannot split the line or send the terminal a control sequence."""
-    if message.isprintable():
-        return message
-    return "".join(
-        char if char.isprintable() else char.encode("unicode_escape").decode("ascii")
-        for char in message
-    )
 
 
 def _header(line: str) -> str | None:
@@ -88,14 +77,14 @@ def _parse_toml(toml_text: str, source: str) -> dict[str, Any]:
     try:
         return tomllib.loads(toml_text)
     except tomllib.TOMLDecodeError as exc:
-        raise RulePackError(_one_line(f"{source}: not valid TOML: {exc}")) from None
+        raise RulePackError(one_line(f"{source}: not valid TOML: {exc}")) from None
     except RecursionError:
         raise RulePackError(
-            _one_line(f"{source}: not valid TOML: arrays or tables nested too deeply")
+            one_line(f"{source}: not valid TOML: arrays or tables nested too deeply")
         ) from None
     except ValueError as exc:  # a number past the interpreter's digit limit
         problem = str(exc).split(":", 1)[0]
-        raise RulePackError(_one_line(f"{source}: not valid TOML: {problem}")) from None
+        raise RulePackError(one_line(f"{source}: not valid TOML: {problem}")) from None
 
 
 def parse_rules(toml_text: str, source: str = "<memory>") -> RulePack:
@@ -106,7 +95,7 @@ def parse_rules(toml_text: str, source: str = "<memory>") -> RulePack:
     try:
         return RulePack.model_validate(data)
     except RecursionError:
-        raise RulePackError(_one_line(f"{source}: values nested too deeply")) from None
+        raise RulePackError(one_line(f"{source}: values nested too deeply")) from None
     except ValidationError as exc:
 
         def where(loc: Location) -> str:
@@ -114,7 +103,7 @@ def parse_rules(toml_text: str, source: str = "<memory>") -> RulePack:
             return f"{source}:{line}" if line else source
 
         message = describe(exc, lambda loc: f"{where(loc)}: field {dotted(loc)}")
-        raise RulePackError(_one_line(message)) from None
+        raise RulePackError(one_line(message)) from None
 
 
 def read_rules_text(path: str | Path) -> str:
@@ -124,7 +113,7 @@ def read_rules_text(path: str | Path) -> str:
     try:
         return read_text(path, what="rule pack", limit=MAX_RULE_PACK_BYTES, error=RulePackError)
     except RulePackError as exc:
-        raise RulePackError(_one_line(str(exc))) from None
+        raise RulePackError(one_line(str(exc))) from None
 
 
 def load_rules(path: str | Path) -> RulePack:

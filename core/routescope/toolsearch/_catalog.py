@@ -30,7 +30,7 @@ from typing import Any
 from ruamel.yaml import YAML
 from ruamel.yaml.error import YAMLError
 
-from .._errors import CatalogError
+from .._errors import CatalogError, one_line
 from .._files import MB, read_text
 from ._formats import SCHEMA_KEYS, detect, parameter_entries, parse_json, too_deep_in
 
@@ -110,7 +110,7 @@ class Catalog:
         if first is not None:
             same = "" if first == tool.tool_name else f" (same name as {first}, ignoring case)"
             self.problems.append(
-                _one_line(f"{where}: duplicate tool {tool.tool_name}{same}: skipped")
+                one_line(f"{where}: duplicate tool {tool.tool_name}{same}: skipped")
             )
             return
         self._names[tool.tool_name.lower()] = tool.tool_name
@@ -219,12 +219,6 @@ def _skill_tools(data: dict[str, Any], where: str, notes: list[str]) -> list[Too
     return tools
 
 
-def _one_line(text: str) -> str:
-    """A problem line: control characters (newlines, escapes) from paths and names are shown
-    as `\\xNN`, so each problem stays one line and cannot drive a terminal."""
-    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
-
-
 def _front_matter(path: Path) -> dict[str, Any]:
     text = read_text(path, what="SKILL.md", limit=SKILL_LIMIT, error=CatalogError, streams=False)
     if not text.startswith("---"):
@@ -262,7 +256,7 @@ def _from_folder(folder: Path) -> Catalog:
         paths = sorted(folder.rglob("SKILL.md"))
     except OSError as exc:
         raise CatalogError(
-            _one_line(f"{folder}: cannot list the catalog folder: {exc.strerror or exc}")
+            one_line(f"{folder}: cannot list the catalog folder: {exc.strerror or exc}")
         ) from None
     for path in paths:
         notes: list[str] = []
@@ -272,9 +266,9 @@ def _from_folder(folder: Path) -> Catalog:
             message = (
                 str(exc) if not isinstance(exc, RecursionError) else f"{path}: nested too deeply"
             )
-            catalog.problems.append(_one_line(message))
+            catalog.problems.append(one_line(message))
             continue
-        catalog.problems.extend(_one_line(note) for note in notes)
+        catalog.problems.extend(one_line(note) for note in notes)
         for tool in tools:
             catalog.add(tool, str(path))
     return catalog
@@ -291,23 +285,23 @@ def _from_json(path: Path) -> Catalog:
     try:
         data, cut = parse_json(text, _int)
     except json.JSONDecodeError as exc:
-        raise CatalogError(_one_line(f"{path}:{exc.lineno}: not valid JSON: {exc.msg}")) from None
+        raise CatalogError(one_line(f"{path}:{exc.lineno}: not valid JSON: {exc.msg}")) from None
     except RecursionError:
         raise CatalogError(
-            _one_line(f"{path}: not a usable JSON catalog: nested too deeply")
+            one_line(f"{path}: not a usable JSON catalog: nested too deeply")
         ) from None
     except ValueError as exc:
-        raise CatalogError(_one_line(f"{path}: not valid JSON: {exc}")) from None
+        raise CatalogError(one_line(f"{path}: not valid JSON: {exc}")) from None
     try:
         shape = detect(data)
     except ValueError as exc:
-        raise CatalogError(_one_line(f"{path}: {exc}")) from None
+        raise CatalogError(one_line(f"{path}: {exc}")) from None
     catalog = Catalog(
         tools=[],
         source=str(path),
-        problems=[_one_line(f"{path}: {problem}") for problem in shape.problems],
+        problems=[one_line(f"{path}: {problem}") for problem in shape.problems],
         format=shape.format,
-        format_reason=_one_line(shape.reason),
+        format_reason=one_line(shape.reason),
     )
     read = _routescope_record if shape.format == "routescope-json" else _foreign_record
     keys = SCHEMA_KEYS[shape.format]
@@ -320,9 +314,9 @@ def _from_json(path: Path) -> Catalog:
                 raise ValueError(f"{where}{deep}: nested more than 64 levels deep: skipped")
             tool = read(record, where, keys, notes)
         except ValueError as exc:
-            catalog.problems.append(_one_line(str(exc)))
+            catalog.problems.append(one_line(str(exc)))
             continue
-        catalog.problems.extend(_one_line(note) for note in notes)
+        catalog.problems.extend(one_line(note) for note in notes)
         catalog.add(tool, where)
     return catalog
 
@@ -398,14 +392,14 @@ def load_catalog(path: str | Path) -> Catalog:
         is_dir = path.is_dir()
         is_file = not is_dir and path.is_file()
     except (OSError, ValueError) as exc:  # a name too long, a NUL byte in the path
-        raise CatalogError(_one_line(f"{path}: cannot read the catalog: {exc}")) from None
+        raise CatalogError(one_line(f"{path}: cannot read the catalog: {exc}")) from None
     if is_dir:
         catalog = _from_folder(path)
     elif is_file:
         catalog = _from_json(path)
     else:
-        raise CatalogError(_one_line(f"{path}: no such catalog folder or JSON file"))
+        raise CatalogError(one_line(f"{path}: no such catalog folder or JSON file"))
     if not catalog.tools:
         detail = f" ({catalog.problems[0]})" if catalog.problems else ""
-        raise CatalogError(_one_line(f"{path}: no tools could be loaded{detail}"))
+        raise CatalogError(one_line(f"{path}: no tools could be loaded{detail}"))
     return catalog

@@ -26,8 +26,8 @@ from .._analysis import (
     tokens,
 )
 from .._cache import CacheDir, cache_dir
-from .._errors import CatalogError
-from .._index import IndexSpec, is_panic, one_line, open_index
+from .._errors import CatalogError, one_line
+from .._index import IndexSpec, is_panic, open_index
 from ._canonical import canonical
 from ._catalog import Catalog
 
@@ -188,7 +188,9 @@ class KeywordIndex:
         except BaseException as exc:
             if not is_panic(exc):
                 raise
-            raise CatalogError(f"keyword index {self.folder} failed: {one_line(exc)}") from None
+            raise CatalogError(
+                f"keyword index {self.folder} failed: {one_line(exc, 200, collapse=True)}"
+            ) from None
         return [
             KeywordHit(self._ordinals[(a.segment_ord, a.doc)], float(score), rank, {}, {}, a)
             for rank, (score, a) in enumerate(result.hits, start=1)

@@ -115,7 +115,7 @@ def test_a_control_character_in_a_path_keeps_the_problem_one_line(tmp_path: Path
     _skill(tmp_path, "bad\nname\x1b[31m", "no front matter")
     catalog = load_catalog(tmp_path)
     (problem,) = catalog.problems
-    assert "\n" not in problem and "\x1b" not in problem and "bad\\x0aname\\x1b[31m" in problem
+    assert "\n" not in problem and "\x1b" not in problem and "bad\\nname\\x1b[31m" in problem
 
 
 # -- JSON catalogs -------------------------------------------------------------------------
