@@ -28,15 +28,14 @@ import re
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
-from datetime import UTC, datetime
-from email.utils import parsedate_to_datetime
 from typing import Any, Generic, Literal, Protocol, TypeVar
 
 import anyio
 import httpx
 from pydantic import BaseModel, ValidationError
 
-from .._errors import describe
+from .._errors import describe, one_line
+from .._http import HttpFailure, HttpReply, Retry, Secrets, send
 from ._extract import extract_json_object
 
 __all__ = [
@@ -99,11 +98,6 @@ class ChatClient(Protocol):
     ) -> JsonAnswer[M]: ...
 
 
-def _line(text: str, limit: int = _DETAIL_CHARS) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[:limit] + "…"
-
-
 def parse_json_answer(text: str, schema: type[M]) -> JsonAnswer[M]:
     """A model's reply parsed into `schema`: fences, `<think>` blocks and prose around the JSON
     object are looked past. Never raises."""
@@ -113,7 +107,7 @@ def parse_json_answer(text: str, schema: type[M]) -> JsonAnswer[M]:
     try:
         return JsonAnswer(schema.model_validate(data))
     except ValidationError as exc:
-        return JsonAnswer(None, "schema", _line(describe(exc)))
+        return JsonAnswer(None, "schema", one_line(describe(exc), _DETAIL_CHARS, collapse=True))
     except RecursionError:
         return JsonAnswer(None, "schema", "nested too deeply")
 
@@ -188,15 +182,13 @@ class _Secret:
 
 @dataclass
 class _Http:
-    """One HTTP request's outcome."""
+    """One request's outcome (retries included) as the ladder of output modes reads it."""
 
     status: int | None = None
     data: Any = None
     text: str = ""
     error: str | None = None
     detail: str = ""
-    retryable: bool = False
-    retry_after: float | None = None
 
 
 @dataclass
@@ -207,32 +199,6 @@ class _Progress:
     attempts: int = 0
     status: int | None = None
     raw: str = ""
-
-
-def _retry_after(headers: httpx.Headers) -> float | None:
-    """Seconds to wait from `retry-after-ms` or `Retry-After` (seconds or an HTTP date)."""
-    millis = headers.get("retry-after-ms")
-    if millis is not None:
-        try:
-            value = float(millis) / 1000
-        except ValueError:
-            value = math.nan
-        if math.isfinite(value):
-            return max(0.0, value)
-    text = headers.get("retry-after")
-    if text is None:
-        return None
-    try:
-        value = float(text)
-    except ValueError:
-        try:
-            when = parsedate_to_datetime(text)
-        except (TypeError, ValueError, IndexError):
-            return None
-        if when.tzinfo is None:
-            when = when.replace(tzinfo=UTC)
-        return max(0.0, (when - datetime.now(UTC)).total_seconds())
-    return max(0.0, value) if math.isfinite(value) else None
 
 
 def _error_message(data: Any, text: str) -> str:
@@ -320,20 +286,24 @@ class OpenAIChat:
         self._shown_url = str(url.copy_with(username=None, password=None)).rstrip("/")
         self._model = model
         self._key = _Secret(api_key) if api_key else None
+        self._secrets = Secrets([api_key])
         self._owns_client = client is None
         self._client = client or httpx.AsyncClient(
             trust_env=False, follow_redirects=False, timeout=timeout_s
         )
         self._timeout_s = float(timeout_s)
-        self._max_retries = max_retries
         self._mode: JsonMode = mode
         self._temperature = temperature
         self._max_tokens = max_tokens
         self._max_body = max_body_bytes
-        self._max_retry_after = max_retry_after_s
-        self._backoff = backoff_s
+        self._retry = Retry(
+            retries=max_retries,
+            when=_retryable,
+            max_wait_s=max_retry_after_s,
+            backoff_s=backoff_s,
+            sleep=sleep or anyio.sleep,
+        )
         self._raw_chars = raw_chars
-        self._sleep = sleep or anyio.sleep
 
     def __repr__(self) -> str:
         key = "set" if self._key else "none"
@@ -373,7 +343,7 @@ class OpenAIChat:
             answer = JsonAnswer(None, "timeout", detail, progress.raw, status=progress.status)
         return replace(  # the key scrubbed before anything is cut short
             answer,
-            detail=_line(self._scrub(answer.detail)),
+            detail=one_line(self._scrub(answer.detail), _DETAIL_CHARS, collapse=True),
             raw=self._scrub(answer.raw)[: self._raw_chars],
             mode=progress.mode,
             attempts=progress.attempts,
@@ -394,7 +364,7 @@ class OpenAIChat:
             progress.mode = mode
             lower = _lower(mode)
             body = self._body(system, user, schema, name, mode)
-            http = await self._post_retrying(body, progress, deadline)
+            http = await self._post(body, progress, deadline)
             if http.error is not None:
                 if lower is not None and _rejects_format(http):
                     self._remember(lower)
@@ -454,76 +424,64 @@ class OpenAIChat:
             body["response_format"] = {"type": "json_object"}
         return body
 
-    async def _post_retrying(
-        self, body: dict[str, Any], progress: _Progress, deadline: float
-    ) -> _Http:
-        retry = 0
-        while True:
-            http = await self._post(body, deadline)
-            progress.attempts += 1
-            progress.status = http.status
-            if not http.retryable or retry >= self._max_retries:
-                return http
-            delay = http.retry_after
-            if delay is None:
-                delay = self._backoff * 2**retry
-            delay = min(delay, self._max_retry_after)
-            if anyio.current_time() + delay >= deadline:
-                return http  # waiting would outlast the call's deadline
-            await self._sleep(delay)
-            retry += 1
-
-    async def _post(self, body: dict[str, Any], deadline: float) -> _Http:
+    async def _post(self, body: dict[str, Any], progress: _Progress, deadline: float) -> _Http:
         headers = {"Accept": "application/json"}
         if self._key is not None:
             headers["Authorization"] = f"Bearer {self._key.reveal()}"
-        remaining = max(0.001, deadline - anyio.current_time())
-        try:
-            async with self._client.stream(
-                "POST", self._url, json=body, headers=headers, timeout=remaining
-            ) as response:
-                http = _Http(status=response.status_code)
-                declared = response.headers.get("content-length", "")
-                if declared.isdigit() and int(declared) > self._max_body:
-                    return self._too_large(http)
-                received = bytearray()
-                async for chunk in response.aiter_bytes():
-                    received += chunk
-                    if len(received) > self._max_body:
-                        return self._too_large(http)
-                http.retry_after = _retry_after(response.headers)
-        except httpx.TimeoutException:
-            return _Http(error="timeout", detail="the request timed out", retryable=True)
-        except httpx.HTTPError as exc:
-            detail = f"{type(exc).__name__}: {exc}"
-            return _Http(error="network", detail=detail, retryable=True)
-        except Exception as exc:  # a transport that fails in its own way: still no traceback
-            return _Http(error="network", detail=f"{type(exc).__name__}: {exc}")
-        http.text = received.decode("utf-8", errors="replace")
-        try:
-            http.data = json.loads(http.text)
-        except (ValueError, RecursionError):
-            http.data = None
-        status = response.status_code
-        if not 200 <= status < 300:
-            http.error = f"http_{status}"
-            http.detail = f"HTTP {status}: {_error_message(http.data, http.text)}"
-            http.retryable = status in _RETRY_STATUSES and "insufficient_quota" not in http.text
-            return http
-        if http.data is None:
-            http.error = "malformed"
-            http.detail = "the response is not JSON"
-        return http
+        request = self._client.build_request("POST", self._url, json=body, headers=headers)
 
-    def _too_large(self, http: _Http) -> _Http:
-        http.error = "too_large"
-        http.detail = f"the response is larger than {self._max_body} bytes"
-        return http
+        def attempted(outcome: HttpReply | HttpFailure) -> None:
+            progress.attempts += 1
+            progress.status = outcome.status
+
+        outcome = await send(
+            self._client,
+            request,
+            timeout_s=deadline - anyio.current_time(),
+            max_bytes=self._max_body,
+            secrets=self._secrets,
+            retry=self._retry,
+            observe=attempted,
+        )
+        return self._read(outcome)
+
+    def _read(self, outcome: HttpReply | HttpFailure) -> _Http:
+        if isinstance(outcome, HttpReply):
+            text = outcome.text()
+            data = _json(text)
+            if data is None:
+                return _Http(outcome.status, None, text, "malformed", "the response is not JSON")
+            return _Http(outcome.status, data, text)
+        status = outcome.status
+        if outcome.kind == "http" and outcome.reply is not None:
+            text = outcome.reply.text()
+            data = _json(text)
+            detail = f"HTTP {status}: {_error_message(data, text)}"
+            return _Http(status, data, text, f"http_{status}", detail)
+        if outcome.kind == "too_large":
+            detail = f"the response is larger than {self._max_body} bytes"
+            return _Http(status, error="too_large", detail=detail)
+        if outcome.kind == "timeout":
+            return _Http(error="timeout", detail="the request timed out")
+        return _Http(status, error=outcome.kind, detail=outcome.message)
 
     def _scrub(self, text: str) -> str:
-        if self._key is None:
-            return text
-        return text.replace(self._key.reveal(), "***")
+        return self._secrets.scrub(text)
+
+
+def _json(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except (ValueError, RecursionError):
+        return None
+
+
+def _retryable(failure: HttpFailure) -> bool:
+    """A timeout, a network failure, 408, 429 or 5xx, but not an exhausted quota."""
+    if failure.kind in ("timeout", "network"):
+        return True
+    body = failure.reply.body if failure.reply is not None else b""
+    return failure.status in _RETRY_STATUSES and b"insufficient_quota" not in body
 
 
 def _lower(mode: JsonMode) -> JsonMode | None:

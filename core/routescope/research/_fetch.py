@@ -5,8 +5,9 @@ check **every** address; connect to the checked address only (:class:`PinnedTran
 the connection target while the ``Host`` header, TLS SNI and certificate check keep the name);
 ``trust_env=False``, no keep-alive across hosts, no cookies; redirects followed by hand; the
 content type gated before the body is read; the body capped **after** decompression (the
-fetcher inflates gzip/deflate itself, never more than the cap); per-phase timeouts and a total
-deadline. Every failure is a :class:`FetchOutcome` with an error kind, never an exception.
+shared `routescope._http.read_body` inflates gzip/deflate itself, never more than the cap);
+per-phase timeouts and a total deadline over every hop. Every failure is a
+:class:`FetchOutcome` with an error kind, never an exception.
 """
 
 from __future__ import annotations
@@ -14,14 +15,14 @@ from __future__ import annotations
 import asyncio
 import socket
 import time
-import zlib
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Final, Literal
 
 import httpx
 
-from routescope.research._policy import (
+from .._http import HttpFailure, read_body
+from ._policy import (
     DEFAULT_POLICY,
     Verdict,
     WebPolicy,
@@ -144,40 +145,6 @@ class PinnedTransport(httpx.AsyncBaseTransport):
         await self._inner.aclose()
 
 
-class _TooLargeError(Exception):
-    pass
-
-
-class _Inflater:
-    """gzip/deflate decoding that never produces more than the room left under the cap."""
-
-    def __init__(self, encoding: str) -> None:
-        self._deflate = encoding == "deflate"
-        wbits = zlib.MAX_WBITS if self._deflate else 16 + zlib.MAX_WBITS
-        self._obj = zlib.decompressobj(wbits)
-        self._first = True
-
-    def feed(self, data: bytes, room: int) -> bytes:
-        try:
-            out = self._obj.decompress(data, room + 1)
-        except zlib.error:
-            if not (self._deflate and self._first):
-                raise
-            # "deflate" sent as a raw stream without the zlib header (common in the wild).
-            self._obj = zlib.decompressobj(-zlib.MAX_WBITS)
-            out = self._obj.decompress(data, room + 1)
-        self._first = False
-        if len(out) > room:
-            raise _TooLargeError
-        return out
-
-    def finish(self, room: int) -> bytes:
-        out = self._obj.flush()
-        if len(out) > room:
-            raise _TooLargeError
-        return out
-
-
 class _FetchError(Exception):
     def __init__(self, kind: FetchErrorKind, reason: str, status: int | None = None) -> None:
         super().__init__(reason)
@@ -276,8 +243,6 @@ class SafeFetcher:
             return failed("timeout", f"{type(exc).__name__}: {exc}")
         except httpx.ConnectError as exc:
             return failed("connect", f"could not connect: {exc}")
-        except zlib.error as exc:
-            return failed("decode", f"corrupt compressed body: {exc}")
         except (httpx.HTTPError, OSError, ValueError, UnicodeError) as exc:
             return failed("network", f"{type(exc).__name__}: {exc}")
         return outcome
@@ -381,35 +346,17 @@ class SafeFetcher:
             raise _FetchError(
                 "content-type", f"content type {media or '(none)'!r} is not read", status
             )
-        cap = self.limits.max_bytes
-        declared = response.headers.get("content-length", "")
-        if declared.isdigit() and int(declared) > cap:
-            raise _FetchError("too-large", f"Content-Length {declared} is over {cap} bytes", status)
-        encoding = response.headers.get("content-encoding", "identity").strip().lower()
-        inflater: _Inflater | None = None
-        if encoding in ("gzip", "x-gzip", "deflate"):
-            inflater = _Inflater("deflate" if encoding == "deflate" else "gzip")
-        elif encoding not in ("", "identity"):
-            raise _FetchError("decode", f"content encoding {encoding!r} is not supported", status)
-        body = bytearray()
-        try:
-            async for chunk in response.aiter_raw():
-                room = cap - len(body)
-                piece = chunk if inflater is None else inflater.feed(chunk, room)
-                if len(piece) > room:
-                    raise _TooLargeError
-                body += piece
-            if inflater is not None:
-                body += inflater.finish(cap - len(body))
-        except _TooLargeError:
-            raise _FetchError("too-large", f"the body passed {cap} bytes", status) from None
+        body = await read_body(response, self.limits.max_bytes)
+        if isinstance(body, HttpFailure):
+            kind: FetchErrorKind = "too-large" if body.kind == "too_large" else "decode"
+            raise _FetchError(kind, body.detail, status)
         return FetchOutcome(
             url=url,
             final_url=progress.url,
             status=status,
             verdict=progress.verdict,
             content_type=media,
-            body=bytes(body),
+            body=body,
             error=None,
             reason="",
             duration_ms=(time.perf_counter() - started) * 1000,

@@ -31,9 +31,6 @@ from typing import ClassVar, Literal
 import platformdirs
 import tantivy
 
-from routescope.research._loop import PageRead
-from routescope.research._models import ProviderError, SearchHit, SearchResponse
-
 from .._analysis import WORD, tokens
 from .._cache import cache_dir
 from .._errors import OfflineIndexError, one_line
@@ -49,6 +46,8 @@ from ._corpus import (
     machine_documents,
     machine_key,
 )
+from ._loop import PageRead
+from ._models import ProviderError, SearchHit, SearchResponse
 
 __all__ = [  # OfflineDocument and OfflineIndexError: for the package's lazy names
     "IndexStats",
@@ -339,9 +338,9 @@ class OfflineSearch:
             return done(
                 ProviderError(
                     kind="server_error",
-                    message=f"offline search failed: {type(exc).__name__}: {one_line(exc, 200, collapse=True)}"[
-                        :300
-                    ],
+                    message=one_line(
+                        f"offline search failed: {type(exc).__name__}: {exc}", 300, collapse=True
+                    ),
                 ),
                 status=None,
             )

@@ -15,16 +15,24 @@ import asyncio
 import json
 import math
 import time
-from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
-from email.utils import parsedate_to_datetime
 from typing import Any, ClassVar, Protocol, TypedDict, Unpack, runtime_checkable
-from urllib.parse import quote, quote_plus, urlsplit, urlunsplit
+from urllib.parse import urlsplit, urlunsplit
 
 import httpx
 
-from routescope.research._models import (
+from .._errors import one_line
+from .._http import (
+    HttpFailure,
+    HttpReply,
+    Retry,
+    Secrets,
+    Sleep,
+    redact_url,
+    send,
+)
+from ._models import (
     ErrorKind,
     ProviderError,
     QueryAction,
@@ -54,15 +62,13 @@ DEFAULT_TIMEOUT_S = 15.0
 _MAX_URL_CHARS = 2048
 _MAX_MESSAGE_CHARS = 300
 
-Sleep = Callable[[float], Awaitable[None]]
-
 
 class ProviderOptions(TypedDict, total=False):
     """The options every adapter takes besides its client, endpoint and key."""
 
     #: Shorten an over-long query on a word boundary (True) or refuse it unsent (False).
     shorten_long_queries: bool
-    #: Per-request timeout handed to httpx.
+    #: The total deadline of one search: connecting, reading, the retry and its wait.
     timeout_s: float
     #: The most a 429's ``Retry-After`` may make us wait before the single retry.
     max_retry_wait_s: float
@@ -88,30 +94,7 @@ class SearchProvider(Protocol):
 
 def redact(text: str, secrets: Iterable[str]) -> str:
     """``text`` with every non-empty secret, raw or URL-encoded, replaced by ``[REDACTED]``."""
-    forms: set[str] = set()
-    for secret in secrets:
-        if secret:
-            forms.update(
-                {secret, quote(secret), quote(secret, safe=""), quote_plus(secret, safe="")}
-            )
-    # Longest first, so that a secret containing another is removed whole.
-    for form in sorted(forms, key=len, reverse=True):
-        text = text.replace(form, REDACTED)
-    return text
-
-
-def redact_url(url: str, secrets: Iterable[str] = ()) -> str:
-    """``url`` without a password in its user-info, and with every secret redacted."""
-    secrets = tuple(secrets)
-    try:
-        parts = urlsplit(url)
-    except ValueError:
-        return redact(url, secrets)
-    if parts.password is not None:
-        userinfo, _, hostport = parts.netloc.rpartition("@")
-        user = userinfo.split(":", 1)[0]
-        url = urlunsplit(parts._replace(netloc=f"{user}:{REDACTED}@{hostport}"))
-    return redact(url, secrets)
+    return Secrets(secrets, REDACTED).scrub(text)
 
 
 # --- queries ---------------------------------------------------------------------------------
@@ -199,7 +182,7 @@ def _collect(
     *,
     provider: str,
     max_results: int,
-    secrets: tuple[str, ...],
+    secrets: Secrets,
     snippet_key: str,
     score_key: str | None,
     published_key: str | None,
@@ -231,13 +214,13 @@ def _collect(
         seen.add(key)
         parsed.hits.append(
             SearchHit(
-                url=redact(url, secrets),
-                title=redact(title.strip(), secrets),
-                snippet=redact(snippet.strip(), secrets),
+                url=secrets.scrub(url),
+                title=secrets.scrub(title.strip()),
+                snippet=secrets.scrub(snippet.strip()),
                 rank=len(parsed.hits) + 1,
                 provider=provider,
                 score=score,
-                published=published if published is None else redact(published, secrets),
+                published=published if published is None else secrets.scrub(published),
             )
         )
     if not parsed.hits:
@@ -249,37 +232,6 @@ def _collect(
         else:
             parsed.error = ProviderError(kind="empty", message="no results")
     return parsed
-
-
-def _retry_after(headers: httpx.Headers) -> float | None:
-    """Seconds from ``Retry-After`` (seconds or an HTTP date), else from the first value of
-    ``X-RateLimit-Reset`` (Brave: ``1, 1419704``); None when neither is usable."""
-    value = headers.get("retry-after")
-    if value is not None:
-        value = value.strip()
-        try:
-            seconds = float(value)
-        except ValueError:
-            try:
-                when = parsedate_to_datetime(value)
-            except (TypeError, ValueError, IndexError):
-                when = None
-            if when is not None:
-                if when.tzinfo is None:
-                    when = when.replace(tzinfo=UTC)
-                return max(0.0, (when - datetime.now(UTC)).total_seconds())
-        else:
-            if math.isfinite(seconds):
-                return max(0.0, seconds)
-    reset = headers.get("x-ratelimit-reset")
-    if reset is not None:
-        try:
-            seconds = float(reset.split(",")[0].strip())
-        except ValueError:
-            return None
-        if math.isfinite(seconds):
-            return max(0.0, seconds)
-    return None
 
 
 def _error_detail(body: bytes) -> str:
@@ -356,6 +308,7 @@ class _HttpProvider:
     ) -> None:
         self._client = client
         self.__key = api_key or ""
+        self.__secrets = Secrets([self.__key], REDACTED)
         self.shorten_long_queries = shorten_long_queries
         self.timeout_s = timeout_s
         self.max_retry_wait_s = max(0.0, max_retry_wait_s)
@@ -368,8 +321,8 @@ class _HttpProvider:
         return self.__key
 
     @property
-    def _secrets(self) -> tuple[str, ...]:
-        return (self.__key,) if self.__key else ()
+    def _secrets(self) -> Secrets:
+        return self.__secrets
 
     def __repr__(self) -> str:
         key = "set" if self.__key else "none"
@@ -424,8 +377,8 @@ class _HttpProvider:
         sent, action, refusal = self._prepare_query(query)
         state: dict[str, Any] = {
             "provider": self.name,
-            "query": redact(sent, secrets),
-            "original_query": redact(query, secrets),
+            "query": secrets.scrub(sent),
+            "original_query": secrets.scrub(query),
             "query_action": action,
             "status": None,
             "url": redact_url(self._display_endpoint(), secrets),
@@ -433,7 +386,7 @@ class _HttpProvider:
 
         def done(error: ProviderError | None = None, **extra: Any) -> SearchResponse:
             if error is not None:
-                error = error.model_copy(update={"message": redact(error.message, secrets)})
+                error = error.model_copy(update={"message": secrets.scrub(error.message)})
             duration = max(0.0, (time.perf_counter() - started) * 1000.0)
             return SearchResponse(**state, **extra, error=error, duration_ms=duration)
 
@@ -442,92 +395,81 @@ class _HttpProvider:
         key_problem = self._key_problem()
         if key_problem is not None:
             return done(ProviderError(kind="unauthorized", message=f"not sent: {key_problem}"))
-
-        requests = 0
         try:
             request = self._build_request(sent, max_results)
-            state["url"] = redact_url(str(request.url), secrets)
-            while True:
-                requests += 1
-                status, headers, body = await self._send(request)
-                state["status"] = status
-                if status == 429 and self.retry_on_429 and requests == 1:
-                    wanted = _retry_after(headers)
-                    wait = DEFAULT_RETRY_WAIT_S if wanted is None else wanted
-                    await self._sleep(min(wait, self.max_retry_wait_s))
-                    continue
-                break
-        except _BodyTooLargeError as exc:
-            state["status"] = exc.status
-            return done(
-                ProviderError(
-                    kind="malformed",
-                    message=f"the response is larger than {self.max_body_bytes} bytes",
-                    status=state["status"],
-                ),
-                requests=requests,
-            )
-        except httpx.TimeoutException as exc:
-            return done(
-                ProviderError(kind="timeout", message=_exc_text(exc), retryable=True),
-                requests=requests,
-            )
-        except (httpx.HTTPError, httpx.InvalidURL, httpx.StreamError) as exc:
-            return done(
-                ProviderError(kind="network", message=_exc_text(exc), retryable=True),
-                requests=requests,
-            )
+        except httpx.InvalidURL as exc:
+            message = one_line(f"InvalidURL: {exc}", _MAX_MESSAGE_CHARS, collapse=True)
+            return done(ProviderError(kind="network", message=message, retryable=True))
+        state["url"] = redact_url(str(request.url), secrets)
 
-        if not 200 <= status <= 299:
+        def answered(outcome: HttpReply | HttpFailure) -> None:
+            if outcome.status is not None:
+                state["status"] = outcome.status
+
+        outcome = await send(
+            self._client,
+            request,
+            timeout_s=self.timeout_s,
+            max_bytes=self.max_body_bytes,
+            secrets=secrets,
+            retry=self._retry(),
+            observe=answered,
+        )
+        if isinstance(outcome, HttpFailure):
+            return done(self._failure(outcome), requests=outcome.attempts)
+        return done(**self._results(outcome, max_results), requests=outcome.attempts)
+
+    def _retry(self) -> Retry:
+        """One retry after a 429, waiting what the server asks (or a second), within bounds."""
+        return Retry(
+            retries=1 if self.retry_on_429 else 0,
+            max_wait_s=self.max_retry_wait_s,
+            backoff_s=DEFAULT_RETRY_WAIT_S,
+            reset_header="x-ratelimit-reset",
+            sleep=self._sleep,
+        )
+
+    def _failure(self, failure: HttpFailure) -> ProviderError:
+        """The taxonomy entry of a request that gave no usable answer."""
+        status = failure.status
+        if failure.kind == "http" and status is not None:
+            body = failure.reply.body if failure.reply is not None else b""
             detail = _error_detail(body)[:_MAX_MESSAGE_CHARS]
-            error = _status_error(status, detail, _retry_after(headers))
+            error = _status_error(status, detail, failure.retry_after_s)
             hint = self._status_hint(status)
             if hint:
                 error = error.model_copy(update={"message": f"{error.message}; {hint}"})
-            return done(error, requests=requests)
+            return error
+        if failure.kind == "too_large":
+            message = f"the response is larger than {self.max_body_bytes} bytes"
+            return ProviderError(kind="malformed", message=message, status=status)
+        if failure.kind in ("timeout", "network"):
+            kind: ErrorKind = "timeout" if failure.kind == "timeout" else "network"
+            return ProviderError(kind=kind, message=failure.message, retryable=True)
+        return ProviderError(kind="malformed", message=failure.message, status=status)
 
+    def _results(self, reply: HttpReply, max_results: int) -> dict[str, Any]:
+        """The parsed hits of a 2xx answer, or why there are none (`error`)."""
+        status = reply.status
         try:
-            payload: object = json.loads(body)
+            payload: object = json.loads(reply.body)
         except (ValueError, RecursionError):
-            return done(
-                ProviderError(kind="malformed", message="the body is not JSON", status=status),
-                requests=requests,
-            )
+            error = ProviderError(kind="malformed", message="the body is not JSON", status=status)
+            return {"error": error}
         try:
             parsed = self._parse(payload, max_results)
         except _MalformedError as exc:
-            return done(
-                ProviderError(
-                    kind="malformed", message=f"unexpected JSON shape: {exc}", status=status
-                ),
-                requests=requests,
-            )
+            message = f"unexpected JSON shape: {exc}"
+            return {"error": ProviderError(kind="malformed", message=message, status=status)}
         outcome = parsed.error
         if outcome is not None and outcome.status is None:
             outcome = outcome.model_copy(update={"status": status})
-        return done(
-            outcome,
-            requests=requests,
-            results=tuple(parsed.hits),
-            skipped=parsed.skipped,
-            duplicates=parsed.duplicates,
-        )
-
-    async def _send(self, request: httpx.Request) -> tuple[int, httpx.Headers, bytes]:
-        response = await self._client.send(request, stream=True)
-        try:
-            chunks: list[bytes] = []
-            size = 0
-            async for chunk in response.aiter_bytes():
-                size += len(chunk)
-                if size > self.max_body_bytes:
-                    # The server did answer: keep its status for the report (it was lost,
-                    # leaving `status` None as if nothing had been answered).
-                    raise _BodyTooLargeError(response.status_code)
-                chunks.append(chunk)
-            return response.status_code, response.headers, b"".join(chunks)
-        finally:
-            await response.aclose()
+        return {
+            "error": outcome,
+            "results": tuple(parsed.hits),
+            "skipped": parsed.skipped,
+            "duplicates": parsed.duplicates,
+        }
 
     def _collect(
         self,
@@ -547,17 +489,6 @@ class _HttpProvider:
             score_key=score_key,
             published_key=published_key,
         )
-
-
-class _BodyTooLargeError(Exception):
-    def __init__(self, status: int) -> None:
-        super().__init__(status)
-        self.status = status
-
-
-def _exc_text(exc: BaseException) -> str:
-    text = str(exc) or type(exc).__name__
-    return f"{type(exc).__name__}: {text}"[:_MAX_MESSAGE_CHARS]
 
 
 def _header_safe(key: str) -> bool:

@@ -25,8 +25,9 @@ import numpy as np
 from threadpoolctl import ThreadpoolController
 
 from .._cache import CacheDir, cache_dir, discard, temporary_sibling
-from .._errors import EmbedderError
+from .._errors import EmbedderError, one_line
 from .._files import MB, read_bytes
+from .._http import HttpFailure, Secrets, redact_url, send_sync
 from .._resources import resources_root
 from ._catalog import Catalog, Tool
 from ._keyword import canonical
@@ -159,7 +160,9 @@ class MiniLMOnnx:
         try:
             return self._embed(texts)
         except Exception as exc:  # onnxruntime and tokenizers raise their own exception types
-            raise EmbedderError(f"embedding model failed: {_one_line(str(exc))}") from None
+            raise EmbedderError(
+                f"embedding model failed: {one_line(str(exc), 200, collapse=True)}"
+            ) from None
 
     def _embed(self, texts: list[str]) -> np.ndarray:
         encoded = self._tokenizer.encode_batch(texts)
@@ -185,19 +188,6 @@ def one_blas_thread() -> contextlib.AbstractContextManager[object]:
     return limit
 
 
-def redact_url(url: str) -> str:
-    """`url` with its credentials hidden, for every message, `model_id` and status: the
-    userinfo (`http://***@host/…`), every query value (`?api_key=***`) and any fragment.
-    Never raises, also for a URL that cannot be parsed."""
-    text = str(url)
-    if "://" in text:
-        text = re.sub(r"^([^:/?#]*://)[^/?#]*@", r"\1***@", text)
-    else:
-        text = re.sub(r"^[^/?#]*@", "***@", text)
-    text = re.sub(r"([?&;][^=&;#]*=)[^&;#]*", r"\1***", text)
-    return re.sub(r"#.*$", "#***", text, flags=re.DOTALL)
-
-
 def _url_secrets(url: str) -> list[str]:
     """The credentials a URL carries (userinfo parts, query values), raw and percent-decoded."""
     found: list[str] = []
@@ -210,6 +200,12 @@ def _url_secrets(url: str) -> list[str]:
         found.append(fragment)
     found += [urllib.parse.unquote(value) for value in found]
     return [value for value in dict.fromkeys(found) if len(value) >= 4]
+
+
+def _shown(url: str) -> str:
+    """`url` for a `model_id` and messages: each value its query carries (4 characters or more)
+    is hidden too, whatever the parameter's name."""
+    return redact_url(url, _url_secrets(url))
 
 
 def _endpoint(base_url: str) -> str:
@@ -251,7 +247,7 @@ class OpenAIEmbeddings:
         max_body_bytes: int = 64 * MB,
         retry_after_s: float = 60.0,
     ) -> None:
-        self.model_id = f"openai:{model}@{redact_url(base_url)}"
+        self.model_id = f"openai:{model}@{_shown(base_url)}"
         self.dimension: int | None = None
         """The vector width, known after the first answer; later answers must match it."""
         self.timeout_s = timeout_s
@@ -259,8 +255,8 @@ class OpenAIEmbeddings:
         self.retry_after_s = retry_after_s
         self._model = model
         self._url = _endpoint(base_url)
-        self._secrets = [*_url_secrets(base_url), *([api_key] if api_key else [])]
-        self._where = f"embeddings endpoint {redact_url(self._url)}"
+        self._secrets = Secrets([*_url_secrets(base_url), api_key])
+        self._where = f"embeddings endpoint {redact_url(self._url, self._secrets)}"
         self._headers = {"Accept-Encoding": "identity"}
         if api_key:
             self._headers["Authorization"] = f"Bearer {api_key}"
@@ -290,9 +286,7 @@ class OpenAIEmbeddings:
 
     def _line(self, text: str) -> str:
         """One line of at most 300 characters, with every credential replaced by ***."""
-        for secret in sorted(self._secrets, key=len, reverse=True):
-            text = text.replace(secret, "***")
-        return _one_line(text, 300)
+        return one_line(self._secrets.scrub(text), 300, collapse=True)
 
     def embed(self, texts: list[str]) -> np.ndarray:
         """Rows in the order of `texts` (the answer's `index` decides, not its list order).
@@ -304,8 +298,7 @@ class OpenAIEmbeddings:
             if left > 0:
                 raise EmbedderError(f"{down[1]} (not asked again for {left:.0f} s)")
         try:
-            status, reason, body = self._post(texts)
-            matrix = self._vectors(status, reason, body, len(texts))
+            matrix = self._vectors(self._post(texts), len(texts))
         except EmbedderError as exc:
             message = self._line(str(exc))
             with self._lock:
@@ -316,83 +309,52 @@ class OpenAIEmbeddings:
         return matrix
 
     # -- the request, within a total deadline ------------------------------------------------
-    def _post(self, texts: list[str]) -> tuple[int, str, bytes]:
-        """Run the request on a helper thread and wait for it at most `timeout_s`."""
-        deadline = time.monotonic() + self.timeout_s
+    def _post(self, texts: list[str]) -> bytes:
+        """The body of a 2xx answer, within `timeout_s` and a limit scaled to the request."""
         limit = min(self.max_body_bytes, MB + len(texts) * 512 * 1024)
-        outcome: list[tuple[int, str, bytes] | Exception] = []
-        done, cancelled = threading.Event(), threading.Event()
+        request = self._client.build_request(
+            "POST", self._url, json={"model": self._model, "input": texts}, headers=self._headers
+        )
+        outcome = send_sync(
+            self._client, request, timeout_s=self.timeout_s, max_bytes=limit, secrets=self._secrets
+        )
+        if isinstance(outcome, HttpFailure):
+            raise self._failed(outcome, limit)
+        return outcome.body
 
-        def fetch() -> None:
-            try:
-                outcome.append(self._fetch(texts, deadline, limit, cancelled))
-            except Exception as exc:  # handed over to the waiting thread
-                outcome.append(exc)
-            finally:
-                done.set()
-
-        threading.Thread(target=fetch, name="routescope-embeddings", daemon=True).start()
-        if not done.wait(max(0.0, deadline - time.monotonic()) + 0.05):
-            cancelled.set()  # the helper stops at its next chunk or its own read timeout
-            raise EmbedderError(f"{self._where} did not answer within {self.timeout_s:g} s")
-        result = outcome[0]
-        if isinstance(result, Exception):
-            raise result
-        return result
-
-    def _fetch(
-        self, texts: list[str], deadline: float, limit: int, cancelled: threading.Event
-    ) -> tuple[int, str, bytes]:
-        where = self._where
-        late = EmbedderError(f"{where} did not answer within {self.timeout_s:g} s")
-        try:
-            with self._client.stream(
-                "POST",
-                self._url,
-                json={"model": self._model, "input": texts},
-                headers=self._headers,
-                timeout=self.timeout_s,
-            ) as response:
-                if response.is_error:
-                    limit = min(limit, 4096)  # enough for a one-line detail
-                declared = response.headers.get("content-length", "")
-                if declared.isdigit() and int(declared) > limit and not response.is_error:
-                    raise EmbedderError(
-                        f"{where} answered {int(declared):,} bytes, more than {limit:,}"
-                    )
-                chunks, size = [], 0
-                for chunk in response.iter_bytes():
-                    if cancelled.is_set() or time.monotonic() > deadline:
-                        raise late
-                    size += len(chunk)
-                    if size > limit:
-                        if response.is_error:
-                            chunks.append(chunk[: max(0, limit - size + len(chunk))])
-                            break
-                        raise EmbedderError(f"{where} answered more than {limit:,} bytes")
-                    chunks.append(chunk)
-                return response.status_code, response.reason_phrase, b"".join(chunks)
-        except httpx.TimeoutException:
-            raise late from None
-        except (httpx.HTTPError, httpx.InvalidURL, httpx.StreamError, OSError, UnicodeError) as exc:
-            raise EmbedderError(
-                f"{where} unreachable: {_one_line(str(exc)) or type(exc).__name__}"
-            ) from None
+    def _failed(self, failure: HttpFailure, limit: int) -> EmbedderError:
+        where, reply = self._where, failure.reply
+        if failure.kind == "http" and reply is not None:
+            detail = one_line(
+                reply.body[:4096].decode("utf-8", errors="replace"), 200, collapse=True
+            )
+            answered = f"{where} answered HTTP {reply.status} {reply.reason}"
+            return EmbedderError(answered + (f": {detail}" if detail else ""))
+        if failure.kind == "too_large":
+            declared = reply.headers.get("content-length", "") if reply is not None else ""
+            if declared.isdigit() and int(declared) > limit:
+                return EmbedderError(
+                    f"{where} answered {int(declared):,} bytes, more than {limit:,}"
+                )
+            return EmbedderError(f"{where} answered more than {limit:,} bytes")
+        if failure.kind == "timeout":
+            return EmbedderError(f"{where} did not answer within {self.timeout_s:g} s")
+        if failure.kind == "malformed":
+            return EmbedderError(f"{where} answered a body it cannot decode: {failure.detail}")
+        return EmbedderError(f"{where} unreachable: {failure.detail or failure.exception}")
 
     # -- the answer --------------------------------------------------------------------------
-    def _vectors(self, status: int, reason: str, body: bytes, count: int) -> np.ndarray:
+    def _vectors(self, body: bytes, count: int) -> np.ndarray:
         where = self._where
-        if status >= 400:
-            detail = _one_line(body[:4096].decode("utf-8", errors="replace"))
-            raise EmbedderError(
-                f"{where} answered HTTP {status} {reason}" + (f": {detail}" if detail else "")
-            )
         try:
             payload = json.loads(body, parse_int=_json_int)
         except (ValueError, RecursionError):
             raise EmbedderError(
                 f"{where} did not answer JSON: "
-                f"{_one_line(body[:4096].decode('utf-8', errors='replace')) or '(empty body)'}"
+                + (
+                    one_line(body[:4096].decode(errors="replace"), 200, collapse=True)
+                    or "(empty body)"
+                )
             ) from None
         not_a_list = EmbedderError(
             f"{where} answered JSON that is not an embeddings list "
@@ -443,13 +405,6 @@ class OpenAIEmbeddings:
         return _normalise(wide.astype(np.float32))
 
 
-def _one_line(text: str, limit: int = 200) -> str:
-    """`text` collapsed to one line of at most `limit` characters (error messages are one line)."""
-    line = " ".join(text.split())
-    line = "".join(c if c.isprintable() else f"\\x{ord(c):02x}" for c in line)
-    return line if len(line) <= limit else line[: limit - 1] + "…"
-
-
 _ENDPOINTS: dict[tuple[str, str, str | None], OpenAIEmbeddings] = {}
 
 
@@ -480,7 +435,7 @@ def default_model_id() -> str:
     """The `model_id` of `default_embedder()`, without loading a model (credentials hidden)."""
     settings = _endpoint_settings()
     if settings is not None:
-        return f"openai:{settings[1]}@{redact_url(settings[0])}"
+        return f"openai:{settings[1]}@{_shown(settings[0])}"
     return MiniLMOnnx.model_id
 
 

@@ -14,6 +14,7 @@ from typing import Any, ClassVar
 import httpx
 import pytest
 
+from routescope._http import Secrets
 from routescope.research._models import SearchResponse
 from routescope.research._providers import (
     BraveSearch,
@@ -474,7 +475,7 @@ def test_searxng_base_url_credentials_are_redacted() -> None:
 
     response = asyncio.run(go())
     assert response.ok and "hunter2" not in response.url
-    assert response.url.startswith("http://me:[REDACTED]@searx.test/search?")
+    assert response.url.startswith("http://[REDACTED]@searx.test/search?")  # the user too
 
 
 def test_redact() -> None:
@@ -482,8 +483,8 @@ def test_redact() -> None:
     assert redact("k=tvly-SECRET%2Bkey%2F42", [KEY]) == "k=[REDACTED]"
     assert redact("k=tvly-SECRET%2Bkey/42", [KEY]) == "k=[REDACTED]"
     assert redact("nothing", []) == "nothing"
-    assert redact_url(f"https://u:{KEY}@h.test/p?x={KEY}", [KEY]) == (
-        "https://u:[REDACTED]@h.test/p?x=[REDACTED]"
+    assert redact_url(f"https://u:pw@h.test/p?x={KEY}", Secrets([KEY], "[REDACTED]")) == (
+        "https://[REDACTED]@h.test/p?x=[REDACTED]"
     )
 
 
