@@ -28,8 +28,11 @@ threshold; a request of several steps is searched step by step too; pin any tool
 is not higher. <i>Open catalog…</i> takes a folder of SKILL.md files or a JSON file of tools
 (OpenAI, MCP, Anthropic, Routescope).</li>
 <li><b>Research</b>: the deep-research loop on the prompt, offline (the documentation on this
-machine, a heuristic model): each attempt's query, scores and pages, the best one starred, the
-next step; copy the report as Markdown.</li>
+machine, a heuristic model) as you type, over the network on Ctrl+Enter (Esc cancels; editing
+the prompt does not: the run is marked stale, to re-run or cancel): each attempt's query,
+scores and pages, the best one starred, the next step; the pane under the table spells out the
+selected attempt or page (the scores' reasons, the full URL, the goal terms a page supports);
+copy the report as Markdown.</li>
 <li><b>Regression</b>: run a suite, read each diff, accept a golden, open a case live.</li>
 </ul>
 <table cellspacing="4">

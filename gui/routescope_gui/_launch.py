@@ -152,24 +152,26 @@ async def _screenshot(
     window.show()
     session.open_request(_warm_request(args, rules, search))  # a small prompt: inspected at once
     if args.tab == "Tools":
-        ranked = _first_of([session.ranked, session.engine_failed])
+        tools = session.tools
+        ranked = _first_of([tools.ranked, tools.engine_failed])
         window.show_tab(args.tab)
-        if await asyncio.wait_for(ranked, _ENGINE_SECONDS) is session.engine_failed:
+        if await asyncio.wait_for(ranked, _ENGINE_SECONDS) is tools.engine_failed:
             print(f"routescope-gui: error: {window.toolsearch_view.status.text()}", file=sys.stderr)
             return 2
         top = window.toolsearch_view.table.topLevelItem(0)
         if top is not None:
             top.setExpanded(True)
     elif args.tab == "Research" and args.prompt.strip():
-        researched = _first_of([session.research_finished, session.research_failed])
-        window.show_tab(args.tab)
-        if await asyncio.wait_for(researched, _ENGINE_SECONDS) is session.research_failed:
+        research = session.research
+        researched = _first_of([research.finished, research.failed])
+        if research.live:
+            window.show_tab(args.tab)  # offline research follows the prompt shown
+        else:
+            window.run_research()  # over the network it runs when asked (Ctrl+Enter)
+        if await asyncio.wait_for(researched, _ENGINE_SECONDS) is research.failed:
             print(f"routescope-gui: error: {window.research_view.error}", file=sys.stderr)
             return 2
-        best = session.research.best if session.research is not None else None
-        row = window.research_view.table.topLevelItem(best) if best is not None else None
-        if row is not None:
-            row.setExpanded(True)
+        window.research_view.expand_best()
     else:
         window.show_tab(args.tab)
     await asyncio.sleep(0.1)  # let the new contents lay themselves out before the grab

@@ -1,12 +1,20 @@
 """The deep-research view: one run of `routescope.research.deep_research`. One row per attempt
 (the query and where it came from, the provider's status, relevance / confidence / coverage as
 bars, the score), the best attempt starred, each attempt's pages with the policy's verdict and
-the outcome underneath; the next step, the warnings and why the loop stopped; a link to the
+the outcome underneath; the verdict (the next step and why the loop stopped, coloured by the
+outcome) and the warnings; a detail pane under the table that spells out the selected attempt
+or page (the score's reasons, the page's title, full URL, verdict and evidence); a link to the
 saved report; "Copy report" puts `report_markdown` on the clipboard. Attempts appear one by one
 as the run grades them.
 
+It never shows one prompt's result as another's: when a run starts, what is on screen is
+greyed out and labelled with the prompt it belongs to until the new run's first attempt
+replaces it; a run whose prompt was edited since is marked stale, with a way to re-run it for
+the new prompt or cancel it.
+
 It renders the result objects it is given and nothing more: the session runs the research; the
-buttons (Run, Cancel, Settings…, Save report…) only ask for it through signals.
+buttons (Run, Cancel, Settings…, Save report…, Re-run for the new prompt) only ask for it
+through signals.
 """
 
 from __future__ import annotations
@@ -15,13 +23,18 @@ import html
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt, QUrl, Signal
+from PySide6.QtCore import QEvent, QItemSelectionModel, QObject, Qt, QUrl, Signal
 from PySide6.QtGui import QColor, QFont, QGuiApplication
 from PySide6.QtWidgets import (
+    QFrame,
+    QGraphicsOpacityEffect,
     QHBoxLayout,
     QHeaderView,
     QLabel,
     QPushButton,
+    QSizePolicy,
+    QSplitter,
+    QTextBrowser,
     QTreeWidget,
     QTreeWidgetItem,
     QVBoxLayout,
@@ -30,14 +43,20 @@ from PySide6.QtWidgets import (
 
 import routescope
 
-from ._widgets import BAR_ROLE, BarDelegate, enable_copy, ensure_children, fill_row
+from ._research_detail import (
+    attempt_detail,
+    outcome_text,
+    page_detail,
+    page_evidence,
+    reasons_text,
+)
+from ._widgets import BAR_ROLE, BarDelegate, enable_copy, ensure_children, fill_row, set_tone
 
 if TYPE_CHECKING:
     from routescope.research import Attempt, DeepResearchResult, PageRead, ResearchSettings
 
 __all__ = ["ResearchView"]
 
-_Index = QModelIndex | QPersistentModelIndex
 _COLUMNS = ("#", "Query", "From", "Provider", "Relevance", "Confidence", "Coverage", "Score")
 _COLUMN_TIPS = (
     "attempt (★ the best: highest 0.5·relevance + 0.3·coverage + 0.2·confidence)",
@@ -51,25 +70,38 @@ _COLUMN_TIPS = (
 )
 _BAR_COLUMNS = (4, 5, 6, 7)
 _WIDTHS = (56, 200, 116, 100, 80, 86, 76, 56)
-_OUTCOME_TONES = {"proceed": "#2e7d32", "research_again": "#ef6c00", "escalate": "#c62828"}
+OUTCOME_TONES = {"proceed": "#2e7d32", "research_again": "#b26a00", "escalate": "#c62828"}
+"""The colour of each outcome of the next step: proceed green, research again amber, escalate
+red."""
 _RED = QColor("#c62828")
+_WHERE = Qt.ItemDataRole.UserRole + 1
+"""Item data of a row: (attempt index,) or (attempt index, page index)."""
+_DIMMED = 0.4
+"""The opacity of a result that belongs to another prompt than the run under way."""
 
 
 class ResearchView(QWidget):
     """Renders one `DeepResearchResult` (or the attempts of a run under way, or why it failed).
 
     Attributes:
-        result: the run shown (None: none yet, or a blank prompt); error: why the last run
-            failed ("" when it did not); attempts: the attempts shown while a run is under way.
-        backends: where research searches, what grades it, and how it starts.
-        status: what the view shows now (running, finished, failed).
-        summary: the next step, why the loop stopped, the warnings.
+        result: the run shown (None: none yet, a blank prompt, or the rows are those of a run
+            under way or cancelled); error: why the last run failed ("" when it did not);
+            attempts: the attempts shown while a run is under way.
+        backends: where research searches, what grades it, and how it starts (wraps).
+        status: what the view shows now (running, finished, failed, cancelled and why).
+        stale_bar: shown when the prompt changed since the run shown (or under way) started:
+            stale_label says for which prompt; rerun_button, stale_cancel_button.
+        caption: which prompt the rows belong to, when it is not the run under way's (drawn
+            over the foot of the table: showing it moves nothing).
+        summary: the verdict (the next step, why the loop stopped, coloured by the outcome),
+            the warnings and notes.
         report_link: a link to the report saved for the run shown.
-        table: the attempts, their pages underneath.
+        table: the attempts, their pages underneath; detail: the selected row spelled out.
         run_button, cancel_button, settings_button, save_button, copy_button: the controls.
 
     Signals:
-        run_requested, cancel_requested, settings_requested, save_requested: the buttons.
+        run_requested: Run, or "Re-run for the new prompt"; cancel_requested: Cancel (also in
+            the stale bar); settings_requested, save_requested: the other buttons.
     """
 
     run_requested = Signal()
@@ -83,10 +115,26 @@ class ResearchView(QWidget):
         self.error = ""
         self.attempts: list[Attempt] = []
         self._running = False
-        self.backends = QLabel()
-        self.status = QLabel("research runs on the prompt while this tab is shown (offline)")
+        self._running_goal = ""
+        self._rows_goal = ""
+        """The prompt the rows on screen belong to ("" none)."""
+        self._stale_goal = ""
+        self._build_controls()
+        self._build_result_area()
+        layout = QVBoxLayout(self)
+        layout.addLayout(self._controls)
+        layout.addLayout(self._status_row)
+        layout.addWidget(self.stale_bar)
+        layout.addWidget(self._result_area, 1)
+        self.show_backends(None)
+
+    def _build_controls(self) -> None:
+        self.backends = _wrapping_label("")
+        self.backends.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.status = _wrapping_label(
+            "research runs on the prompt while this tab is shown (offline)"
+        )
         self.status.setObjectName("muted")
-        self.status.setWordWrap(True)
         self.run_button = _button("Run", "research the prompt now (Ctrl+Enter)")
         self.run_button.clicked.connect(self.run_requested)
         self.cancel_button = _button("Cancel", "stop the run under way (Esc)")
@@ -100,30 +148,68 @@ class ResearchView(QWidget):
         self.copy_button.clicked.connect(self.copy_report)
         for button in (self.save_button, self.copy_button):
             button.setEnabled(False)
-        self.summary = QLabel("")
-        self.summary.setWordWrap(True)
+        self._controls = QHBoxLayout()  # the backends and the run's buttons
+        self._controls.addWidget(self.backends, 1)
+        for button in (self.run_button, self.cancel_button, self.settings_button):
+            self._controls.addWidget(button, 0, Qt.AlignmentFlag.AlignTop)
+        self._status_row = QHBoxLayout()  # the run's state and the report's buttons
+        self._status_row.addWidget(self.status, 1)
+        for button in (self.save_button, self.copy_button):
+            self._status_row.addWidget(button, 0, Qt.AlignmentFlag.AlignTop)
+        self.stale_bar = QFrame()
+        self.stale_bar.setObjectName("stale")
+        self.stale_label = _wrapping_label("")
+        self.rerun_button = _button(
+            "Re-run for the new prompt", "research the prompt as it is now (Ctrl+Enter)"
+        )
+        self.rerun_button.clicked.connect(self.run_requested)
+        self.stale_cancel_button = _button("Cancel run", "stop the stale run (Esc)")
+        self.stale_cancel_button.clicked.connect(self.cancel_requested)
+        bar = QHBoxLayout(self.stale_bar)
+        bar.setContentsMargins(8, 4, 8, 4)
+        bar.addWidget(self.stale_label, 1)
+        bar.addWidget(self.rerun_button)
+        bar.addWidget(self.stale_cancel_button)
+        self.stale_bar.setVisible(False)
+
+    def _build_result_area(self) -> None:
+        self.summary = _wrapping_label("")
+        self.summary.setObjectName("researchVerdict")
         self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.report_link = QLabel("")
         self.report_link.setOpenExternalLinks(True)
         self.report_link.setVisible(False)
         self.table = self._attempts_table()
-        controls = QHBoxLayout()
-        controls.addWidget(self.backends, 1)
-        for button in (
-            self.run_button,
-            self.cancel_button,
-            self.settings_button,
-            self.save_button,
-            self.copy_button,
-        ):
-            controls.addWidget(button)
-        layout = QVBoxLayout(self)
-        layout.addLayout(controls)
-        layout.addWidget(self.status)
-        layout.addWidget(self.summary)
-        layout.addWidget(self.report_link)
-        layout.addWidget(self.table, 1)
-        self.show_backends(None)
+        self.table.currentItemChanged.connect(lambda *_: self._show_detail())
+        self.caption = QLabel("", self.table)
+        self.caption.setObjectName("caption")
+        self.caption.setVisible(False)
+        self.table.installEventFilter(self)
+        self.detail = QTextBrowser()
+        self.detail.setObjectName("detail")
+        self.detail.setOpenExternalLinks(True)
+        self.detail.setPlaceholderText("select an attempt or a page: its details show here")
+        splitter = QSplitter(Qt.Orientation.Vertical)
+        splitter.addWidget(self.table)
+        splitter.addWidget(self.detail)
+        splitter.setStretchFactor(0, 1)
+        splitter.setStretchFactor(1, 1)
+        splitter.setChildrenCollapsible(False)
+        self._result_area = QWidget()
+        area = QVBoxLayout(self._result_area)
+        area.setContentsMargins(0, 0, 0, 0)
+        area.addWidget(self.summary)
+        area.addWidget(self.report_link)
+        area.addWidget(splitter, 1)
+        # Faded as a whole while it belongs to another run (the table's header stays: it names
+        # the columns, whatever run the rows are of).
+        self._dims: list[QGraphicsOpacityEffect] = []
+        for widget in (self.summary, self.report_link, self.table.viewport(), self.detail):
+            effect = QGraphicsOpacityEffect(widget)
+            effect.setOpacity(_DIMMED)
+            effect.setEnabled(False)
+            widget.setGraphicsEffect(effect)
+            self._dims.append(effect)
 
     def _attempts_table(self) -> QTreeWidget:
         table = QTreeWidget()
@@ -145,40 +231,65 @@ class ResearchView(QWidget):
         enable_copy(table)
         return table
 
+    @property
+    def dimmed(self) -> bool:
+        """Whether the rows on screen are greyed out: they belong to another run."""
+        return self._dims[0].isEnabled()
+
     # -- states ------------------------------------------------------------------------------
     def show_backends(self, settings: ResearchSettings | None) -> None:
         """Where research searches and what grades it; offline backends follow the typing,
         network ones run on Ctrl+Enter."""
         settings = settings or routescope.research.ResearchSettings()
         how = "runs as you type" if settings.offline else "Ctrl+Enter runs · Esc cancels"
-        self.backends.setText(f"<b>{html.escape(settings.describe())}</b> — {how}")
+        text = settings.describe()
+        self.backends.setText(f"<b>{html.escape(text)}</b> — {how}")
+        self.backends.setToolTip(text)
 
     def show_running(self, goal: str) -> None:
-        """A run for `goal` started: the previous run stays until its first attempt arrives."""
+        """A run for `goal` started: what is on screen is greyed out and labelled with its own
+        prompt until the run's first attempt replaces it."""
         self.error = ""
         self.attempts = []
+        self._running_goal = goal
         self._set_running(True)
-        self.status.setText(f"researching <b>{html.escape(_short(goal))}</b>…")
+        self.status.setText(f"researching <b>{_quoted(goal)}</b>…")
+        self._dim_rows()
 
     def add_attempt(self, attempt: Attempt) -> None:
         """An attempt of the run under way was graded: the rows show the run so far."""
         if not self._running:
             return
-        if not self.attempts:
+        if not self.attempts:  # the first: what was on screen goes
+            self.result = None
             self.summary.setText("")
+            set_tone(self.summary, "")
             self.report_link.setVisible(False)
+            self._rows_goal = self._running_goal
+            self._undim()
+            for button in (self.save_button, self.copy_button):
+                button.setEnabled(False)
         self.attempts.append(attempt)
         rows = ensure_children(self.table, len(self.attempts))
         self._show_attempt(rows[-1], attempt, best=False)
         self.status.setText(
-            f"researching… {len(self.attempts)} attempt(s) graded, "
-            f"{sum(a.fetched for a in self.attempts)} page(s) read"
+            f"researching <b>{_quoted(self._running_goal)}</b>… {len(self.attempts)} "
+            f"attempt(s) graded, {sum(a.fetched for a in self.attempts)} page(s) read"
         )
+        self._show_detail()
 
-    def show_cancelled(self) -> None:
-        if self._running:
-            self._set_running(False)
-            self.status.setText("research cancelled")
+    def show_cancelled(self, reason: str = "cancelled") -> None:
+        """The run under way was cancelled (`reason`: "cancelled by you", "cancelled: the
+        prompt changed", …). What is on screen stays, labelled with its prompt."""
+        if not self._running:
+            return
+        self._set_running(False)
+        goal = _quoted(self._running_goal)
+        self.status.setText(f"research {html.escape(reason)} — <b>{goal}</b>")
+        if self.attempts:
+            self._show_caption(
+                f"{len(self.attempts)} attempt(s) of the cancelled run for <b>{goal}</b>"
+            )
 
     def show_error(self, message: str) -> None:
         self.error = message
@@ -195,29 +306,87 @@ class ResearchView(QWidget):
         self.report_link.setToolTip(path)
         self.report_link.setVisible(True)
 
+    def show_stale(self, goal: str) -> None:
+        """The prompt changed since the run under way (or shown) started for `goal` ("": it
+        did not, or it is the prompt again)."""
+        self._stale_goal = goal
+        self._show_stale_bar()
+
+    def _show_stale_bar(self) -> None:
+        goal = self._stale_goal
+        self.stale_bar.setVisible(bool(goal))
+        if not goal:
+            return
+        what = "started for" if self._running else "this result is for"
+        self.stale_label.setText(
+            f"<b>stale:</b> {what} <b>{_quoted(goal)}</b>; the prompt has changed since"
+        )
+        self.stale_cancel_button.setVisible(self._running)
+
     def _set_running(self, running: bool) -> None:
         self._running = running
         self.cancel_button.setEnabled(running)
+        self._show_stale_bar()
+
+    def _dim_rows(self) -> None:
+        """Grey out the rows on screen and say which prompt they belong to."""
+        self.caption.setVisible(False)
+        if self.table.topLevelItemCount() == 0 and not self.summary.text():
+            return
+        for effect in self._dims:
+            effect.setEnabled(True)
+        self._show_caption(f"greyed out: the previous run, for <b>{_quoted(self._rows_goal)}</b>")
+
+    def _show_caption(self, text: str) -> None:
+        self.caption.setText(text)
+        self.caption.setVisible(True)
+        self._place_caption()
+
+    def _place_caption(self) -> None:
+        """Over the foot of the table's rows, as wide as they are (at most)."""
+        table, size = self.table, self.caption.sizeHint()
+        frame = table.frameWidth()  # (from the table's own size: its viewport may lag behind)
+        scrollbar = table.horizontalScrollBar()
+        bottom = table.height() - frame - (scrollbar.height() if scrollbar.isVisible() else 0)
+        width = min(size.width(), table.width() - 2 * frame - 8)
+        self.caption.setGeometry(frame + 4, bottom - size.height() - 4, width, size.height())
+        self.caption.raise_()
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if watched is self.table and event.type() == QEvent.Type.Resize:
+            self._place_caption()
+        return False
+
+    def _undim(self) -> None:
+        for effect in self._dims:
+            effect.setEnabled(False)
+        self.caption.setVisible(False)
 
     def show_result(self, result: DeepResearchResult | None) -> None:
         self.result = result
         self._set_running(False)
         self.attempts = []
+        self._undim()
         self.report_link.setVisible(False)
         for button in (self.save_button, self.copy_button):
             button.setEnabled(result is not None)
         if result is None:
+            self._rows_goal = ""
             self.status.setText("type a prompt: research runs on it while this tab is shown")
             self.summary.setText("")
+            set_tone(self.summary, "")
             ensure_children(self.table, 0)
+            self._show_detail()
             return
+        self._rows_goal = result.goal
         model = f" · model {html.escape(result.model)}" if result.model else ""
         self.status.setText(
-            f"<b>{html.escape(_short(result.goal))}</b>: {len(result.attempts)} attempt(s) · "
+            f"<b>{_quoted(result.goal)}</b>: {len(result.attempts)} attempt(s) · "
             f"{result.web_calls} search(es) · {result.pages_fetched} page(s) read · "
             f"{result.duration_ms:,.0f} ms{model}"
         )
         self.summary.setText(_summary(result))
+        set_tone(self.summary, result.next_step.outcome)
         expanded = {
             row.text(1)
             for i in range(self.table.topLevelItemCount())
@@ -227,20 +396,37 @@ class ResearchView(QWidget):
         for row, attempt in zip(rows, result.attempts, strict=True):
             self._show_attempt(row, attempt, best=attempt.index == result.best)
             row.setExpanded(attempt.query in expanded)
+        if self.table.currentItem() is None and result.best is not None:
+            self._make_current(rows[result.best])
+        self._show_detail()
+
+    def expand_best(self) -> None:
+        """Open the best attempt's row, and spell it out in the detail pane."""
+        best = self.result.best if self.result is not None else None
+        row = self.table.topLevelItem(best) if best is not None else None
+        if row is not None:
+            row.setExpanded(True)
+            self._make_current(row)
 
     def copy_report(self) -> None:
         """Put the shown run's report on the clipboard, as Markdown."""
         if self.result is not None:
             QGuiApplication.clipboard().setText(routescope.research.report_markdown(self.result))
 
+    def _make_current(self, row: QTreeWidgetItem) -> None:
+        """Make `row` the one the detail pane spells out, without selecting it."""
+        self.table.setCurrentItem(row, 0, QItemSelectionModel.SelectionFlag.NoUpdate)
+
     # -- rows ----------------------------------------------------------------------------------
+    def _shown_attempts(self) -> list[Attempt]:
+        return self.attempts or (self.result.attempts if self.result is not None else [])
+
     def _show_attempt(self, row: QTreeWidgetItem, attempt: Attempt, *, best: bool) -> None:
         provider = f"{attempt.provider} · {attempt.status if attempt.status is not None else '—'}"
         if attempt.error:
             provider += f" · {attempt.error}"
-        evaluation = attempt.evaluation
-        reasons = evaluation.reasons if evaluation is not None else attempt.evaluator_error
         scores = (attempt.relevance, attempt.confidence, attempt.coverage, attempt.score)
+        reasons = reasons_text(attempt)
         fill_row(
             row,
             [
@@ -257,10 +443,11 @@ class ResearchView(QWidget):
                 f"{attempt.fetched} of {len(attempt.pages)} page(s) read",
                 None,
                 None,
-                *([reasons or "not evaluated (nothing read)"] * 3),
+                *([reasons] * 3),
                 "should retry" if attempt.should_retry else "no retry needed",
             ],
         )
+        row.setData(0, _WHERE, (attempt.index,))
         for column, value in zip(_BAR_COLUMNS, scores, strict=True):
             row.setData(column, BAR_ROLE, value)
         font = QFont(row.font(0))
@@ -269,37 +456,59 @@ class ResearchView(QWidget):
             row.setFont(column, font)
         row.setData(3, Qt.ItemDataRole.ForegroundRole, _RED if attempt.error else None)
         pages = ensure_children(row, len(attempt.pages))
-        for child, page in zip(pages, attempt.pages, strict=True):
-            _show_page(child, page)
+        for number, (child, page) in enumerate(zip(pages, attempt.pages, strict=True)):
+            _show_page(child, page, page_evidence(attempt, page.url))
+            child.setData(0, _WHERE, (attempt.index, number))
+
+    # -- the detail pane ---------------------------------------------------------------------
+    def _show_detail(self) -> None:
+        """Spell out the current row: an attempt (its scores and their reasons) or a page (its
+        title, URL, the policy's verdict, the outcome and its evidence)."""
+        item = self.table.currentItem()
+        where: tuple[int, ...] = (item.data(0, _WHERE) if item is not None else None) or ()
+        attempts = {attempt.index: attempt for attempt in self._shown_attempts()}
+        attempt = attempts.get(where[0]) if where else None
+        if attempt is None:
+            self.detail.setHtml("")
+            return
+        if len(where) == 1:
+            best = self.result is not None and self.result.best == attempt.index
+            self.detail.setHtml(attempt_detail(attempt, best=best))
+        elif where[1] < len(attempt.pages):
+            self.detail.setHtml(page_detail(attempt.pages[where[1]], attempt))
 
 
-def _show_page(row: QTreeWidgetItem, page: PageRead) -> None:
+def _show_page(row: QTreeWidgetItem, page: PageRead, evidence: object | None) -> None:
+    """A page's row: its title, the policy's verdict, the outcome; its relevance to the goal
+    when the attempt has the pages' evidence."""
     verdict = f"{'allowed' if page.allowed else 'blocked'} · {page.rule}"
-    if page.error:
-        outcome = f"{page.status} · {page.error}" if page.status is not None else page.error
-    elif page.status is not None:
-        outcome = f"{page.status} · {len(page.text):,} chars"
-    else:
-        outcome = "not fetched"
+    outcome = outcome_text(page)
+    relevance = getattr(evidence, "relevance", None)
+    reason = str(getattr(evidence, "reason", "")) if evidence is not None else ""
+    shown = f"{relevance:.1f}" if isinstance(relevance, float) else ""
     fill_row(
         row,
-        ["", f"  {page.title or page.url}", verdict, outcome, "", "", "", ""],
-        ["", page.url, f"host policy: {verdict}", outcome, "", "", "", ""],
+        ["", f"  {page.title or page.url}", verdict, outcome, shown, "", "", ""],
+        ["", page.url, f"host policy: {verdict}", outcome, reason, "", "", ""],
     )
     for column in range(len(_COLUMNS)):
         row.setData(column, BAR_ROLE, None)
+    if isinstance(relevance, float):
+        row.setData(4, BAR_ROLE, relevance)
     bad = not page.allowed or bool(page.error)
     row.setData(2, Qt.ItemDataRole.ForegroundRole, None if page.allowed else _RED)
     row.setData(3, Qt.ItemDataRole.ForegroundRole, _RED if bad else None)
 
 
 def _summary(result: DeepResearchResult) -> str:
+    """The verdict as the core gives it (the next step and its reason, why the loop stopped),
+    in the outcome's colour; the warnings and notes below."""
     step = result.next_step
-    tone = _OUTCOME_TONES.get(step.outcome, "#263238")
+    tone = OUTCOME_TONES.get(step.outcome, "#263238")
     lines = [
-        f"next step: <b style='color:{tone}'>{html.escape(step.outcome.replace('_', ' '))}</b>"
-        f" — {html.escape(step.reason)}",
-        f"stopped: {html.escape(result.termination_reason)}",
+        f"<span style='color:{tone}'>next step: <b>{html.escape(step.outcome.replace('_', ' '))}"
+        f"</b> — {html.escape(step.reason)}</span>",
+        f"<span style='color:{tone}'>stopped: {html.escape(result.termination_reason)}</span>",
     ]
     lines += [f"<span style='color:#c62828'>⚠ {html.escape(w)}</span>" for w in result.warnings]
     lines += [f"note: {html.escape(note)}" for note in result.notes]
@@ -312,6 +521,15 @@ def _button(text: str, tip: str) -> QPushButton:
     return button
 
 
-def _short(text: str, limit: int = 120) -> str:
-    line = " ".join(text.split())
-    return line if len(line) <= limit else line[: limit - 1] + "…"
+def _wrapping_label(text: str) -> QLabel:
+    """A label that wraps: a longer text makes it taller, never the view wider."""
+    label = QLabel(text)
+    label.setWordWrap(True)
+    return label
+
+
+def _quoted(goal: str, limit: int = 120) -> str:
+    """A prompt on one line, cut at `limit` characters, in «», escaped for rich text."""
+    line = " ".join(goal.split())
+    short = line if len(line) <= limit else line[: limit - 1] + "…"
+    return f"«{html.escape(short)}»"

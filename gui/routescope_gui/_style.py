@@ -71,7 +71,18 @@ QLabel#verdict[tone="nofit"] {
     background: #fff4e0; color: #6d4100; border: 1px solid #f0b256; border-radius: 6px;
     padding: 3px 8px;
 }
-QTableView, QTreeWidget, QPlainTextEdit#json {
+QFrame#stale {
+    background: #fff4e0; color: #6d4100; border: 1px solid #f0b256; border-radius: 6px;
+}
+QLabel#caption {
+    background: #fff4e0; color: #6d4100; border: 1px solid #f0b256; border-radius: 4px;
+    padding: 1px 6px;
+}
+QLabel#researchVerdict { border-radius: 6px; padding: 3px 8px; }
+QLabel#researchVerdict[tone="proceed"] { background: #edf7ee; }
+QLabel#researchVerdict[tone="research_again"] { background: #fff6e5; }
+QLabel#researchVerdict[tone="escalate"] { background: #fdecec; }
+QTableView, QTreeWidget, QPlainTextEdit#json, QTextBrowser#detail {
     background: white; border: 1px solid #dde1e6; border-radius: 6px;
     gridline-color: #eceff1; alternate-background-color: #fafbfc;
 }

@@ -1,4 +1,5 @@
-"""The main window: it lays out the views and wires them to the session, nothing more.
+"""The main window: it lays out the views and wires each to its feature model of the session
+(`_wiring`), nothing more.
 
 Prompt on top; the context and the strategy below; the plan, linter, contract, tools, research
 and raw JSON in tabs (a hidden tab is filled when it is shown); the regression view beside the live
@@ -8,9 +9,7 @@ one; timings in the status bar.
 from __future__ import annotations
 
 import datetime as dt
-import json
 from collections.abc import Callable
-from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -48,6 +47,7 @@ from ._strategy_view import StrategySlice, StrategyView
 from ._style import STYLE_SHEET
 from ._toolsearch_view import ToolSearchView
 from ._widgets import LazyTabs, copy_selection
+from ._wiring import connect_inspection, connect_regress, connect_research, connect_tools
 
 if TYPE_CHECKING:
     from routescope import Inspection
@@ -64,13 +64,15 @@ _NO_PROMPT = "Type a prompt: results update as you type."
 
 
 class MainWindow(QMainWindow):
-    """Routescope's window. The `Session` computes; the views render what it reports.
+    """Routescope's window. The `Session`'s feature models compute; the views render what they
+    report.
 
     Attributes:
-        session: the model every view is wired to.
+        session: the model the views are wired to, each to its feature's model.
         editor: the prompt; strategy_view, linter_view, contract_view, toolsearch_view,
             research_view, regress_view: the routers' views; json_view: the raw inspection.
-        tabs: the result tabs; views: the live and regression views.
+        tabs: the result tabs; views: the live and regression views; splitter: the context
+            beside the strategy and the tabs.
     """
 
     def __init__(self, session: Session | None = None, *, cache: Path | None = None) -> None:
@@ -120,7 +122,7 @@ class MainWindow(QMainWindow):
         self.research_action = self._action("Run research", self.run_research, "Ctrl+Return")
         self.research_action.setShortcuts([QKeySequence("Ctrl+Return"), QKeySequence("Ctrl+Enter")])
         self.cancel_research_action = self._action(
-            "Cancel research", self.session.cancel_research, "Esc"
+            "Cancel research", self.session.research.cancel, "Esc"
         )
         self.research_settings_action = self._action(
             "Research settings…", self.edit_research_settings
@@ -215,13 +217,13 @@ class MainWindow(QMainWindow):
         right_layout.addWidget(self.strategy_view.decision_panel)
         right_layout.addWidget(self.tabs, 1)
 
-        lower = QSplitter()
-        lower.addWidget(context_box)
-        lower.addWidget(right)
-        lower.setSizes([480, 800])
+        self.splitter = QSplitter()
+        self.splitter.addWidget(context_box)
+        self.splitter.addWidget(right)
+        self.splitter.setSizes([480, 800])
         body = QSplitter(Qt.Orientation.Vertical)
         body.addWidget(prompt_box)
-        body.addWidget(lower)
+        body.addWidget(self.splitter)
         body.setSizes([140, 580])
         self.banner = QLabel("")
         self.banner.setObjectName("banner")
@@ -242,64 +244,44 @@ class MainWindow(QMainWindow):
     def _wire(self) -> None:
         session = self.session
         session.changed.connect(self._request_changed)
-        session.inspected.connect(self._show_inspection)
-        session.failed.connect(self._show_failure)
-        session.plan_stepped.connect(self._show_contract)
         self.editor.textChanged.connect(lambda: session.set_text(self.editor.toPlainText()))
         self.today_edit.dateChanged.connect(
             lambda date: session.set_today(dt.date(date.year(), date.month(), date.day()))
         )
-
-        contract = self.contract_view
-        contract.context_changed.connect(session.set_context)
-        contract.step_requested.connect(session.step_plan)
-        contract.reset_requested.connect(session.reset_plan)
-
-        tools = self.toolsearch_view
-        session.engine_loading.connect(tools.show_loading)
-        session.engine_ready.connect(tools.show_engine)
-        session.engine_failed.connect(tools.show_error)
-        session.ranked.connect(tools.show_result)
-        session.explained.connect(tools.show_why_not)
-        tools.settings_changed.connect(session.set_search)
-        tools.pinned.connect(session.set_pinned_tool)
-        tools.explain_requested.connect(session.explain_row)
-        tools.open_catalog_requested.connect(self._choose_catalog)
-        research = self.research_view
-        session.research_started.connect(research.show_running)
-        session.research_attempt.connect(research.add_attempt)
-        session.research_finished.connect(research.show_result)
-        session.research_failed.connect(research.show_error)
-        session.research_cancelled.connect(research.show_cancelled)
-        session.research_saved.connect(research.show_saved)
-        research.run_requested.connect(self.run_research)
-        research.cancel_requested.connect(session.cancel_research)
-        research.settings_requested.connect(self.edit_research_settings)
-        research.save_requested.connect(self._save_research_report)
         self.tabs.currentChanged.connect(self._page_changed)
         self.views.currentChanged.connect(self._page_changed)
-
-        regress = self.regress_view
-        session.suite_opened.connect(regress.show_suite)
-        session.suite_failed.connect(regress.show_error)
-        session.suite_progress.connect(regress.show_progress)
-        session.suite_finished.connect(regress.show_result)
-        session.goldens_accepted.connect(regress.show_accepted)
-        regress.open_requested.connect(self._choose_suite)
-        regress.run_requested.connect(session.run_suite)
-        regress.accept_requested.connect(session.accept_golden)
-        regress.open_case_requested.connect(self._open_case)
+        connect_inspection(
+            session.inspection,
+            session,
+            self.contract_view,
+            show=self._show_inspection,
+            fail=self._show_failure,
+            show_plan=self._show_contract,
+        )
+        connect_tools(
+            self.toolsearch_view, session.tools, session, choose_catalog=self._choose_catalog
+        )
+        connect_research(
+            self.research_view,
+            session.research,
+            run=self.run_research,
+            edit_settings=self.edit_research_settings,
+            save=self._save_research_report,
+        )
+        connect_regress(
+            self.regress_view,
+            session.regress,
+            choose_suite=self._choose_suite,
+            open_case=self._open_case,
+        )
 
     # -- geometry --------------------------------------------------------------------------
     def _restore_research_settings(self) -> None:
         saved = QSettings(*_SETTINGS).value("research/settings")
         research = routescope.research
         try:
-            settings = research.ResearchSettings(**json.loads(str(saved)))
-        except (TypeError, ValueError):  # none saved, or from another version: the defaults
-            settings = research.ResearchSettings()
-        every_key = dict.fromkeys(research.KEY_VARIABLES.values(), "key")
-        if settings.problem(every_key) is not None:  # edited by hand: a missing key is fine
+            settings = research.ResearchSettings.from_json(str(saved))
+        except ValueError:  # none saved, from another version, edited by hand: the defaults
             settings = research.ResearchSettings()
         self.set_research_settings(settings)
 
@@ -338,28 +320,29 @@ class MainWindow(QMainWindow):
         return True
 
     def set_research_settings(self, settings: ResearchSettings) -> None:
-        self.session.set_research_settings(settings)
         self.research_view.show_backends(settings)
+        self.session.research.set_settings(settings)
 
     def run_research(self) -> None:
         """Research ▸ Run (Ctrl+Enter): show the research and run it on the prompt now."""
         self.show_tab("Research")
-        self.session.run_research()
+        self.session.research.run()
 
     def edit_research_settings(self) -> None:
         """Research ▸ Settings…: providers, model and keys; kept for the next start."""
-        current = self.session.research_settings or routescope.research.ResearchSettings()
-        dialog = ResearchSettingsDialog(current, self.session.key_store(), self)
+        research = self.session.research
+        current = research.settings or routescope.research.ResearchSettings()
+        dialog = ResearchSettingsDialog(current, research.key_store(), self)
         if dialog.exec() != ResearchSettingsDialog.DialogCode.Accepted:
             return
         settings = dialog.settings()
-        QSettings(*_SETTINGS).setValue("research/settings", json.dumps(asdict(settings)))
+        QSettings(*_SETTINGS).setValue("research/settings", settings.to_json())
         self.set_research_settings(settings)
 
     def _save_research_report(self) -> None:
         folder = QFileDialog.getExistingDirectory(self, "Save the report (report.md, report.json)")
         if folder:
-            self.session.save_research_report(Path(folder))
+            self.session.research.save_report(Path(folder))
 
     def show_tab(self, name: str) -> None:
         """Bring a result tab (Plan, Linter, …) or the Regression view to the front."""
@@ -398,25 +381,25 @@ class MainWindow(QMainWindow):
         """Rank the tools of a catalog (a folder of SKILL.md files or a JSON file of tools, in
         any format the core reads); the Tools tab's status names the format it found."""
         self.show_tab("Tools")
-        self.session.open_catalog(path)
+        self.session.tools.open_catalog(path)
 
     def _choose_suite(self) -> None:
         start = str(routescope.resources_root() / "fixtures")
         path, _ = QFileDialog.getOpenFileName(self, "Open suite", start, "Suites (*.yaml *.yml)")
         if path:
             self.show_tab("Regression")
-            self.session.open_suite(path)
+            self.session.regress.open(path)
 
     def _open_case(self, case_id: str) -> None:
         self.views.setCurrentWidget(self.live)
-        self.session.open_case(case_id)
+        self.session.regress.open_case(case_id)
 
     def _page_changed(self) -> None:
         """Tools are ranked, and the prompt researched, only while someone looks at them."""
         live = self.views.currentWidget() is self.live
         page = self.tabs.currentWidget()
-        self.session.set_ranking_enabled(live and page is self.toolsearch_view)
-        self.session.set_research_enabled(live and page is self.research_view)
+        self.session.tools.set_enabled(live and page is self.toolsearch_view)
+        self.session.research.set_enabled(live and page is self.research_view)
 
     # -- rendering -----------------------------------------------------------------------
     def _request_changed(self, field: str) -> None:
@@ -457,18 +440,18 @@ class MainWindow(QMainWindow):
         self.statusBar().showMessage(f"cannot inspect: {message}")
 
     def _show_lint(self) -> None:
-        inspection = self.session.inspection
+        inspection = self.session.inspection.result
         self.linter_view.show_result(inspection.lint if inspection else None)
 
     def _show_contract(self) -> None:
-        inspection = self.session.inspection
+        model = self.session.inspection
         self.contract_view.show_result(
-            inspection.decision if inspection else None,
-            self.session.plan_progress(),
-            len(self.session.plan_results),
+            model.result.decision if model.result else None,
+            model.plan_progress(),
+            len(model.plan_results),
         )
 
     def _show_json(self) -> None:
         """The raw JSON: rendered only while its tab is shown (it can be megabytes)."""
-        inspection = self.session.inspection
+        inspection = self.session.inspection.result
         self.json_view.setPlainText(inspection.model_dump_json(indent=2) if inspection else "")

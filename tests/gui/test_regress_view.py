@@ -23,12 +23,12 @@ cases:
 
 
 def opened(qtbot, window: MainWindow, path: Path) -> None:  # type: ignore[no-untyped-def]
-    with qtbot.waitSignal(window.session.suite_opened, timeout=20_000):
-        window.session.open_suite(path)
+    with qtbot.waitSignal(window.session.regress.opened, timeout=20_000):
+        window.session.regress.open(path)
 
 
 def ran(qtbot, window: MainWindow) -> None:  # type: ignore[no-untyped-def]
-    with qtbot.waitSignal(window.session.suite_finished, timeout=60_000):
+    with qtbot.waitSignal(window.session.regress.finished, timeout=60_000):
         window.regress_view.run_button.click()
 
 
@@ -64,7 +64,7 @@ def test_filter_diff_open_live_and_accept(qtbot, window, tmp_path: Path) -> None
     ]
     assert view.accept_button.isEnabled() and view.live_button.isEnabled()
     # Open the failing case in the live view with its exact inputs.
-    with qtbot.waitSignal(window.session.inspected, timeout=20_000):
+    with qtbot.waitSignal(window.session.inspection.inspected, timeout=20_000):
         view.live_button.click()
     assert window.views.currentWidget() is window.live
     assert window.editor.toPlainText() == "How do I install FastAPI?"
@@ -73,7 +73,7 @@ def test_filter_diff_open_live_and_accept(qtbot, window, tmp_path: Path) -> None
     # Accept it as golden: the file keeps its comments, and the re-run passes.
     window.show_tab("Regression")
     view.cases.selectRow(0)
-    with qtbot.waitSignal(window.session.suite_finished, timeout=20_000):
+    with qtbot.waitSignal(window.session.regress.finished, timeout=20_000):
         view.accept_button.click()
     text = path.read_text(encoding="utf-8")
     assert "strategy: tech" in text and "# demo suite" in text
@@ -86,7 +86,7 @@ def test_filter_diff_open_live_and_accept(qtbot, window, tmp_path: Path) -> None
 def test_a_bad_suite_is_reported_not_raised(qtbot, window, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     path = tmp_path / "bad.yaml"
     path.write_text("suite: x\n", encoding="utf-8")
-    with qtbot.waitSignal(window.session.suite_failed, timeout=20_000):
-        window.session.open_suite(path)
+    with qtbot.waitSignal(window.session.regress.failed, timeout=20_000):
+        window.session.regress.open(path)
     assert "cases" in window.regress_view.summary.text()
     assert not window.regress_view.run_button.isEnabled()

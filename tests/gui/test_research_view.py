@@ -1,9 +1,14 @@
+"""The Research tab: the view renders a run (rows, verdict, the detail pane), never shows one
+prompt's result as another's, marks stale runs, keeps its layout when the header grows; in the
+window, offline research follows the prompt while the tab is shown."""
+
 import asyncio
+import dataclasses
 import threading
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from PySide6.QtCore import QCoreApplication
 from PySide6.QtGui import QGuiApplication
 
 import routescope
@@ -11,64 +16,22 @@ from routescope.research import (
     Attempt,
     DeepResearchResult,
     NextStep,
-    OfflineDocument,
-    OfflineSearch,
     PageRead,
     ResearchQuality,
+    ResearchSettings,
+    SearchHit,
 )
 from routescope_gui import MainWindow, Session
-from routescope_gui._research_view import ResearchView
+from routescope_gui._research_model import BY_YOU
+from routescope_gui._research_view import OUTCOME_TONES, ResearchView
 from tests._support import TODAY
+from tests.gui._support import GOAL, Factory, record
 
-CORPUS = (
-    OfflineDocument(
-        url="https://docs.python.org/3/library/asyncio-eventloop.html",
-        title="asyncio — Event Loop",
-        body="The event loop is the core of every asyncio application. An event loop runs in "
-        "a thread: run_coroutine_threadsafe submits a coroutine to the event loop of another "
-        "thread, and call_soon_threadsafe schedules a callback from a thread.",
-        kind="stdlib",
-    ),
-    OfflineDocument(
-        url="https://docs.python.org/3/library/threading.html",
-        title="threading — Thread-based parallelism",
-        body="A thread runs a callable; an asyncio event loop may run in a thread of its own.",
-        kind="stdlib",
-    ),
-    OfflineDocument(
-        url="https://pypi.org/project/ramenkit/",
-        title="ramenkit 1.0 — Noodle recipes",
-        body="Recipes for noodle soup: broth, tare and toppings.",
-        kind="package",
-    ),
-)
-GOAL = "asyncio event loop in a thread"
-
-
-class Factory:
-    """Makes the offline search over `CORPUS`; its index build waits for `gate` when given."""
-
-    def __init__(self, gate: threading.Event | None = None) -> None:
-        self.made: list[Path | None] = []
-        self.gate = gate
-
-    def __call__(self, cache: Path | None) -> OfflineSearch:
-        self.made.append(cache)
-        if self.gate is None:
-            return OfflineSearch(cache, documents=CORPUS)
-        gate = self.gate
-
-        def documents() -> Iterator[OfflineDocument]:
-            assert gate.wait(30)
-            yield from CORPUS
-
-        return OfflineSearch(cache, documents=documents, key="gated-corpus")
-
-
-def record(signal) -> list[object]:  # type: ignore[no-untyped-def]
-    seen: list[object] = []
-    signal.connect(lambda *args: seen.append(args[0] if len(args) == 1 else args))
-    return seen
+PAGES = [
+    PageRead("https://docs.example.org/a", True, "allowlist", 200, None, "A page", "text"),
+    PageRead("http://127.0.0.1/admin", False, "private address", None, None),
+    PageRead("https://slow.example.org/", True, "default", None, "timed out"),
+]
 
 
 @pytest.fixture
@@ -87,16 +50,76 @@ def research_window(qtbot, qloop, tmp_path: Path, factory: Factory) -> MainWindo
     return win
 
 
+@pytest.fixture
+def view(qtbot) -> ResearchView:  # type: ignore[no-untyped-def]
+    shown = ResearchView()
+    qtbot.addWidget(shown)
+    return shown
+
+
+def _attempt(
+    index: int,
+    query: str,
+    source: str,
+    pages: list[PageRead],
+    relevance: float,
+    confidence: float,
+    coverage: float,
+    score: float,
+) -> Attempt:
+    return Attempt(
+        index=index,
+        query=query,
+        query_source=source,
+        provider="offline",
+        status=200,
+        error=None,
+        results=[
+            SearchHit(url=p.url, title=p.title, snippet=f"snippet of {p.url}", rank=1, provider="x")
+            for p in pages
+        ],
+        pages=pages,
+        evaluation=None,
+        evaluator_error="heuristic: 1 of 3 pages read; the goal's terms thread, loop found",
+        relevance=relevance,
+        confidence=confidence,
+        coverage=coverage,
+        should_retry=index == 0,
+        score=score,
+        duration_ms=3.0,
+    )
+
+
+def _result(goal: str = GOAL, outcome: str = "escalate") -> DeepResearchResult:
+    attempts = [
+        _attempt(0, "loop thread", "optimiser", PAGES, 0.4, 0.5, 0.3, 0.39),
+        _attempt(1, "asyncio loop thread", "refiner", PAGES[:1], 0.8, 0.7, 0.6, 0.72),
+    ]
+    return DeepResearchResult(
+        goal=goal,
+        findings=[],
+        quality=ResearchQuality("asyncio loop thread", 0.8, 0.7, 0.6, 2, "heuristic: fine"),
+        attempts=attempts,
+        best=1,
+        warnings=["web research weak; relying more on model prior"],
+        termination_reason="target reached in attempt 2",
+        next_step=NextStep(outcome, "grounding required"),  # type: ignore[arg-type]
+        web_calls=2,
+        pages_fetched=2,
+        model="heuristic",
+    )
+
+
 def test_a_prompt_typed_with_the_research_tab_shown_is_researched(
     qtbot,  # type: ignore[no-untyped-def]
     research_window: MainWindow,
     factory: Factory,
     tmp_path: Path,
 ) -> None:
-    window, session = research_window, research_window.session
+    window, model = research_window, research_window.session.research
     window.show_tab("Research")
-    started = record(session.research_started)
-    with qtbot.waitSignal(session.research_finished, timeout=30_000) as blocker:
+    started = record(model.started)
+    with qtbot.waitSignal(model.finished, timeout=30_000) as blocker:
         window.set_prompt(GOAL)
     result = blocker.args[0]
     assert isinstance(result, DeepResearchResult) and result.goal == GOAL
@@ -111,49 +134,28 @@ def test_a_prompt_typed_with_the_research_tab_shown_is_researched(
     pages = [best.child(i) for i in range(best.childCount())]
     assert pages and all(p is not None and p.text(2) == "allowed · offline-index" for p in pages)
     assert "docs.python.org" in best.child(0).toolTip(1)  # type: ignore[union-attr]
-    assert "next step:" in view.summary.text() and result.termination_reason in (
-        view.summary.text()
-    )
+    summary = view.summary.text()
+    assert "next step:" in summary and result.termination_reason in summary
+    # The best attempt is spelled out under the table at once: its reasons, not in a tooltip.
+    detail = view.detail.toPlainText()
+    assert f"Attempt {result.best + 1} ★ the best" in detail
+    evidence = result.attempts[result.best].evidence
+    assert evidence is not None and evidence.reasons
+    assert all(f"{r.metric} " in detail and r.text in detail for r in evidence.reasons)
+    assert "goal terms covered: " + ", ".join(evidence.covered) in detail
+    view.table.setCurrentItem(pages[0])
+    page = evidence.pages[0]
+    assert pages[0] is not None and pages[0].toolTip(1) == page.url
+    detail = view.detail.toPlainText()
+    assert page.url in detail and page.title in detail  # the full URL, the title
+    assert "policy: allowed · offline-index" in detail
+    assert f"evidence: relevance {page.relevance:.2f}" in detail
+    assert "supports: " + ", ".join(page.supports) in detail and page.reason in detail
+    assert pages[0].text(4) == f"{page.relevance:.1f}"  # the page's relevance, in its row
     view.copy_button.click()
     assert QGuiApplication.clipboard().text().startswith(f"# Research: {GOAL}")
-    qtbot.waitUntil(lambda: not session.busy)
+    qtbot.waitUntil(lambda: not window.session.busy)
     assert len(factory.made) == 1  # the backend is made once
-
-
-def test_a_new_prompt_cancels_the_run_under_way(qtbot, qloop, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    gate = threading.Event()  # holds the index build, so the first run is still under way
-    factory = Factory(gate)
-    session = Session(
-        routescope.Request.build("", today=TODAY), cache=tmp_path, research_search=factory
-    )
-    session.set_research_enabled(True)
-    finished = record(session.research_finished)
-    with qtbot.waitSignal(session.research_started, timeout=5_000):
-        session.set_text("event loop")
-    with qtbot.waitSignal(session.research_started, timeout=5_000):
-        session.set_text(GOAL)
-    assert session.busy and not finished
-    gate.set()
-    qtbot.waitUntil(lambda: bool(finished), timeout=30_000)
-    qtbot.waitUntil(lambda: not session.busy, timeout=30_000)
-    assert [r.goal for r in finished] == [GOAL]  # type: ignore[attr-defined]
-    assert session.research is finished[0]
-
-
-def test_a_burst_of_typing_starts_one_run(qtbot, qloop, tmp_path: Path, factory: Factory) -> None:  # type: ignore[no-untyped-def]
-    session = Session(
-        routescope.Request.build("", today=TODAY), cache=tmp_path, research_search=factory
-    )
-    session.set_research_enabled(True)
-    started = record(session.research_started)
-    with qtbot.waitSignal(session.research_finished, timeout=30_000):
-        for end in range(5, len(GOAL) + 1, 5):
-            session.set_text(GOAL[:end])
-        session.set_text(GOAL)
-    assert started == [GOAL]
-    with qtbot.waitSignal(session.research_finished) as blocker:
-        session.set_text("   ")  # blank: nothing to research
-    assert blocker.args == [None] and session.research is None
 
 
 def test_the_hidden_tab_does_not_research(
@@ -161,45 +163,21 @@ def test_the_hidden_tab_does_not_research(
     research_window: MainWindow,
     factory: Factory,
 ) -> None:
-    window, session = research_window, research_window.session
-    started = record(session.research_started)
+    window, model = research_window, research_window.session.research
+    started = record(model.started)
     window.set_prompt(GOAL)
-    qtbot.wait(500)  # past the debounce
-    assert not started and not factory.made and not session.busy
-    with qtbot.waitSignal(session.research_finished, timeout=30_000):
+    assert not model.busy  # no run, and none due: nothing starts later either
+    assert not started and not factory.made
+    with qtbot.waitSignal(model.finished, timeout=30_000):
         window.show_tab("Research")  # shown: the prompt is researched at once
     window.show_tab("Plan")
     window.set_prompt("event loop")
-    qtbot.wait(500)
-    assert started == [GOAL]
+    assert not model.busy and started == [GOAL]
     assert window.research_view.result is not None and window.research_view.result.goal == GOAL
 
 
-def test_the_view_renders_a_run(qtbot) -> None:  # type: ignore[no-untyped-def]
-    pages = [
-        PageRead("https://docs.example.org/a", True, "allowlist", 200, None, "A page", "text"),
-        PageRead("http://127.0.0.1/admin", False, "private address", None, None),
-        PageRead("https://slow.example.org/", True, "default", None, "timed out"),
-    ]
-    attempts = [
-        _attempt(0, "loop thread", "optimiser", pages, 0.4, 0.5, 0.3, 0.39),
-        _attempt(1, "asyncio loop thread", "refiner", pages[:1], 0.8, 0.7, 0.6, 0.72),
-    ]
-    result = DeepResearchResult(
-        goal=GOAL,
-        findings=[],
-        quality=ResearchQuality("asyncio loop thread", 0.8, 0.7, 0.6, 2, "heuristic: fine"),
-        attempts=attempts,
-        best=1,
-        warnings=["web research weak; relying more on model prior"],
-        termination_reason="target reached in attempt 2",
-        next_step=NextStep("escalate", "grounding required"),
-        web_calls=2,
-        pages_fetched=2,
-        model="heuristic",
-    )
-    view = ResearchView()
-    qtbot.addWidget(view)
+def test_the_view_renders_a_run(view: ResearchView) -> None:
+    result = _result()
     view.show_running(GOAL)
     assert "researching" in view.status.text() and not view.copy_button.isEnabled()
     view.show_result(result)
@@ -237,36 +215,120 @@ def test_the_view_renders_a_run(qtbot) -> None:  # type: ignore[no-untyped-def]
     assert "disk full" in view.status.text() and view.error == "offline index: disk full"
     view.show_result(None)
     assert table.topLevelItemCount() == 0 and not view.copy_button.isEnabled()
+    assert view.detail.toPlainText() == ""
 
 
-def _attempt(
-    index: int,
-    query: str,
-    source: str,
-    pages: list[PageRead],
-    relevance: float,
-    confidence: float,
-    coverage: float,
-    score: float,
-) -> Attempt:
-    return Attempt(
-        index=index,
-        query=query,
-        query_source=source,
-        provider="offline",
-        status=200,
-        error=None,
-        results=[],
-        pages=pages,
-        evaluation=None,
-        evaluator_error=None,
-        relevance=relevance,
-        confidence=confidence,
-        coverage=coverage,
-        should_retry=index == 0,
-        score=score,
-        duration_ms=3.0,
+@pytest.mark.parametrize("outcome", ["proceed", "research_again", "escalate"])
+def test_the_verdict_is_the_cores_coloured_by_its_outcome(view: ResearchView, outcome: str) -> None:
+    view.show_result(_result(outcome=outcome))
+    summary = view.summary.text()
+    tone = OUTCOME_TONES[outcome]
+    assert f"color:{tone}'>next step: <b>{outcome.replace('_', ' ')}</b>" in summary
+    assert f"color:{tone}'>stopped: target reached in attempt 2" in summary
+    assert view.summary.property("tone") == outcome
+
+
+def test_the_detail_pane_spells_out_the_selected_attempt_or_page(view: ResearchView) -> None:
+    view.show_result(_result())
+    detail = view.detail.toPlainText()
+    assert detail.startswith("Attempt 2 ★ the best — asyncio loop thread")
+    assert "reasons: heuristic: 1 of 3 pages read; the goal's terms thread, loop found" in detail
+    assert "relevance 0.80 · confidence 0.70 · coverage 0.60 → score 0.72" in detail
+    first = view.table.topLevelItem(0)
+    assert first is not None
+    blocked = first.child(1)
+    view.table.setCurrentItem(blocked)
+    detail = view.detail.toPlainText()
+    assert "http://127.0.0.1/admin" in detail and "policy: blocked · private address" in detail
+    assert (
+        "outcome: not fetched" in detail and "snippet: snippet of http://127.0.0.1/admin" in detail
     )
+    assert "from attempt 1: loop thread" in detail
+    view.table.setCurrentItem(first)
+    assert view.detail.toPlainText().startswith("Attempt 1 — loop thread")
+
+
+def test_fields_the_pane_does_not_know_are_shown_as_they_are(view: ResearchView) -> None:
+    @dataclasses.dataclass(frozen=True)
+    class JudgedPage(PageRead):
+        supports: tuple[str, ...] = ()
+        relevance: float = 0.0
+
+    page = JudgedPage(
+        "https://docs.example.org/a", True, "allowlist", 200, None, "A page", "text",
+        supports=("asyncio", "thread"), relevance=0.75,
+    )  # fmt: skip
+    result = _result()
+    result.attempts[1].pages[:] = [page]
+    view.show_result(result)
+    best = view.table.topLevelItem(1)
+    assert best is not None
+    view.table.setCurrentItem(best.child(0))
+    detail = view.detail.toPlainText()
+    assert "supports: asyncio, thread" in detail and "relevance: 0.75" in detail
+
+
+def test_a_new_run_greys_out_the_previous_result_and_labels_it(view: ResearchView) -> None:
+    view.resize(1000, 600)
+    view.show()
+    view.show_result(_result(goal="Best ramen near Denver"))
+    QCoreApplication.sendPostedEvents()
+    assert not view.dimmed and not view.caption.isVisibleTo(view)
+    table = view.table.geometry()
+    view.show_running(GOAL)
+    QCoreApplication.sendPostedEvents()
+    assert "researching <b>«asyncio event loop in a thread»</b>" in view.status.text()
+    assert view.dimmed and view.caption.isVisibleTo(view)
+    assert view.table.geometry() == table  # the label is drawn over the table: nothing moves
+    assert view.table.rect().contains(view.caption.geometry())
+    assert "previous run, for <b>«Best ramen near Denver»</b>" in view.caption.text()
+    view.show_cancelled(BY_YOU)  # Esc before the first attempt: still greyed out and labelled
+    assert view.status.text() == f"research cancelled by you — <b>«{GOAL}»</b>"
+    assert view.dimmed and "«Best ramen near Denver»" in view.caption.text()
+    assert not view.cancel_button.isEnabled()
+    view.show_running(GOAL)
+    view.add_attempt(_result().attempts[0])  # the first attempt replaces what was on screen
+    assert not view.dimmed and not view.caption.isVisibleTo(view)
+    assert view.table.topLevelItemCount() == 1 and view.summary.text() == ""
+    assert view.result is None and not view.copy_button.isEnabled()
+    view.show_cancelled(BY_YOU)
+    assert f"1 attempt(s) of the cancelled run for <b>«{GOAL}»</b>" in view.caption.text()
+    view.show_running("event loop")
+    assert view.dimmed and f"previous run, for <b>«{GOAL}»</b>" in view.caption.text()
+
+
+def test_a_stale_run_says_for_which_prompt_and_offers_to_rerun_or_cancel(
+    qtbot,  # type: ignore[no-untyped-def]
+    view: ResearchView,
+) -> None:
+    view.show_running(GOAL)
+    assert not view.stale_bar.isVisibleTo(view)
+    view.show_stale(GOAL)
+    assert view.stale_bar.isVisibleTo(view)
+    assert f"started for <b>«{GOAL}»</b>" in view.stale_label.text()
+    assert view.stale_cancel_button.isVisibleTo(view)
+    with qtbot.waitSignal(view.cancel_requested):
+        view.stale_cancel_button.click()
+    with qtbot.waitSignal(view.run_requested):
+        view.rerun_button.click()
+    view.show_result(_result())  # finished, still for the old prompt
+    assert f"this result is for <b>«{GOAL}»</b>" in view.stale_label.text()
+    assert not view.stale_cancel_button.isVisibleTo(view) and view.rerun_button.isVisibleTo(view)
+    view.show_stale("")
+    assert not view.stale_bar.isVisibleTo(view)
+
+
+def test_a_longer_header_wraps_and_the_splitter_stays(research_window: MainWindow) -> None:
+    window, view = research_window, research_window.research_view
+    window.show_tab("Research")
+    QCoreApplication.sendPostedEvents()
+    sizes, narrowest = window.splitter.sizes(), view.minimumSizeHint().width()
+    long_host = "http://searxng.research-cluster.internal.example.org:8888"
+    window.set_research_settings(ResearchSettings(search="searxng", searxng_url=long_host))
+    QCoreApplication.sendPostedEvents()
+    assert "searxng.research-cluster.internal.example.org" in view.backends.text()
+    assert view.minimumSizeHint().width() == narrowest
+    assert window.splitter.sizes() == sizes
 
 
 def test_closing_the_window_mid_run_cancels_it(qtbot, qloop, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
@@ -278,11 +340,11 @@ def test_closing_the_window_mid_run_cancels_it(qtbot, qloop, tmp_path: Path) -> 
     qtbot.addWidget(window)
     window.show()
     window.show_tab("Research")
-    finished = record(session.research_finished)
-    with qtbot.waitSignal(session.research_started, timeout=5_000):
+    finished = record(session.research.finished)
+    with qtbot.waitSignal(session.research.started, timeout=5_000):
         window.set_prompt(GOAL)
     window.close()
     assert not session.busy
     gate.set()  # the worker sees it was cancelled and ends without a result
     qtbot.waitUntil(lambda: all(task.done() for task in asyncio.all_tasks(qloop)), timeout=30_000)
-    assert not finished and session.research is None
+    assert not finished and session.research.result is None

@@ -15,7 +15,7 @@ from PySide6.QtWidgets import (
 import routescope
 from routescope_gui import MainWindow
 from routescope_gui._catalog_dialog import CatalogDialog
-from routescope_gui._session import BACKGROUND_CHARS
+from routescope_gui._inspection_model import BACKGROUND_CHARS
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
@@ -34,8 +34,8 @@ def test_typing_updates_every_panel(qtbot, window) -> None:  # type: ignore[no-u
     qtbot.keyClicks(window.editor, prompt)
     qtbot.waitUntil(
         lambda: (
-            window.session.inspection is not None
-            and window.session.inspection.context.raw_text == prompt
+            window.session.inspection.result is not None
+            and window.session.inspection.result.context.raw_text == prompt
         )
     )
     assert any("FastAPI" in t and "CamelCase" in t for t in tree_texts(window))
@@ -58,7 +58,7 @@ def test_results_follow_every_edit(qtbot, window) -> None:  # type: ignore[no-un
     qtbot.waitUntil(lambda: badge.text() == "LOCAL")
     window.editor.selectAll()
     qtbot.keyClick(window.editor, Qt.Key.Key_Delete)
-    qtbot.waitUntil(lambda: window.session.inspection is None)
+    qtbot.waitUntil(lambda: window.session.inspection.result is None)
     assert window.strategy_view.plan_table.plan_model.rowCount() == 0
     assert window.editor.extraSelections() == []
     assert window.statusBar().currentMessage().startswith("Type a prompt")
@@ -72,17 +72,17 @@ def test_hidden_tabs_are_filled_when_shown(qtbot, window) -> None:  # type: igno
     assert {h.label for h in window.editor.spans_at(0)} == {"anchor"}
     window.show_tab("Raw JSON")
     assert '"query_class": "vague"' in window.json_view.toPlainText()
-    with qtbot.waitSignal(window.session.inspected):  # a shown tab follows the prompt
+    with qtbot.waitSignal(window.session.inspection.inspected):  # a shown tab follows the prompt
         window.set_prompt("pizza near me")
     assert '"strategy": "local"' in window.json_view.toPlainText()
 
 
 def test_today_control_reaches_the_router(qtbot, window) -> None:  # type: ignore[no-untyped-def]
     window.set_prompt("latest news")
-    with qtbot.waitSignal(window.session.inspected):
+    with qtbot.waitSignal(window.session.inspection.inspected):
         window.set_today(dt.date(2030, 7, 4))
     assert window.session.request.today == dt.date(2030, 7, 4)
-    inspection = window.session.inspection
+    inspection = window.session.inspection.result
     assert (
         inspection is not None and inspection.actions[0].query == "latest news as of July 4, 2030"
     )
@@ -98,9 +98,9 @@ def test_rule_pack_from_a_file(qtbot, tmp_path: Path, window) -> None:  # type: 
         encoding="utf-8",
     )
     window.set_prompt("free download of vlc")
-    with qtbot.waitSignal(window.session.inspected):
+    with qtbot.waitSignal(window.session.inspection.inspected):
         assert window.open_rules(good)
-    inspection = window.session.inspection
+    inspection = window.session.inspection.result
     assert inspection is not None and inspection.rules == "mine"
     assert inspection.actions[0].query == "of vlc"
     assert window.rules_label.text() == "mine  (mine.toml)"
@@ -123,10 +123,10 @@ def test_highlights_land_on_the_right_characters_after_emoji(window) -> None:  #
 
 def test_a_large_paste_is_inspected_off_the_ui_thread(qtbot, window) -> None:  # type: ignore[no-untyped-def]
     prompt = "install FastAPI now " * (BACKGROUND_CHARS // 10)
-    with qtbot.waitSignal(window.session.inspected, timeout=20_000):
+    with qtbot.waitSignal(window.session.inspection.inspected, timeout=20_000):
         window.set_prompt(prompt)
-    assert window.session.inspection is not None
-    assert window.session.inspection.context.raw_text == window.editor.toPlainText()
+    assert window.session.inspection.result is not None
+    assert window.session.inspection.result.context.raw_text == window.editor.toPlainText()
 
 
 def test_contract_tab_steps_through_the_plan(qtbot, window) -> None:  # type: ignore[no-untyped-def]
@@ -153,41 +153,41 @@ def test_contract_context_is_editable_and_validated(qtbot, window) -> None:  # t
     context = (
         '{"last_action": {"tool": "lend_execute", "args": {"amount": 1}, "status": "cancelled"}}'
     )
-    with qtbot.waitSignal(window.session.inspected):
+    with qtbot.waitSignal(window.session.inspection.inspected):
         view.context_edit.setPlainText(context)
     assert window.session.request.context is not None
-    decision = window.session.inspection.decision  # type: ignore[union-attr]
+    decision = window.session.inspection.result.decision  # type: ignore[union-attr]
     assert decision is not None and decision.tool_plan[-1].tool == "lend_execute"
     assert view.decision == decision and window.editor.toPlainText() == "try again"
 
 
 def test_the_tools_tab_loads_the_engine_only_when_first_shown(qtbot, window) -> None:  # type: ignore[no-untyped-def]
     window.set_prompt("find files named config.yaml")
-    assert window.session.engine is None
-    with qtbot.waitSignal(window.session.ranked, timeout=120_000):
+    assert window.session.tools.engine is None
+    with qtbot.waitSignal(window.session.tools.ranked, timeout=120_000):
         window.show_tab("Tools")
     view = window.toolsearch_view
     top = view.table.topLevelItem(0)
     assert top is not None and top.text(1) == "files.find"
     assert "tools from catalog" in view.status.text() and view.pin.count() > 40
-    with qtbot.waitSignal(window.session.ranked, timeout=20_000) as blocker:
+    with qtbot.waitSignal(window.session.tools.ranked, timeout=20_000) as blocker:
         view.fusion.setCurrentText("canonical")
     assert blocker.args[0].fusion == "canonical" and view.rrf_box.isVisibleTo(view)
-    with qtbot.waitSignal(window.session.ranked, timeout=20_000):
+    with qtbot.waitSignal(window.session.tools.ranked, timeout=20_000):
         view.rrf.setValue(5)
     assert window.session.request.search.rrf_k == 5
-    with qtbot.waitSignal(window.session.ranked, timeout=20_000) as blocker:
+    with qtbot.waitSignal(window.session.tools.ranked, timeout=20_000) as blocker:
         view.threshold.setValue(90)
     assert window.session.request.search.fit_threshold == 0.9
     assert blocker.args[0].fits is False and "No tool fits" in view.verdict.text()
-    with qtbot.waitSignal(window.session.explained, timeout=20_000):
+    with qtbot.waitSignal(window.session.tools.explained, timeout=20_000):
         view.pin.setCurrentText("git.status")
     assert "filter excludes" in view.pin_text.text()
     window.show_tab("Plan")  # hidden: typing does not rank
     window.set_prompt("what changed in my repo")
     qtbot.waitUntil(lambda: not window.session.busy)
     assert view.result is not None and view.result.query == "find files named config.yaml"
-    with qtbot.waitSignal(window.session.ranked, timeout=20_000):
+    with qtbot.waitSignal(window.session.tools.ranked, timeout=20_000):
         window.show_tab("Tools")
     assert view.result is not None and view.result.query == "what changed in my repo"
 
@@ -227,7 +227,7 @@ def test_open_catalog_names_the_format_and_ranks(qtbot, window, monkeypatch) -> 
     chosen = str(EXAMPLES / "catalogs" / "anthropic-tools.json")
     monkeypatch.setattr("routescope_gui._window.choose_catalog", lambda _parent, _current: chosen)
     window.set_prompt("merge the approved pull request")
-    with qtbot.waitSignal(window.session.ranked, timeout=120_000):
+    with qtbot.waitSignal(window.session.tools.ranked, timeout=120_000):
         window.open_catalog_action.trigger()
     view = window.toolsearch_view
     assert window.tabs.currentWidget() is view

@@ -5,11 +5,13 @@ from ._run import (
     CaseResult,
     ClassReport,
     SuiteResult,
+    changed_cases,
     class_report,
     iter_cases,
     run_case,
     run_suite,
     skipped_goldens,
+    suite_result,
     update_goldens,
 )
 from ._suite import MATCHERS, SUITE_TODAY, Case, Suite, SuiteError, is_matcher, load_suite
@@ -27,6 +29,7 @@ __all__ = [
     "Suite",
     "SuiteError",
     "SuiteResult",
+    "changed_cases",
     "class_report",
     "evaluate",
     "expected_families",
@@ -37,5 +40,6 @@ __all__ = [
     "run_case",
     "run_suite",
     "skipped_goldens",
+    "suite_result",
     "update_goldens",
 ]

@@ -47,11 +47,13 @@ __all__ = [
     "CaseResult",
     "ClassReport",
     "SuiteResult",
+    "changed_cases",
     "class_report",
     "iter_cases",
     "run_case",
     "run_suite",
     "skipped_goldens",
+    "suite_result",
     "update_goldens",
 ]
 
@@ -261,13 +263,27 @@ def iter_cases(suite: Suite, *, cache: Path | None = None) -> Iterator[CaseResul
 
 def run_suite(suite: Suite, *, cache: Path | None = None) -> SuiteResult:
     """Run every case of a suite in order (`cache`: where tool-search indexes are kept)."""
-    cases = list(iter_cases(suite, cache=cache))
+    return suite_result(suite, list(iter_cases(suite, cache=cache)))
+
+
+def suite_result(suite: Suite, cases: list[CaseResult]) -> SuiteResult:
+    """The result of a suite whose cases ran (all of them, from `iter_cases` or `run_case`, in
+    batches or at once), with the per-class report."""
     return SuiteResult(
         suite=suite.suite,
         path=str(suite.path),
         router=suite.router,
         cases=cases,
         report=class_report(suite.router, cases),
+    )
+
+
+def changed_cases(previous: SuiteResult, result: SuiteResult) -> frozenset[str]:
+    """The ids of the cases that pass in one of two runs of a suite and fail in the other.
+    A case only one of the runs has (added or removed since) has not changed."""
+    before = {case.id: case.passed for case in previous.cases}
+    return frozenset(
+        case.id for case in result.cases if before.get(case.id, case.passed) != case.passed
     )
 
 

@@ -28,7 +28,7 @@ from ._settings import (
 )
 
 if TYPE_CHECKING:
-    from ._backends import run_research
+    from ._backends import report_folder_name, run_research
     from ._extract import (
         Extracted,
         extract_main_text,
@@ -178,6 +178,7 @@ __all__ = [
     "redact",
     "redact_url",
     "report_data",
+    "report_folder_name",
     "report_markdown",
     "run_research",
     "score",
@@ -189,6 +190,7 @@ __all__ = [
 
 _LAZY = {
     "run_research": "_backends",
+    "report_folder_name": "_backends",
     "Extracted": "_extract",
     "extract_main_text": "_extract",
     "FetchLimits": "_fetch",

@@ -7,6 +7,8 @@ URLs go through the web policy. Keys come from the environment or the owner-only
 
 from __future__ import annotations
 
+import datetime as dt
+import re
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING
 
@@ -21,7 +23,10 @@ if TYPE_CHECKING:
     from ._offline import OfflineSearch
     from ._providers import SearchProvider
 
-__all__ = ["run_research"]
+__all__ = ["report_folder_name", "run_research"]
+
+_NAME_WORDS = 6
+_NAME_CHARS = 60
 
 
 def _provider(
@@ -112,3 +117,12 @@ async def run_research(
             model=model,
             on_attempt=on_attempt,
         )
+
+
+def report_folder_name(goal: str, when: dt.datetime | None = None) -> str:
+    """The name of a new folder for a run's report (`write_report`): the time it is saved
+    (`when`, default now, local time) and the goal's first words, e.g.
+    `20261123-141502-asyncio-event-loop-in-a-thread`; safe as a file name on every system."""
+    words = re.findall(r"[a-z0-9]+", goal.lower())[:_NAME_WORDS]
+    slug = "-".join(words)[:_NAME_CHARS].rstrip("-") or "research"
+    return f"{(when or dt.datetime.now()).strftime('%Y%m%d-%H%M%S')}-{slug}"

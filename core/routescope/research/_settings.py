@@ -3,6 +3,8 @@ one needs. Cheap to import (the window reads them at start); `run_research` uses
 
 from __future__ import annotations
 
+import dataclasses
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal, get_args
@@ -81,6 +83,36 @@ class ResearchSettings:
             else f"{self.model} at {_host(self.llm_url)}"
         )
         return f"{search} · {model}"
+
+    def to_json(self) -> str:
+        """The settings as one JSON object, for a settings file (`from_json` reads it back)."""
+        return json.dumps(dataclasses.asdict(self))
+
+    @classmethod
+    def from_json(cls, text: str) -> ResearchSettings:
+        """Settings written by `to_json` (a field left out keeps its default). Raises
+        ValueError (one line) when `text` is not such an object: not JSON, an unknown field, a
+        value of the wrong type, or settings that cannot run for a reason other than a missing
+        key (keys are not settings: they are looked up when a run starts)."""
+        try:
+            data = json.loads(text)
+        except ValueError as exc:
+            raise ValueError(f"research settings are not JSON: {exc}") from None
+        if not isinstance(data, dict):
+            raise ValueError("research settings must be a JSON object")
+        defaults = {field.name: field.default for field in dataclasses.fields(cls)}
+        for name, value in data.items():
+            if name not in defaults:
+                raise ValueError(f"unknown research setting {name!r}")
+            kind = type(defaults[name])
+            if type(value) is not kind:  # (exactly: a bool is not a number of attempts)
+                what = "an integer" if kind is int else "a string"
+                raise ValueError(f"research setting {name!r} must be {what}")
+        settings = cls(**data)
+        problem = settings.problem(dict.fromkeys(KEY_VARIABLES.values(), "key"))
+        if problem is not None:
+            raise ValueError(problem)
+        return settings
 
 
 def _http_url(url: str) -> bool:

@@ -1,0 +1,62 @@
+"""Helpers the GUI tests share: recording a signal, and a small offline research corpus."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+from PySide6.QtCore import SignalInstance
+
+from routescope.research import OfflineDocument, OfflineSearch
+
+GOAL = "asyncio event loop in a thread"
+CORPUS = (
+    OfflineDocument(
+        url="https://docs.python.org/3/library/asyncio-eventloop.html",
+        title="asyncio — Event Loop",
+        body="The event loop is the core of every asyncio application. An event loop runs in "
+        "a thread: run_coroutine_threadsafe submits a coroutine to the event loop of another "
+        "thread, and call_soon_threadsafe schedules a callback from a thread.",
+        kind="stdlib",
+    ),
+    OfflineDocument(
+        url="https://docs.python.org/3/library/threading.html",
+        title="threading — Thread-based parallelism",
+        body="A thread runs a callable; an asyncio event loop may run in a thread of its own.",
+        kind="stdlib",
+    ),
+    OfflineDocument(
+        url="https://pypi.org/project/ramenkit/",
+        title="ramenkit 1.0 — Noodle recipes",
+        body="Recipes for noodle soup: broth, tare and toppings.",
+        kind="package",
+    ),
+)
+
+
+def record(signal: SignalInstance) -> list[object]:
+    """Everything `signal` emits from now on: each emission's one argument, or its tuple."""
+    seen: list[object] = []
+    signal.connect(lambda *args: seen.append(args[0] if len(args) == 1 else args))
+    return seen
+
+
+class Factory:
+    """Makes the offline search over `CORPUS`; its index build waits for `gate` when given."""
+
+    def __init__(self, gate: threading.Event | None = None) -> None:
+        self.made: list[Path | None] = []
+        self.gate = gate
+
+    def __call__(self, cache: Path | None) -> OfflineSearch:
+        self.made.append(cache)
+        if self.gate is None:
+            return OfflineSearch(cache, documents=CORPUS)
+        gate = self.gate
+
+        def documents() -> Iterator[OfflineDocument]:
+            assert gate.wait(30)
+            yield from CORPUS
+
+        return OfflineSearch(cache, documents=documents, key="gated-corpus")
