@@ -29,6 +29,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ._files import replace_file
+
 __all__ = [
     "CacheDir",
     "cache_dir",
@@ -118,16 +120,8 @@ def temporary_sibling(final: Path, *, folder: bool) -> Path:
 
 
 def write_atomically(path: Path, data: bytes) -> None:
-    """Write `data` to `path` through a temporary sibling and `os.replace`."""
-    temporary = temporary_sibling(path, folder=False)
-    try:
-        with open(temporary, "wb") as stream:
-            stream.write(data)
-        os.replace(temporary, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temporary)
-        raise
+    """Write `data` to `path` through a temporary sibling that the stale clean-up recognises."""
+    replace_file(path, data, temporary=temporary_sibling(path, folder=False))
 
 
 def discard(path: Path) -> None:

@@ -1,4 +1,5 @@
-"""Bounded reads of the files a user names: type and size are checked before anything is read.
+"""Bounded reads of the files a user names: type and size are checked before anything is read;
+and the one atomic write (`replace_file`): a temporary file beside the target, renamed over it.
 
 A rule pack, context, suite or catalog entry that is a directory, a socket, `/dev/zero`, a FIFO
 without a writer or a multi-gigabyte file gives one clear line, never a hang or a MemoryError.
@@ -7,15 +8,27 @@ A pipe the user names on purpose (`--rules <(…)`) is read up to the same limit
 
 from __future__ import annotations
 
+import contextlib
 import os
+import re
 import select
 import stat
+import sys
+import tempfile
 import time
 from pathlib import Path
 
 from ._errors import RoutescopeError
 
-__all__ = ["MB", "STREAM_DEADLINE_S", "read_bytes", "read_text"]
+__all__ = [
+    "MB",
+    "STREAM_DEADLINE_S",
+    "OwnerNotKeptError",
+    "TemporaryFileError",
+    "read_bytes",
+    "read_text",
+    "replace_file",
+]
 
 MB = 1 << 20
 STREAM_DEADLINE_S = 10.0
@@ -116,3 +129,126 @@ def _read_stream(path: str | Path, what: str, limit: int, error: type[Routescope
 
 def _size(count: int) -> str:
     return f"{count / MB:,.1f} MB" if count >= MB else f"{count:,} bytes"
+
+
+class TemporaryFileError(OSError):
+    """The folder cannot take the temporary file: nothing was written."""
+
+
+class OwnerNotKeptError(PermissionError):
+    """The temporary file cannot be given the old file's owner: nothing was written."""
+
+
+_TEMPORARY = "abcdefghijklmnopqrstuvwxyz0123456789_"
+"""The characters of `tempfile.mkstemp`'s random part (8 of them)."""
+
+
+def replace_file(
+    target: Path,
+    data: bytes,
+    *,
+    temporary: Path | None = None,
+    like: os.stat_result | None = None,
+) -> None:
+    """Replace `target` with `data` atomically: written to a temporary file beside it, then
+    renamed over it; on any failure the temporary file is removed and `target` is untouched.
+
+    `temporary`: an empty file the caller made beside `target` (a cache names its own, so its
+    clean-up can find them). Without one, the write is a user's file: the temporary file is
+    made here, locked while in use (strays of killed writes are removed, locked ones are not),
+    given `like`'s owner and mode, flushed to disk, and the folder synced after the rename.
+    Failures reach the caller as OSError: `TemporaryFileError` when the folder cannot take the
+    temporary file, `OwnerNotKeptError` when it cannot be given `like`'s owner."""
+    if temporary is not None:
+        _write_and_rename(temporary, target, data)
+        return
+    folder = target.parent
+    _remove_stray_temporaries(folder, target.name)
+    try:
+        handle, name = tempfile.mkstemp(dir=folder, prefix=f".{target.name}.", suffix=".tmp")
+    except OSError as exc:
+        raise TemporaryFileError(exc.errno, exc.strerror or str(exc)) from None
+    try:
+        with os.fdopen(handle, "wb") as stream:
+            _lock(stream.fileno())  # marks the file in use: not a stray of a killed write
+            stream.write(data)
+            stream.flush()
+            os.fsync(stream.fileno())
+            if like is not None:
+                _keep_owner(stream.fileno(), like)
+                os.fchmod(stream.fileno(), stat.S_IMODE(like.st_mode))  # after chown: set-id
+        os.replace(name, target)
+    except BaseException:
+        Path(name).unlink(missing_ok=True)
+        raise
+    _sync_folder(folder)
+
+
+def _write_and_rename(temporary: Path, target: Path, data: bytes) -> None:
+    try:
+        with open(temporary, "wb") as stream:
+            stream.write(data)
+        os.replace(temporary, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise
+
+
+def _keep_owner(handle: int, like: os.stat_result) -> None:
+    """Give the temporary file the old file's owner and group (root updating a user's file)."""
+    stats = os.fstat(handle)
+    uid = like.st_uid if stats.st_uid != like.st_uid else -1
+    gid = like.st_gid if stats.st_gid != like.st_gid else -1
+    if uid != -1 or gid != -1:
+        try:
+            os.fchown(handle, uid, gid)
+        except PermissionError as exc:
+            raise OwnerNotKeptError(exc.errno, exc.strerror) from None
+
+
+def _lock(handle: int) -> None:
+    if sys.platform != "win32":
+        import fcntl
+
+        fcntl.flock(handle, fcntl.LOCK_EX)
+
+
+def _remove_stray_temporaries(folder: Path, name: str) -> None:
+    """Remove the temporary files (`.NAME.xxxxxxxx.tmp`) that a write of the same file killed
+    before its rename left behind; one that another write holds locked is in use."""
+    pattern = re.compile(rf"\.{re.escape(name)}\.[{_TEMPORARY}]{{8}}\.tmp")
+    try:
+        entries = [entry.name for entry in os.scandir(folder) if pattern.fullmatch(entry.name)]
+    except OSError:
+        return
+    for entry in entries:
+        with contextlib.suppress(OSError):
+            _remove_if_unused(folder / entry)
+
+
+def _remove_if_unused(candidate: Path) -> None:
+    handle = os.open(candidate, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | os.O_NONBLOCK)
+    try:
+        if not stat.S_ISREG(os.fstat(handle).st_mode):
+            return
+        if sys.platform != "win32":
+            import fcntl
+
+            try:
+                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                return  # a write running now
+        candidate.unlink()
+    finally:
+        os.close(handle)
+
+
+def _sync_folder(folder: Path) -> None:
+    """Make the rename durable (where folders can be opened)."""
+    with contextlib.suppress(OSError):
+        handle = os.open(folder, os.O_RDONLY)
+        try:
+            os.fsync(handle)
+        finally:
+            os.close(handle)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import copy
 import datetime as dt
 import functools
@@ -11,8 +10,6 @@ import math
 import os
 import re
 import stat
-import sys
-import tempfile
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -25,7 +22,7 @@ from ruamel.yaml.nodes import CollectionNode, MappingNode, Node, ScalarNode, Seq
 
 from .._diff import MISSING, FieldDiff, contains_missing, preview, resolve
 from .._errors import RoutescopeError, SuiteError, one_line
-from .._files import read_bytes
+from .._files import OwnerNotKeptError, TemporaryFileError, read_bytes, replace_file
 from .._inspect import inspect
 from .._request import Request
 from ._suite import (
@@ -674,15 +671,10 @@ def _escape(ch: str) -> str:
     )
 
 
-_TEMPORARY = "abcdefghijklmnopqrstuvwxyz0123456789_"
-"""The characters of `tempfile.mkstemp`'s random part (8 of them)."""
-
-
 def _write_atomically(path: Path, data: bytes) -> None:
-    """Replace the suite (the target of a link) with `data`: a temporary file beside it, written
-    and flushed, given the old file's owner and permissions, then renamed over it. Refuses
-    (SuiteError, nothing written) a read-only suite, one with hard links (a rename would split
-    them) and a folder that cannot take the temporary file."""
+    """Replace the suite (the target of a link) with `data`, keeping its owner and permissions
+    (`_files.replace_file`). Refuses (SuiteError, nothing written) a read-only suite, one with
+    hard links (a rename would split them) and a folder that cannot take the temporary file."""
     try:
         target = path.resolve(strict=True)
         info = target.stat()
@@ -704,93 +696,21 @@ def _write_atomically(path: Path, data: bytes) -> None:
             f"{path}: the suite has {info.st_nlink} hard links, which an update would split; "
             "nothing written"
         )
-    folder = target.parent
-    _remove_stray_temporaries(folder, target.name)
     try:
-        handle, temporary = tempfile.mkstemp(dir=folder, prefix=f".{target.name}.", suffix=".tmp")
-    except OSError as exc:
+        replace_file(target, data, like=info)
+    except TemporaryFileError as exc:
         raise _error(
-            f"{path}: cannot write the updated suite into {folder}: {_reason(exc)}; nothing written"
+            f"{path}: cannot write the updated suite into {target.parent}: {_reason(exc)}; "
+            "nothing written"
         ) from None
-    try:
-        with os.fdopen(handle, "wb") as stream:
-            _lock(stream.fileno())  # marks the file in use: not a stray of a killed update
-            stream.write(data)
-            stream.flush()
-            os.fsync(stream.fileno())
-            _keep_owner(stream.fileno(), info, path)
-            os.fchmod(stream.fileno(), mode)  # after chown, which may clear set-id bits
-        os.replace(temporary, target)
-    except BaseException as exc:
-        Path(temporary).unlink(missing_ok=True)
-        if isinstance(exc, OSError):
-            raise _error(f"{path}: cannot update suite: {_reason(exc)}; nothing written") from None
-        raise
-    _sync_folder(folder)
-
-
-def _reason(exc: BaseException) -> str:
-    return (exc.strerror if isinstance(exc, OSError) else None) or str(exc) or type(exc).__name__
-
-
-def _keep_owner(handle: int, info: os.stat_result, path: Path) -> None:
-    """Give the temporary file the suite's owner and group (root updating a user's suite)."""
-    stats = os.fstat(handle)
-    uid = info.st_uid if stats.st_uid != info.st_uid else -1
-    gid = info.st_gid if stats.st_gid != info.st_gid else -1
-    if uid == -1 and gid == -1:
-        return
-    try:
-        os.fchown(handle, uid, gid)
-    except PermissionError:
+    except OwnerNotKeptError:
         raise _error(
             f"{path}: cannot keep the suite's owner ({info.st_uid}:{info.st_gid}) in an "
             "update; nothing written"
         ) from None
+    except OSError as exc:
+        raise _error(f"{path}: cannot update suite: {_reason(exc)}; nothing written") from None
 
 
-def _lock(handle: int) -> None:
-    if sys.platform != "win32":
-        import fcntl
-
-        fcntl.flock(handle, fcntl.LOCK_EX)
-
-
-def _remove_stray_temporaries(folder: Path, name: str) -> None:
-    """Remove the temporary files (`.NAME.xxxxxxxx.tmp`) that an update of the same suite
-    killed before its rename left behind; one that another update holds locked is in use."""
-    pattern = re.compile(rf"\.{re.escape(name)}\.[{_TEMPORARY}]{{8}}\.tmp")
-    try:
-        entries = [entry.name for entry in os.scandir(folder) if pattern.fullmatch(entry.name)]
-    except OSError:
-        return
-    for entry in entries:
-        with contextlib.suppress(OSError):
-            _remove_if_unused(folder / entry)
-
-
-def _remove_if_unused(candidate: Path) -> None:
-    handle = os.open(candidate, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | os.O_NONBLOCK)
-    try:
-        if not stat.S_ISREG(os.fstat(handle).st_mode):
-            return
-        if sys.platform != "win32":
-            import fcntl
-
-            try:
-                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except BlockingIOError:
-                return  # an update running now
-        candidate.unlink()
-    finally:
-        os.close(handle)
-
-
-def _sync_folder(folder: Path) -> None:
-    """Make the rename durable (where folders can be opened)."""
-    with contextlib.suppress(OSError):
-        handle = os.open(folder, os.O_RDONLY)
-        try:
-            os.fsync(handle)
-        finally:
-            os.close(handle)
+def _reason(exc: BaseException) -> str:
+    return (exc.strerror if isinstance(exc, OSError) else None) or str(exc) or type(exc).__name__
