@@ -69,6 +69,11 @@ def inspection_text(result: Inspection, style: Style) -> str:
         lines += decision_text(result.decision, style).splitlines()
     if result.tools is not None:
         lines += [style("tools", "1"), tools_text(result.tools, style)]
+    task = result.task
+    lines.append(
+        f"{style('task', '1')}      {style(task.route.upper(), '1;34')}  {clip(task.user_goal)}  "
+        + style(f"({task.reason}; {len(task.actions)} search(es) planned)", "2")
+    )
     timings = " · ".join(f"{k} {v:,.0f} µs" for k, v in result.timings_us.items())
     lines.append(f"{style('timings', '1')}   {timings}")
     return "\n".join(lines)
