@@ -42,6 +42,7 @@ bench: $(VENV)/.dev-installed
 # rank_bm25. Not part of `make test`. `make eval EVAL_ARGS="--limit 200 --only bfcl"`.
 eval: $(VENV)/.dev-installed
 	OPENBLAS_NUM_THREADS=1 $(BIN)/python -m tests.eval.eval_toolsearch $(EVAL_ARGS)
+	$(BIN)/python -m tests.eval.eval_research $(RESEARCH_EVAL_ARGS)
 
 screenshot: $(VENV)/.dev-installed
 	QT_QPA_PLATFORM=offscreen $(BIN)/routescope-gui --screenshot packaging/screenshot.png \

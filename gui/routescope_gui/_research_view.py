@@ -53,7 +53,13 @@ from ._research_detail import (
 from ._widgets import BAR_ROLE, BarDelegate, enable_copy, ensure_children, fill_row, set_tone
 
 if TYPE_CHECKING:
-    from routescope.research import Attempt, DeepResearchResult, PageRead, ResearchSettings
+    from routescope.research import (
+        Attempt,
+        DeepResearchResult,
+        NextStep,
+        PageRead,
+        ResearchSettings,
+    )
 
 __all__ = ["ResearchView"]
 
@@ -70,9 +76,14 @@ _COLUMN_TIPS = (
 )
 _BAR_COLUMNS = (4, 5, 6, 7)
 _WIDTHS = (56, 200, 116, 100, 80, 86, 76, 56)
-OUTCOME_TONES = {"proceed": "#2e7d32", "research_again": "#b26a00", "escalate": "#c62828"}
+OUTCOME_TONES = {
+    "proceed": "#2e7d32",
+    "proceed_weak": "#b26a00",
+    "research_again": "#b26a00",
+    "escalate": "#c62828",
+}
 """The colour of each outcome of the next step: proceed green, research again amber, escalate
-red."""
+red; a proceed that comes with a warning (weak research: relying on the model prior) amber."""
 _RED = QColor("#c62828")
 _WHERE = Qt.ItemDataRole.UserRole + 1
 """Item data of a row: (attempt index,) or (attempt index, page index)."""
@@ -386,7 +397,7 @@ class ResearchView(QWidget):
             f"{result.duration_ms:,.0f} ms{model}"
         )
         self.summary.setText(_summary(result))
-        set_tone(self.summary, result.next_step.outcome)
+        set_tone(self.summary, tone_of(result.next_step))
         expanded = {
             row.text(1)
             for i in range(self.table.topLevelItemCount())
@@ -500,11 +511,16 @@ def _show_page(row: QTreeWidgetItem, page: PageRead, evidence: object | None) ->
     row.setData(3, Qt.ItemDataRole.ForegroundRole, _RED if bad else None)
 
 
+def tone_of(step: NextStep) -> str:
+    """The verdict's tone: its outcome, or `proceed_weak` for a proceed with warnings."""
+    return "proceed_weak" if step.outcome == "proceed" and step.warnings else step.outcome
+
+
 def _summary(result: DeepResearchResult) -> str:
     """The verdict as the core gives it (the next step and its reason, why the loop stopped),
     in the outcome's colour; the warnings and notes below."""
     step = result.next_step
-    tone = OUTCOME_TONES.get(step.outcome, "#263238")
+    tone = OUTCOME_TONES.get(tone_of(step), "#263238")
     lines = [
         f"<span style='color:{tone}'>next step: <b>{html.escape(step.outcome.replace('_', ' '))}"
         f"</b> — {html.escape(step.reason)}</span>",

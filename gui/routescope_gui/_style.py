@@ -81,6 +81,7 @@ QLabel#caption {
 QLabel#researchVerdict { border-radius: 6px; padding: 3px 8px; }
 QLabel#researchVerdict[tone="proceed"] { background: #edf7ee; }
 QLabel#researchVerdict[tone="research_again"] { background: #fff6e5; }
+QLabel#researchVerdict[tone="proceed_weak"] { background: #fff6e5; }
 QLabel#researchVerdict[tone="escalate"] { background: #fdecec; }
 QTableView, QTreeWidget, QPlainTextEdit#json, QTextBrowser#detail {
     background: white; border: 1px solid #dde1e6; border-radius: 6px;

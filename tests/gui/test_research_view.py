@@ -228,6 +228,19 @@ def test_the_verdict_is_the_cores_coloured_by_its_outcome(view: ResearchView, ou
     assert view.summary.property("tone") == outcome
 
 
+def test_a_weak_proceed_is_amber_not_green(view: ResearchView) -> None:
+    result = _result(outcome="proceed")
+    weak = dataclasses.replace(
+        result,
+        next_step=NextStep("proceed", "relying more on the model prior", warnings=["weak"]),
+    )
+    view.show_result(weak)
+    assert f"color:{OUTCOME_TONES['proceed_weak']}'>next step: <b>proceed</b>" in (
+        view.summary.text()
+    )
+    assert view.summary.property("tone") == "proceed_weak"
+
+
 def test_the_detail_pane_spells_out_the_selected_attempt_or_page(view: ResearchView) -> None:
     view.show_result(_result())
     detail = view.detail.toPlainText()

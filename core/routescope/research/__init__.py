@@ -29,6 +29,13 @@ from ._settings import (
 
 if TYPE_CHECKING:
     from ._backends import report_folder_name, run_research
+    from ._evidence import (
+        AttemptEvidence,
+        GoalTerm,
+        PageEvidence,
+        ScoreReason,
+        TermMatch,
+    )
     from ._extract import (
         Extracted,
         extract_main_text,
@@ -96,8 +103,10 @@ if TYPE_CHECKING:
         NextStep,
         Scores,
         StackHint,
+        StopReason,
         Thresholds,
         best_attempt,
+        decide,
         infer_stack,
         next_step,
         score,
@@ -119,6 +128,7 @@ __all__ = [
     "MODEL_NAMES",
     "SEARCH_NAMES",
     "Attempt",
+    "AttemptEvidence",
     "BraveSearch",
     "Budgets",
     "ClassifierInput",
@@ -129,6 +139,7 @@ __all__ = [
     "FetchLimits",
     "FetchOutcome",
     "Finding",
+    "GoalTerm",
     "HeuristicChat",
     "HeuristicModel",
     "Hop",
@@ -141,6 +152,7 @@ __all__ = [
     "OfflineReader",
     "OfflineSearch",
     "OptimiserInput",
+    "PageEvidence",
     "PageRead",
     "PageReader",
     "ProviderError",
@@ -152,6 +164,7 @@ __all__ = [
     "ResearchSettings",
     "ResolvedKey",
     "SafeFetcher",
+    "ScoreReason",
     "Scores",
     "SearchHit",
     "SearchName",
@@ -160,13 +173,16 @@ __all__ = [
     "SearxngSearch",
     "Source",
     "StackHint",
+    "StopReason",
     "TavilySearch",
+    "TermMatch",
     "Thresholds",
     "Verdict",
     "WebPolicy",
     "WebReader",
     "address_verdict",
     "best_attempt",
+    "decide",
     "deep_research",
     "default_key_file",
     "default_reports_folder",
@@ -189,6 +205,13 @@ __all__ = [
 ]
 
 _LAZY = {
+    "AttemptEvidence": "_evidence",
+    "GoalTerm": "_evidence",
+    "PageEvidence": "_evidence",
+    "ScoreReason": "_evidence",
+    "TermMatch": "_evidence",
+    "StopReason": "_quality",
+    "decide": "_quality",
     "run_research": "_backends",
     "report_folder_name": "_backends",
     "Extracted": "_extract",

@@ -2,11 +2,13 @@
 (query optimiser, refiner, relevance evaluator, task classifier), labelled "heuristic" in every
 reason it gives.
 
-Queries come from the goal's content words, the strategy router's entities and the stack hint;
-scores come from the fetched text itself: which of the goal's terms and entities the sources
-contain (titles weigh more), how many distinct hosts they come from and how far they agree.
-No clock, no randomness, no network: the same inputs always give the same answers, in time
-linear in the text (each source's text is cut at `MAX_SOURCE_CHARS`).
+Queries come from the goal's content words, the strategy router's entities and the stack hint
+(a refined query keeps the goal's rarest terms and those no page covered yet); scores are the
+evidence of the fetched text (`_evidence.assess`): which of the goal's terms each source
+supports, weighed by rarity (the loop sends the terms it weighed with the corpus's document
+frequencies as `goal_terms`), which sources are about the goal, and how far independent ones
+agree. No clock, no randomness, no network: the same inputs always give the same answers, in
+time linear in the text (each source's text is cut at `MAX_SOURCE_CHARS`).
 
 `HeuristicChat` plays a `ChatClient`: the research loop sends each prompt's inputs as one JSON
 object in the user message (the keys of `OptimiserInput`, `RefinerInput` — whose summary may be
@@ -18,12 +20,10 @@ never as an exception.
 from __future__ import annotations
 
 import json
-import math
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
-from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ValidationError
 
@@ -32,6 +32,15 @@ from ..rules import default_rules
 from ..strategy import QueryContext, extract
 from ..task import heuristic_task_spec
 from ._answers import PROMPTS, Evaluation, QueryPlan, Refinement, TaskSpec
+from ._evidence import (
+    MAX_SOURCE_CHARS,
+    STOPWORDS,
+    GoalTerm,
+    Source,
+    assess,
+    goal_terms,
+    stem,
+)
 from ._quality import infer_stack
 
 __all__ = [
@@ -54,36 +63,18 @@ HEURISTIC_MODEL = "heuristic"
 """The name the heuristic model shows wherever a model's name appears."""
 MAX_QUERY_WORDS = 12
 MAX_QUERY_CHARS = 200
-MAX_SOURCE_CHARS = 20_000
-"""Text of one source that the evaluator reads; the rest is ignored."""
-MAX_SOURCES = 50
-"""Sources the evaluator reads at most."""
 
 _LABEL = "heuristic: "
 _REASON_CHARS = 1_900
 _GOOD_RELEVANCE = 0.7
 _GOOD_COVERAGE = 0.6
 _WEAK_RELEVANCE = 0.6
-_OFF_TOPIC = 0.3
 _EMPTY_FINDINGS = ("", "nothing readable was found")
 
 _WORD = re.compile(r"\w[\w+#]*(?:[.\-]\w[\w+#]*)*")
 _OPERATOR = re.compile(r"\b[a-z]+:\S+", re.IGNORECASE)
 
-_STOPWORD_TEXT = """
-    a about above after again all also am an and any are as at be because been before being
-    below between both but by can could did do does doing done down during each few for from
-    further had has have having he her here hers him his how i if in into is it its itself just
-    me more most my myself no nor not now of off on once only or other our ours out over own
-    same she should so some such than that the their theirs them then there these they this
-    those through to too under until up very was we were what when where which while who whom
-    why will with would you your yours yourself
-    please pls help hi hello hey thanks thank want wanted need needs trying try tried know
-    tell show explain give let lets like way ways something anything thing things really
-    actually maybe possible possibly someone somebody question questions ok okay
-"""
-_STOPWORDS = frozenset(_STOPWORD_TEXT.split())
-"""English stopwords and request filler ("how do I", "please", "can you help me")."""
+_STOPWORDS = STOPWORDS
 
 _DOMAINS: dict[str, tuple[str, ...]] = {
     "python": ("docs.python.org",),
@@ -151,15 +142,11 @@ class RefinerInput:
     quality: Evaluation | None = None
     status: int | None = None
     stack_hint: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class Source:
-    """One fetched page as the evaluator sees it."""
-
-    url: str
-    title: str = ""
-    text: str = ""
+    uncovered: Sequence[str] = ()
+    """Goal terms no page about the goal supported in the last attempt (the loop's evidence;
+    empty when unknown)."""
+    terms: Sequence[GoalTerm] | None = None
+    """The goal's terms as the loop weighed them; None: weighed here without frequencies."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -171,6 +158,9 @@ class EvaluatorInput:
     query: str
     sources: Sequence[Source] = field(default_factory=tuple)
     max_sources: int = 5
+    terms: Sequence[GoalTerm] | None = None
+    """The goal's terms as the loop weighed them (with the corpus's document frequencies);
+    None: weighed here by the common-word list alone."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -185,15 +175,7 @@ class ClassifierInput:
 
 
 def _stem(word: str) -> str:
-    """A light stemmer: lower-cased, without a plural s or an -ing."""
-    word = word.lower()
-    if len(word) > 5 and word.endswith("ing"):
-        return word[:-3]
-    if len(word) > 4 and word.endswith("ies"):
-        return word[:-3] + "y"
-    if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
-        return word[:-1]
-    return word
+    return stem(word)
 
 
 def _words(text: str) -> list[str]:
@@ -255,6 +237,19 @@ def _fit(words: list[str], rank: list[int]) -> list[str]:
     return [words[i][:MAX_QUERY_CHARS] for i in keep]
 
 
+_MIN_QUERY_WEIGHT = 0.2
+"""Goal terms lighter than this (in most documents of the corpus) only add noise to a query."""
+_CORE_TERMS = 3
+
+
+def _spellings(term: GoalTerm) -> list[str]:
+    """How a term goes into a query: a hyphenated compound also joined up (`SHA-256` and
+    `SHA256`), as documents often write it."""
+    if term.kind == "phrase" and "-" in term.text and " " not in term.text:
+        return [term.text, term.text.replace("-", "")]
+    return [term.text]
+
+
 def _domains(words: Iterable[str]) -> list[str]:
     domains: list[str] = []
     for word in words:
@@ -264,20 +259,6 @@ def _domains(words: Iterable[str]) -> list[str]:
     if domains:
         domains.append(_QA_DOMAIN)
     return domains[:5]
-
-
-def _score(value: float) -> float:
-    if math.isnan(value):
-        return 0.0
-    return round(min(1.0, max(0.0, value)), 1)
-
-
-def _host(url: str) -> str:
-    try:
-        host = urlsplit(url).hostname or ""
-    except ValueError:
-        host = ""
-    return host.removeprefix("www.")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -392,6 +373,10 @@ class HeuristicModel:
             else:
                 why = "the last search found nothing readable"
             return self._shorter(words, rank, previous, why)
+        if inputs.terms:
+            weighted = self._weighted(inputs.terms, inputs.uncovered, quality, previous)
+            if weighted is not None:
+                return weighted
         low_relevance = quality.relevance < _WEAK_RELEVANCE
         low_coverage = quality.coverage < _GOOD_COVERAGE
         present = {_stem(w) for w in words}
@@ -428,6 +413,47 @@ class HeuristicModel:
             return self._shorter(words, rank, previous, f"{scores}; a broader query")
         return self._stop(previous or inputs.goal, f"{scores}: the query cannot change usefully")
 
+    def _weighted(
+        self,
+        terms: Sequence[GoalTerm],
+        uncovered: Sequence[str],
+        quality: Evaluation,
+        previous: str,
+    ) -> Refinement | None:
+        """A query from the loop's weighed goal terms: the rarest ones the corpus has (the
+        core of the goal), or what no page about the goal covered with the best covered term
+        as an anchor; None when neither differs from the previous query."""
+        usable = [t for t in terms if t.key and t.findable and t.weight >= _MIN_QUERY_WEIGHT]
+        if not usable:
+            return None
+        missing = set(uncovered)
+        top = sorted(usable, key=lambda t: -t.weight)
+        core = [t for t in usable if t in top[:_CORE_TERMS]]
+        open_terms = [t for t in usable if t.text in missing]
+        anchors = [t for t in top if t.text not in missing][:1]
+        focus = [t for t in usable if t in open_terms or t in anchors]
+        skipped = [t.text for t in terms if t.key and not t.findable]
+        core_why = f"kept the goal's rarest terms {_quoted(t.text for t in core)}"
+        if skipped:
+            core_why += f" ({_quoted(skipped)} in no document)"
+        candidates = [(core, core_why)]
+        if open_terms and anchors:
+            why = (
+                f"focused on what no page about the goal covered, "
+                f"{_quoted(t.text for t in open_terms)}, anchored on '{anchors[0].text}'"
+            )
+            candidates.insert(0 if quality.relevance >= _WEAK_RELEVANCE else 1, (focus, why))
+        scores = f"relevance {quality.relevance:.1f}, coverage {quality.coverage:.1f}"
+        tried = {previous.casefold(), " ".join(sorted(previous.casefold().split()))}
+        for chosen, why in candidates:
+            words = [w for t in chosen for w in _spellings(t)]
+            query = " ".join(_fit(words, [2] * len(words)))
+            if query and not {query.casefold(), " ".join(sorted(query.casefold().split()))} & tried:
+                return Refinement(
+                    query=query, should_retry=True, reason=_labelled(f"{scores}: {why}")
+                )
+        return None
+
     def _shorter(
         self, words: list[str], rank: Callable[[str], int], previous: str, why: str
     ) -> Refinement:
@@ -455,99 +481,18 @@ class HeuristicModel:
     # -- research_relevance_evaluator ----------------------------------------------------------
 
     def evaluate(self, inputs: EvaluatorInput) -> Evaluation:
-        """Scores from the sources' text: relevance (the goal's terms in the best sources,
-        titles weighing more), coverage (goal terms and entities found by any source) and
-        confidence (distinct hosts and agreement; at most 0.4 with one source, 0 with none)."""
-        context = _context(inputs.goal)
-        entities = [
-            stems
-            for stems in (
-                [_stem(w) for w in _content(_words(entity))] for entity in _entities(context)
-            )
-            if stems
-        ]
-        entity_stems = {stem for stems in entities for stem in stems}
-        terms = [_stem(w) for w in _content(_words(context.user_goal or inputs.goal))]
-        for stem in sorted(entity_stems - set(terms)):
-            terms.append(stem)
-        sources = [
-            (
-                source,
-                _stems(source.title),
-                _stems(source.title + " " + source.text[:MAX_SOURCE_CHARS]),
-            )
-            for source in list(inputs.sources)[:MAX_SOURCES]
-            if source.title.strip() or source.text.strip()
-        ]
-        limit = max(1, inputs.max_sources)
-        if not sources or not terms:
-            why = "no readable source" if not sources else "the goal has no content words"
-            return Evaluation(
-                relevance=0.0,
-                confidence=0.0,
-                coverage=0.0,
-                should_retry=len(sources) < limit or not sources,
-                reasons=_labelled(f"{why}: nothing to grade"),
-            )
-        weights = {term: 2.0 if term in entity_stems else 1.0 for term in terms}
-        total = sum(weights.values())
-        per_source: list[float] = []
-        for _, title, body in sources:
-            got = sum(
-                weights[t] * (1.0 if t in title else 0.75 if t in body else 0.0) for t in terms
-            )
-            per_source.append(got / total)
-        best = max(per_source)
-        relevance = _score(0.7 * best + 0.3 * sum(per_source) / len(per_source))
-        best_index = per_source.index(best)
-        best_body = sources[best_index][2]
-        in_best = [t for t in terms if t in best_body]
-        in_title = [t for t in terms if t in sources[best_index][1]]
-
-        covered_by = {t: sum(t in body for _, _, body in sources) for t in terms}
-        phrases = [stems for stems in entities if len(stems) > 1]
-        phrases_covered = [
-            stems
-            for stems in phrases
-            if any(all(s in body for s in stems) for _, _, body in sources)
-        ]
-        found = [t for t in terms if covered_by[t]]
-        missing = [t for t in terms if not covered_by[t]]
-        items = len(terms) + len(phrases)
-        coverage = _score((len(found) + len(phrases_covered)) / items)
-
-        hosts = sorted({_host(source.url) or source.url for source, _, _ in sources})
-        agreed = [t for t in found if covered_by[t] >= 2]
-        agreement = len(agreed) / len(found) if found and len(sources) > 1 else 0.0
-        raw = (0.1 + 0.3 * min(len(hosts), 4) / 4 + 0.4 * agreement) * (0.4 + 0.6 * relevance)
-        text_chars = sum(min(len(source.text), MAX_SOURCE_CHARS) for source, _, _ in sources)
-        thin = text_chars / len(sources) < 400
-        if thin:
-            raw *= 0.6
-        single = len(sources) == 1 or len(hosts) <= 1
-        if single:
-            raw = min(raw, 0.4)
-        confidence = _score(min(raw, 0.9))
-
-        retry = relevance < _WEAK_RELEVANCE and (len(sources) < limit or relevance < _OFF_TOPIC)
-        reasons = [
-            f"relevance {relevance:.1f}: the best source has {len(in_best)} of {len(terms)} "
-            f"goal terms ({len(in_title)} in its title)",
-            f"coverage {coverage:.1f}: {len(found)} of {len(terms)} terms covered"
-            + (f", missing {_quoted(missing)}" if missing else ""),
-            f"confidence {confidence:.1f}: {len(sources)} source(s) from {len(hosts)} host(s), "
-            f"{len(agreed)} term(s) confirmed by two or more"
-            + ("; thin text" if thin else "")
-            + ("; capped for a single source" if single else ""),
-        ]
-        if retry:
-            reasons.append("another query may find better sources")
+        """The evidence of the sources as a grade (`_evidence.assess`): relevance from the goal
+        terms each source supports (rare terms weigh more, titles more than text), coverage
+        from the terms supported by sources about the goal, confidence from how many
+        independent ones agree (at most 0.4 from one source or host, 0 with none)."""
+        terms = inputs.terms if inputs.terms is not None else goal_terms(inputs.goal)
+        evidence = assess(terms, inputs.sources, max_sources=inputs.max_sources)
         return Evaluation(
-            relevance=relevance,
-            confidence=confidence,
-            coverage=coverage,
-            should_retry=retry,
-            reasons=_labelled("; ".join(reasons) + "."),
+            relevance=evidence.relevance,
+            confidence=evidence.confidence,
+            coverage=evidence.coverage,
+            should_retry=evidence.should_retry,
+            reasons=_labelled("; ".join(r.text for r in evidence.reasons) + "."),
         )
 
     # -- task_classifier -----------------------------------------------------------------------
@@ -607,8 +552,50 @@ def _sources(data: dict[str, Any]) -> tuple[Source, ...]:
     for item in value:
         if not isinstance(item, dict):
             raise _BadInputError("each source must be an object")
-        sources.append(Source(_text(item, "url"), _text(item, "title"), _text(item, "text")))
+        sources.append(
+            Source(
+                _text(item, "url"),
+                _text(item, "title"),
+                _text(item, "text"),
+                _text(item, "snippet"),
+            )
+        )
     return tuple(sources)
+
+
+def _strings(data: dict[str, Any], key: str) -> tuple[str, ...]:
+    value = data.get(key) or []
+    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+        raise _BadInputError(f"'{key}' must be a list of strings")
+    return tuple(value)
+
+
+_KINDS = ("word", "entity", "phrase")
+
+
+def _terms(data: dict[str, Any]) -> tuple[GoalTerm, ...] | None:
+    """The loop's weighed goal terms (`GoalTerm.to_data`), or None when not sent."""
+    value = data.get("goal_terms")
+    if value is None:
+        return None
+    if not isinstance(value, list):
+        raise _BadInputError("'goal_terms' must be a list")
+    terms = []
+    for item in value:
+        if not isinstance(item, dict):
+            raise _BadInputError("each goal term must be an object")
+        text, kind = item.get("text"), item.get("kind", "word")
+        weight, frequency = item.get("weight", 1.0), item.get("document_frequency")
+        if not isinstance(text, str) or not text.strip() or kind not in _KINDS:
+            raise _BadInputError("a goal term needs a 'text' and a known 'kind'")
+        if isinstance(weight, bool) or not isinstance(weight, int | float) or weight != weight:
+            raise _BadInputError("a goal term's 'weight' must be a number")
+        if frequency is not None and (
+            isinstance(frequency, bool) or not isinstance(frequency, int) or frequency < 0
+        ):
+            raise _BadInputError("a goal term's 'document_frequency' must be an integer or null")
+        terms.append(GoalTerm.make(text.strip(), kind, float(weight), frequency))
+    return tuple(terms)
 
 
 def _max_sources(data: dict[str, Any]) -> int:
@@ -625,6 +612,9 @@ class HeuristicChat:
     answer `malformed`; an answer that does not fit `schema` answers `schema`."""
 
     model = HEURISTIC_MODEL
+    source_chars = MAX_SOURCE_CHARS
+    """Text of each source the research loop sends: as much as the evidence reads, so the
+    grade is the evidence's (a remote model gets less, for its context window)."""
 
     def __init__(self, model: HeuristicModel | None = None) -> None:
         self._model = model or HeuristicModel()
@@ -677,6 +667,8 @@ class HeuristicChat:
                     quality=_quality(data),
                     status=_status(data),
                     stack_hint=_text(data, "stack_hint") or None,
+                    uncovered=_strings(data, "uncovered"),
+                    terms=_terms(data),
                 )
             )
         if name == "research_relevance_evaluator":
@@ -686,6 +678,7 @@ class HeuristicChat:
                     query=_text(data, "query"),
                     sources=_sources(data),
                     max_sources=_max_sources(data),
+                    terms=_terms(data),
                 )
             )
         return model.classify(ClassifierInput(_text(data, "message", required=True)))

@@ -1,7 +1,11 @@
 """`deep_research`: the multi-attempt loop of seed 003. Attempt 0 asks the query optimiser,
-later attempts the refiner (fed the previous query, a summary of the findings and the scores);
-every attempt searches, reads the allowed pages and is graded by the evaluator. Pure
-orchestration: the search provider, the page reader and the model are injected."""
+later attempts the refiner (fed the previous query, a summary of the findings, the scores and
+the goal terms no page covered); every attempt searches, reads the allowed pages and is graded
+by the evaluator. Every attempt also carries its evidence (`AttemptEvidence`: which goal terms
+each page read supports, weighed by their rarity in the searched corpus when the search can
+tell), whatever model graded it; the next step is decided from the attempts and why the loop
+stopped (`_quality.decide`). Pure orchestration: the search provider, the page reader and the
+model are injected."""
 
 from __future__ import annotations
 
@@ -16,9 +20,30 @@ from pydantic import BaseModel
 
 from ..llm import ChatClient, JsonAnswer
 from ._answers import Evaluation, QueryPlan, Refinement, prompt
+from ._evidence import (
+    MAX_SOURCE_CHARS,
+    AttemptEvidence,
+    GoalTerm,
+    PageEvidence,
+    ScoreReason,
+    Source,
+    assess,
+    goal_terms,
+    lookup_words,
+)
 from ._models import SearchHit, SearchResponse
 from ._providers import SearchProvider, shorten_query
-from ._quality import NextStep, Scores, Thresholds, best_attempt, next_step, score
+from ._quality import (
+    NextStep,
+    Scores,
+    StopReason,
+    Thresholds,
+    best_attempt,
+    decide,
+    meets_target,
+    score,
+)
+from ._termstats import corpus_frequencies
 
 __all__ = [
     "Attempt",
@@ -33,7 +58,8 @@ __all__ = [
 
 M = TypeVar("M", bound=BaseModel)
 _SOURCE_CHARS = 4_000
-"""Text of one page the evaluator sees."""
+"""Text of one page a model's evaluator sees, unless the model says it reads more
+(`source_chars`: the heuristic reads what the evidence reads, `MAX_SOURCE_CHARS`)."""
 _SUMMARY_CHARS = 1_500
 _REFUSED = (401, 403)
 
@@ -72,10 +98,14 @@ class Budgets:
 
 @dataclass(frozen=True, slots=True)
 class Finding:
+    """A page the best attempt read, with what it supports of the goal."""
+
     url: str
     title: str
     snippet: str
     attempt: int
+    evidence: PageEvidence | None = None
+    """Which goal terms the page supports, where, and its relevance (heuristic)."""
 
 
 @dataclass(slots=True)
@@ -99,20 +129,35 @@ class Attempt:
     should_retry: bool
     score: float
     duration_ms: float
+    evidence: AttemptEvidence | None = None
+    """The pages' evidence for the goal, whatever model graded the attempt: per page the goal
+    terms it supports and its relevance, and the scores and reasons that follow (heuristic).
+    With the heuristic model the attempt's scores are these; None only for an attempt made
+    by hand."""
 
     @property
     def fetched(self) -> int:
         return sum(page.has_text for page in self.pages)
 
+    @property
+    def reasons(self) -> tuple[ScoreReason, ...]:
+        """The evidence's reasons as data (relevance, coverage, confidence, retry)."""
+        return self.evidence.reasons if self.evidence is not None else ()
+
 
 @dataclass(frozen=True, slots=True)
 class ResearchQuality:
+    """The seed's `ResearchQuality`: the best attempt's query, scores and reasons."""
+
     query: str
     relevance: float
     confidence: float
     coverage: float
     attempts: int
     reasons: str
+    """The evaluator's reasons for the best attempt (one string, as the model gave them)."""
+    evidence_reasons: tuple[ScoreReason, ...] = ()
+    """The best attempt's evidence, reason by reason (heuristic), for showing inline."""
 
 
 @dataclass(slots=True)
@@ -130,6 +175,10 @@ class DeepResearchResult:
     model: str = ""
     duration_ms: float = 0.0
     notes: list[str] = field(default_factory=list)
+    stop: StopReason | None = None
+    """Why the loop stopped, as data (`termination_reason` is its text)."""
+    goal_terms: tuple[GoalTerm, ...] = ()
+    """The goal's terms the pages were matched against, with their weights."""
 
 
 async def _ask(
@@ -155,51 +204,112 @@ async def _first_query(
 
 
 def _summary(attempts: list[Attempt]) -> str:
-    lines = [
-        f"- {page.title or page.url} ({page.url})"
-        for attempt in attempts
-        for page in attempt.pages
-        if page.has_text
-    ]
+    lines = []
+    for attempt in attempts:
+        supports = {
+            page.url: page.supports for page in (attempt.evidence.pages if attempt.evidence else ())
+        }
+        for page in attempt.pages:
+            if page.has_text:
+                found = supports.get(page.url)
+                tail = f": supports {', '.join(found)}" if found else ""
+                lines.append(f"- {page.title or page.url} ({page.url}){tail}")
     return "\n".join(lines)[:_SUMMARY_CHARS] or "nothing readable was found"
 
 
+def _terms_data(terms: tuple[GoalTerm, ...]) -> list[dict[str, object]]:
+    return [term.to_data() for term in terms]
+
+
 async def _next_query(
-    llm: ChatClient, goal: str, attempts: list[Attempt]
-) -> tuple[str | None, str, str]:
+    llm: ChatClient, goal: str, attempts: list[Attempt], terms: tuple[GoalTerm, ...]
+) -> tuple[str | None, str, StopReason | None]:
     """The refiner's next query, or None with the reason to stop."""
     last = attempts[-1]
+    wanted = {term.text for term in terms if term.findable and not term.common}
+    uncovered = [t for t in (last.evidence.uncovered if last.evidence else ()) if t in wanted]
     inputs = {
         "goal": goal,
         "previous_query": last.query,
         "findings": _summary(attempts),
         "quality": last.evaluation.model_dump() if last.evaluation else None,
         "status": last.status,
+        "uncovered": uncovered,
+        "goal_terms": _terms_data(terms),
     }
     answer = await _ask(llm, "research_query_refiner", inputs, Refinement)
+    made = len(attempts)
     if answer.value is None:
-        return None, "refiner", f"refiner failed ({answer.error}): no further attempt"
+        why = f"refiner failed ({answer.error}): no further attempt"
+        return None, "refiner", StopReason("model_failed", why, made)
     if not answer.value.should_retry:
-        return None, "refiner", f"refiner: no retry ({answer.value.reason or 'no reason given'})"
+        why = f"refiner: no retry ({answer.value.reason or 'no reason given'})"
+        return None, "refiner", StopReason("no_retry", why, made)
     query = answer.value.query
     if query.casefold() == last.query.casefold():
-        return None, "refiner", "refiner proposed the same query again"
+        why = "refiner proposed the same query again"
+        return None, "refiner", StopReason("no_retry", why, made)
+    words = sorted(query.casefold().split())
+    if any(sorted(a.query.casefold().split()) == words for a in attempts):
+        why = "refiner proposed the words of an earlier query again"
+        return None, "refiner", StopReason("no_retry", why, made)
     if last.status == 400 and len(query) >= len(last.query):  # a refused query must shrink
         half = max(1, len(last.query) // 2)
-        return shorten_query(query, max_chars=half, max_words=None), "refiner (shortened)", ""
-    return query, "refiner", ""
+        return shorten_query(query, max_chars=half, max_words=None), "refiner (shortened)", None
+    return query, "refiner", None
 
 
-async def _evaluate(
-    llm: ChatClient, goal: str, query: str, pages: list[PageRead]
-) -> JsonAnswer[Evaluation]:
-    sources = [
-        {"url": page.url, "title": page.title, "text": page.text[:_SOURCE_CHARS]}
+def _sources(hits: list[SearchHit], pages: list[PageRead]) -> list[Source]:
+    """The pages read (with text), with their results' snippets."""
+    snippets = {hit.url: hit.snippet for hit in hits}
+    return [
+        Source(page.url, page.title, page.text[:MAX_SOURCE_CHARS], snippets.get(page.url, ""))
         for page in pages
         if page.has_text
     ]
-    inputs = {"goal": goal, "query": query, "sources": sources}
+
+
+def _source_chars(llm: ChatClient) -> int:
+    chars = getattr(llm, "source_chars", None)
+    return chars if isinstance(chars, int) and chars > 0 else _SOURCE_CHARS
+
+
+async def _evaluate(
+    llm: ChatClient,
+    goal: str,
+    query: str,
+    sources: list[Source],
+    terms: tuple[GoalTerm, ...],
+    max_sources: int,
+) -> JsonAnswer[Evaluation]:
+    cut = _source_chars(llm)
+    inputs = {
+        "goal": goal,
+        "query": query,
+        "sources": [
+            {"url": s.url, "title": s.title, "snippet": s.snippet, "text": s.text[:cut]}
+            for s in sources
+        ],
+        "goal_terms": _terms_data(terms),
+        "max_sources": max_sources,
+    }
     return await _ask(llm, "research_relevance_evaluator", inputs, Evaluation)
+
+
+class _GoalTerms:
+    """The goal's terms, weighed once by the searched corpus's document frequencies (asked
+    after the first search, when an offline index is open)."""
+
+    def __init__(self, goal: str, search: SearchProvider) -> None:
+        self.goal = goal
+        self.search = search
+        self.terms: tuple[GoalTerm, ...] | None = None
+
+    async def get(self) -> tuple[GoalTerm, ...]:
+        if self.terms is None:
+            frequencies = await corpus_frequencies(self.search, lookup_words(self.goal))
+            self.terms = goal_terms(self.goal, frequencies)
+        return self.terms
 
 
 async def _attempt(
@@ -211,13 +321,20 @@ async def _attempt(
     reader: PageReader,
     llm: ChatClient,
     budgets: Budgets,
+    goal_terms: _GoalTerms,
 ) -> Attempt:
     started = time.monotonic()
     response: SearchResponse = await search.search(query, max_results=budgets.max_results)
     hits = list(response.results[: budgets.max_results])
     pages = await reader.read([hit.url for hit in hits]) if hits else []
     fetched = sum(page.has_text for page in pages)
-    graded = await _evaluate(llm, goal, response.query or query, pages) if fetched else None
+    terms = await goal_terms.get()
+    sources = _sources(hits, pages)
+    evidence = assess(terms, sources, max_sources=budgets.max_results)
+    sent = response.query or query
+    graded = (
+        await _evaluate(llm, goal, sent, sources, terms, budgets.max_results) if fetched else None
+    )
     evaluation = graded.value if graded is not None else None
     if evaluation is None or fetched == 0:  # nothing read scores 0, whatever a model says
         relevance = confidence = coverage = 0.0
@@ -247,6 +364,7 @@ async def _attempt(
         should_retry=retry,
         score=score(scores),
         duration_ms=(time.monotonic() - started) * 1000,
+        evidence=evidence,
     )
 
 
@@ -254,17 +372,20 @@ def _scores(attempts: list[Attempt]) -> list[Scores]:
     return [Scores(a.relevance, a.confidence, a.coverage, a.fetched) for a in attempts]
 
 
-def _stop_reason(attempts: list[Attempt], thresholds: Thresholds) -> str | None:
+def _stop_reason(attempts: list[Attempt], thresholds: Thresholds) -> StopReason | None:
     """Why to stop after the latest attempt, or None to go on."""
     last = attempts[-1]
+    made = last.index + 1
     if last.status in _REFUSED:  # a wrong or missing key: every further search fails alike
-        return f"the provider refused access ({last.status}) in attempt {last.index + 1}"
-    if last.relevance >= thresholds.good_relevance and last.coverage >= thresholds.good_coverage:
-        return f"target reached in attempt {last.index + 1}"
+        return StopReason(
+            "refused", f"the provider refused access ({last.status}) in attempt {made}", made
+        )
+    if meets_target(_scores([last])[0], thresholds):
+        return StopReason("target_reached", f"target reached in attempt {made}", made)
     if last.evaluation is not None and not last.should_retry:
-        return f"evaluator: no retry after attempt {last.index + 1}"
+        return StopReason("no_retry", f"evaluator: no retry after attempt {made}", made)
     if len(attempts) > 1 and last.score <= max(a.score for a in attempts[:-1]) and last.fetched:
-        return f"score stopped improving in attempt {last.index + 1}"
+        return StopReason("not_improving", f"score stopped improving in attempt {made}", made)
     return None
 
 
@@ -295,25 +416,34 @@ async def deep_research(
     deadline = started + budgets.run_timeout_s
     attempts: list[Attempt] = []
     notes: list[str] = []
-    termination = f"{max_attempts} attempts made"
+    max_attempts = max(1, max_attempts)
+    termination = StopReason("attempts_exhausted", f"{max_attempts} attempts made", max_attempts)
+    terms = _GoalTerms(goal, search)
     query, source = await _first_query(llm, goal, stack_hint, project_context)
-    for index in range(max(1, max_attempts)):
+    for index in range(max_attempts):
         if index:
-            next_query, source, why = await _next_query(llm, goal, attempts)
+            next_query, source, why = await _next_query(llm, goal, attempts, await terms.get())
             if next_query is None:
+                assert why is not None
                 termination = why
                 break
             query = next_query
         remaining = deadline - time.monotonic()
         if remaining <= 0:
-            termination = f"run deadline of {budgets.run_timeout_s:g} s reached"
+            termination = StopReason(
+                "deadline", f"run deadline of {budgets.run_timeout_s:g} s reached", index
+            )
             break
         try:
             async with asyncio.timeout(remaining):
-                attempt = await _attempt(index, query, source, goal, search, reader, llm, budgets)
+                attempt = await _attempt(
+                    index, query, source, goal, search, reader, llm, budgets, terms
+                )
         except TimeoutError:
-            termination = (
-                f"run deadline of {budgets.run_timeout_s:g} s reached in attempt {index + 1}"
+            termination = StopReason(
+                "deadline",
+                f"run deadline of {budgets.run_timeout_s:g} s reached in attempt {index + 1}",
+                index,
             )
             break
         attempts.append(attempt)
@@ -335,35 +465,55 @@ async def deep_research(
         thresholds,
         model,
         started,
+        terms.terms or (),
     )
+
+
+def _retry_detail(attempt: Attempt) -> str:
+    """Why the evaluator did not ask for another query, as short as it can be said."""
+    evaluation = attempt.evaluation
+    if evaluation is None:
+        return ""
+    evidence = attempt.evidence
+    if (
+        evidence is not None
+        and evaluation.reasons.startswith("heuristic: ")
+        and evidence.should_retry == evaluation.should_retry
+    ):  # the heuristic grades by the evidence: its retry reason is the evidence's
+        return "heuristic: " + evidence.reasons[-1].text
+    return evaluation.reasons[:300]
 
 
 def _result(
     goal: str,
     attempts: list[Attempt],
-    termination: str,
+    stop: StopReason,
     notes: list[str],
     max_attempts: int,
     requires_grounding: bool,
     thresholds: Thresholds,
     model: str,
     started: float,
+    terms: tuple[GoalTerm, ...],
 ) -> DeepResearchResult:
+    if stop.kind == "no_retry" and stop.text.startswith("evaluator") and attempts:
+        detail = _retry_detail(attempts[-1])
+        if detail:
+            stop = StopReason(stop.kind, f"{stop.text} ({detail})", stop.attempt)
     scores = _scores(attempts)
-    best = best_attempt(scores)
-    step = next_step(
-        scores, max_attempts, requires_grounding=requires_grounding, thresholds=thresholds
+    best = best_attempt(scores, thresholds)
+    step = decide(
+        scores, stop, max_attempts, requires_grounding=requires_grounding, thresholds=thresholds
     )
     top = attempts[best] if best is not None else None
-    findings = (
-        [
-            Finding(page.url, page.title or hit.title, hit.snippet, top.index)
+    findings: list[Finding] = []
+    if top is not None:
+        pages = {page.url: page for page in (top.evidence.pages if top.evidence else ())}
+        findings = [
+            Finding(page.url, page.title or hit.title, hit.snippet, top.index, pages.get(page.url))
             for hit, page in zip(top.results, top.pages, strict=False)
             if page.has_text
         ]
-        if top is not None
-        else []
-    )
     quality = ResearchQuality(
         query=top.query if top else "",
         relevance=top.relevance if top else 0.0,
@@ -371,6 +521,7 @@ def _result(
         coverage=top.coverage if top else 0.0,
         attempts=len(attempts),
         reasons=(top.evaluation.reasons if top and top.evaluation else "no evaluated attempt"),
+        evidence_reasons=top.reasons if top else (),
     )
     return DeepResearchResult(
         goal=goal,
@@ -379,11 +530,13 @@ def _result(
         attempts=attempts,
         best=best,
         warnings=list(step.warnings),
-        termination_reason=termination,
+        termination_reason=stop.text,
         next_step=step,
         web_calls=len(attempts),
         pages_fetched=sum(a.fetched for a in attempts),
         model=model,
         duration_ms=(time.monotonic() - started) * 1000,
         notes=notes,
+        stop=stop,
+        goal_terms=terms,
     )

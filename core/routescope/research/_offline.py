@@ -46,6 +46,7 @@ from ._corpus import (
     machine_documents,
     machine_key,
 )
+from ._evidence import CorpusFrequencies
 from ._loop import PageRead
 from ._models import ProviderError, SearchHit, SearchResponse
 
@@ -174,6 +175,20 @@ class OfflineSearch:
             build_seconds=opened.build_seconds,
             notes=tuple(opened.notes),
         )
+
+    def document_frequencies(self, words: Sequence[str]) -> CorpusFrequencies:
+        """How many documents hold each of `words` (lower-cased index tokens) in their title or
+        body, and how many documents there are: the rarity that weighs a goal's terms."""
+        opened = self._ensure()
+        frequencies: dict[str, int] = {}
+        for word in words:
+            try:
+                title = int(opened.searcher.doc_freq("title", word))
+                body = int(opened.searcher.doc_freq("body", word))
+            except (ValueError, TypeError):
+                continue
+            frequencies[word] = max(title, body)
+        return CorpusFrequencies(opened.documents, frequencies)
 
     def _ensure(self) -> OpenIndex:
         opened = self._opened

@@ -1,24 +1,79 @@
-"""Research quality (seed 003): how an attempt scores, which attempt is best, what comes next,
-and the stack hint a goal implies. Pure functions; every decision says why."""
+"""Research quality (seed 003): how an attempt scores, which attempt is best, why the loop
+stopped, what comes next, and the stack hint a goal implies. Pure functions; every decision
+says why.
+
+The next step (`decide`) is a function of the attempts' evidence and of why the loop stopped:
+
+- **proceed** needs something read. Either the best attempt meets the target (relevance and
+  coverage at or above the good thresholds), or the loop has no further research to offer
+  (every attempt made, the model judged another query would not help, the score stopped
+  improving, the provider refused access after pages were read): the planner goes on with what
+  was found, warned when it is weak ("relying more on model prior").
+- **research again** only when the loop stopped for a passing reason with attempts left (the
+  run deadline, a model that failed): another run may do better. Never after a stop that says
+  another query would not help.
+- **escalate** when nothing at all was read and the loop cannot do better, when the provider
+  refused access before anything was read, or when grounding is required and no attempt
+  reached `hopeless_relevance` (the seed's "route to Snitch")."""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
 __all__ = [
     "NextStep",
+    "Rule",
     "Scores",
     "StackHint",
+    "StopKind",
+    "StopReason",
     "Thresholds",
     "best_attempt",
+    "decide",
     "infer_stack",
+    "meets_target",
     "next_step",
     "score",
 ]
 
 Outcome = Literal["proceed", "research_again", "escalate"]
+
+StopKind = Literal[
+    "target_reached",
+    "attempts_exhausted",
+    "no_retry",
+    "not_improving",
+    "refused",
+    "deadline",
+    "model_failed",
+]
+"""Why the research loop stopped:
+
+- `target_reached`: the latest attempt met the good thresholds.
+- `attempts_exhausted`: every allowed attempt was made.
+- `no_retry`: the evaluator or the refiner judged that another query would not help (or the
+  refiner could only propose the same query again).
+- `not_improving`: the latest attempt scored no better than an earlier one.
+- `refused`: the provider refused access (401/403): every further search fails alike.
+- `deadline`: the run's deadline came first.
+- `model_failed`: the model did not answer the refiner's prompt."""
+
+TRANSIENT: frozenset[StopKind] = frozenset({"deadline", "model_failed"})
+"""Stops that say nothing about the research itself: another run may do better."""
+
+Rule = Literal[
+    "target_met",
+    "nothing_read_retry",
+    "refused",
+    "nothing_read",
+    "grounding_hopeless",
+    "stopped_early",
+    "research_done",
+]
+"""Which rule of `decide` chose the next step."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,6 +100,16 @@ class Scores:
     fetched: int = 1
 
 
+@dataclass(frozen=True, slots=True)
+class StopReason:
+    """Why the loop stopped: the kind (`StopKind`), the sentence shown, and after which attempt
+    (1-based; 0 when none was made)."""
+
+    kind: StopKind
+    text: str
+    attempt: int = 0
+
+
 def score(scores: Scores) -> float:
     """0.5·relevance + 0.3·coverage + 0.2·confidence, or 0 when nothing was fetched."""
     if scores.fetched <= 0:
@@ -52,13 +117,28 @@ def score(scores: Scores) -> float:
     return round(0.5 * scores.relevance + 0.3 * scores.coverage + 0.2 * scores.confidence, 4)
 
 
-def best_attempt(attempts: list[Scores]) -> int | None:
-    """The index of the best attempt: highest score, then higher relevance, then earlier."""
+def meets_target(scores: Scores, thresholds: Thresholds = Thresholds()) -> bool:
+    """Something was read, and relevance and coverage are at or above the good thresholds."""
+    return (
+        scores.fetched > 0
+        and scores.relevance >= thresholds.good_relevance
+        and scores.coverage >= thresholds.good_coverage
+    )
+
+
+def best_attempt(attempts: Sequence[Scores], thresholds: Thresholds = Thresholds()) -> int | None:
+    """The index of the best attempt: one that meets the target before one that does not,
+    then the highest score, then higher relevance, then earlier."""
     if not attempts:
         return None
     ranked = sorted(
         range(len(attempts)),
-        key=lambda i: (-score(attempts[i]), -_relevance(attempts[i]), i),
+        key=lambda i: (
+            not meets_target(attempts[i], thresholds),
+            -score(attempts[i]),
+            -_relevance(attempts[i]),
+            i,
+        ),
     )
     return ranked[0]
 
@@ -69,56 +149,126 @@ def _relevance(scores: Scores) -> float:
 
 @dataclass(frozen=True, slots=True)
 class NextStep:
+    """What the planner does after research, the rule that chose it and why (one sentence
+    that names the stop when research ended with attempts left), and the warnings."""
+
     outcome: Outcome
     reason: str
     warnings: list[str] = field(default_factory=list)
+    rule: Rule | None = None
 
 
-_WEAK = "web research weak; relying more on model prior"
+WEAK = "web research weak; relying more on model prior"
 
 
-def next_step(
-    attempts: list[Scores],
+def _weak(best: Scores | None, thresholds: Thresholds) -> bool:
+    return best is None or best.fetched <= 0 or best.relevance < thresholds.weak_relevance
+
+
+def decide(
+    attempts: Sequence[Scores],
+    stop: StopReason | None,
     max_attempts: int,
     *,
     requires_grounding: bool = False,
     thresholds: Thresholds = Thresholds(),
 ) -> NextStep:
-    """What the planner does after research: proceed, research again, or escalate (the seed's
-    "route to Snitch"), with the rule that decided."""
-    best = best_attempt(attempts)
-    if best is None:  # nothing was found to rely on: say so as loudly as a weak result
-        return NextStep("research_again", "no attempt yet", [_WEAK])
-    top = attempts[best]
-    relevance = _relevance(top)
-    warnings = []
-    if relevance < thresholds.weak_relevance:
-        warnings.append(_WEAK)
-    if requires_grounding and all(_relevance(a) < thresholds.hopeless_relevance for a in attempts):
-        return NextStep(
+    """The next step from the attempts' evidence and why the loop stopped (None: it has not
+    stopped, the planner asks between attempts). See the module's docstring for the rules;
+    the weak-research warning is there whenever the best attempt read nothing or its relevance
+    is below `weak_relevance`."""
+    index = best_attempt(attempts, thresholds)
+    best = attempts[index] if index is not None else None
+    warnings = [WEAK] if _weak(best, thresholds) else []
+    made = len(attempts)
+    left = max(0, max_attempts - made)
+    read = sum(max(0, a.fetched) for a in attempts)
+    stopped = f"stopped: {stop.text}" if stop is not None else "not stopped yet"
+    transient = stop is None or stop.kind in TRANSIENT
+
+    def step(outcome: Outcome, rule: Rule, reason: str) -> NextStep:
+        return NextStep(outcome, reason, warnings, rule)
+
+    if best is not None and index is not None and meets_target(best, thresholds):
+        return step(
+            "proceed",
+            "target_met",
+            f"best attempt {index + 1}: relevance {best.relevance:.1f} ≥ "
+            f"{thresholds.good_relevance:g} and coverage {best.coverage:.1f} ≥ "
+            f"{thresholds.good_coverage:g}",
+        )
+    if read == 0:
+        if transient and left:
+            return step(
+                "research_again",
+                "nothing_read_retry",
+                f"nothing read yet in {made} attempt(s), {left} left ({stopped}): "
+                "another run may read pages",
+            )
+        if stop is not None and stop.kind == "refused":
+            return step(
+                "escalate",
+                "refused",
+                f"nothing read: the provider refused access ({stop.text}); every search fails "
+                "alike until its key or the provider changes",
+            )
+        return step(
             "escalate",
-            f"relevance below {thresholds.hopeless_relevance:g} in all {len(attempts)} attempts "
-            "and the task requires external evidence",
-            warnings,
+            "nothing_read",
+            f"nothing read in {made} attempt(s) ({stopped}); "
+            + (
+                "no attempt left"
+                if not left
+                else f"{left} attempt(s) left but the loop judged another search would not help"
+            )
+            + ": nothing to rely on",
         )
-    if relevance >= thresholds.good_relevance and top.coverage >= thresholds.good_coverage:
-        return NextStep(
-            "proceed",
-            f"best attempt {best + 1}: relevance {relevance:.1f} ≥ {thresholds.good_relevance:g} "
-            f"and coverage {top.coverage:.1f} ≥ {thresholds.good_coverage:g}",
-            warnings,
+    assert best is not None and index is not None
+    if requires_grounding and all(_relevance(a) < thresholds.hopeless_relevance for a in attempts):
+        return step(
+            "escalate",
+            "grounding_hopeless",
+            f"relevance below {thresholds.hopeless_relevance:g} in all {made} attempts and "
+            "the task requires external evidence",
         )
-    if len(attempts) >= max_attempts:
-        return NextStep(
-            "proceed",
-            f"{len(attempts)} of {max_attempts} attempts made: no more research",
-            warnings,
+    scores = (
+        f"best attempt {index + 1}: relevance {best.relevance:.1f}, coverage "
+        f"{best.coverage:.1f} — below {thresholds.good_relevance:g} / "
+        f"{thresholds.good_coverage:g}"
+    )
+    if transient and left:
+        return step(
+            "research_again",
+            "stopped_early",
+            f"{scores}; {left} attempt(s) left ({stopped}): another run may do better",
         )
-    return NextStep(
-        "research_again",
-        f"best attempt {best + 1}: relevance {relevance:.1f}, coverage {top.coverage:.1f} — "
-        f"below {thresholds.good_relevance:g} / {thresholds.good_coverage:g}",
-        warnings,
+    why = (
+        f"{made} of {max_attempts} attempts made"
+        if not left
+        else f"{left} attempt(s) left, not tried: {stop.text if stop else 'no reason'}"
+    )
+    prior = "; relying more on the model prior" if warnings else ""
+    return step("proceed", "research_done", f"{scores}; no more research: {why}{prior}")
+
+
+def next_step(
+    attempts: Sequence[Scores],
+    max_attempts: int,
+    *,
+    stop: StopReason | None = None,
+    requires_grounding: bool = False,
+    thresholds: Thresholds = Thresholds(),
+) -> NextStep:
+    """`decide`, with the stop as a keyword. Without a stop every attempt made counts as the
+    end of research (`attempts_exhausted`) and fewer as a loop still running."""
+    if stop is None and attempts and len(attempts) >= max_attempts:
+        stop = StopReason("attempts_exhausted", f"{len(attempts)} attempts made", len(attempts))
+    return decide(
+        attempts,
+        stop,
+        max_attempts,
+        requires_grounding=requires_grounding,
+        thresholds=thresholds,
     )
 
 

@@ -1,5 +1,9 @@
 """Run reports of a research run: one JSON shape (what `routescope research --json` prints)
-and Markdown for people. Keys never reach a report: providers redact them at the source."""
+and Markdown for people. Keys never reach a report: providers redact them at the source.
+
+Beside the scores, a report carries their evidence: the goal's terms with their weights, per
+page read the terms it supports (where, with an excerpt) and its relevance, the reasons of
+each grade as data, and why the loop stopped and what comes next, each with its rule."""
 
 from __future__ import annotations
 
@@ -10,9 +14,52 @@ from urllib.parse import urlsplit
 
 import platformdirs
 
+from ._evidence import AttemptEvidence, GoalTerm, PageEvidence, ScoreReason
 from ._loop import Attempt, DeepResearchResult
 
 __all__ = ["default_reports_folder", "report_data", "report_markdown", "write_report"]
+
+
+def _term(term: GoalTerm) -> dict[str, Any]:
+    return {**term.to_data(), "common": term.common}
+
+
+def _reason(reason: ScoreReason) -> dict[str, Any]:
+    return {"metric": reason.metric, "value": reason.value, "text": reason.text}
+
+
+def _page(page: PageEvidence) -> dict[str, Any]:
+    return {
+        "url": page.url,
+        "title": page.title,
+        "relevance": page.relevance,
+        "about_goal": page.about_goal,
+        "supports": list(page.supports),
+        "missing": list(page.missing),
+        "matches": [
+            {"term": m.term, "where": m.where, "excerpt": m.excerpt, "count": m.count}
+            for m in page.matches
+        ],
+        "reason": page.reason,
+    }
+
+
+def _evidence(evidence: AttemptEvidence | None) -> dict[str, Any] | None:
+    if evidence is None:
+        return None
+    return {
+        "relevance": evidence.relevance,
+        "coverage": evidence.coverage,
+        "confidence": evidence.confidence,
+        "should_retry": evidence.should_retry,
+        "pages_read": evidence.pages_read,
+        "pages_about_goal": evidence.pages_about_goal,
+        "covered": list(evidence.covered),
+        "uncovered": list(evidence.uncovered),
+        "unfindable": list(evidence.unfindable),
+        "reasons": [_reason(r) for r in evidence.reasons],
+        "pages": [_page(page) for page in evidence.pages],
+    }
 
 
 def _attempt(attempt: Attempt) -> dict[str, Any]:
@@ -31,6 +78,7 @@ def _attempt(attempt: Attempt) -> dict[str, Any]:
         "reasons": attempt.evaluation.reasons if attempt.evaluation else "",
         "evaluator_error": attempt.evaluator_error,
         "duration_ms": round(attempt.duration_ms, 1),
+        "evidence": _evidence(attempt.evidence),
         "findings": [
             {
                 "url": page.url,
@@ -59,7 +107,9 @@ def report_data(result: DeepResearchResult) -> dict[str, Any]:
             "coverage": quality.coverage,
             "attempts": quality.attempts,
             "reasons": quality.reasons,
+            "evidence_reasons": [_reason(r) for r in quality.evidence_reasons],
         },
+        "goal_terms": [_term(term) for term in result.goal_terms],
         "best_attempt": None if result.best is None else result.best + 1,
         "attempts": [_attempt(attempt) for attempt in result.attempts],
         "findings": [
@@ -68,13 +118,30 @@ def report_data(result: DeepResearchResult) -> dict[str, Any]:
                 "host": urlsplit(finding.url).hostname or "",
                 "title": finding.title,
                 "snippet": finding.snippet,
+                "relevance": finding.evidence.relevance if finding.evidence else None,
+                "about_goal": finding.evidence.about_goal if finding.evidence else None,
+                "supports": list(finding.evidence.supports) if finding.evidence else [],
+                "missing": list(finding.evidence.missing) if finding.evidence else [],
             }
             for finding in result.findings
         ],
         "warnings": result.warnings,
         "notes": result.notes,
         "termination_reason": result.termination_reason,
-        "next_step": {"outcome": result.next_step.outcome, "reason": result.next_step.reason},
+        "stop": (
+            None
+            if result.stop is None
+            else {
+                "kind": result.stop.kind,
+                "text": result.stop.text,
+                "attempt": result.stop.attempt,
+            }
+        ),
+        "next_step": {
+            "outcome": result.next_step.outcome,
+            "rule": result.next_step.rule,
+            "reason": result.next_step.reason,
+        },
         "counters": {"web_calls": result.web_calls, "pages_fetched": result.pages_fetched},
         "model": result.model,
         "duration_ms": round(result.duration_ms, 1),
@@ -97,11 +164,19 @@ def report_markdown(result: DeepResearchResult) -> str:
         f"{quality['confidence']:.1f} · coverage {quality['coverage']:.1f} "
         f"(best of {quality['attempts']} attempts) — {_cell(quality['reasons'])}",
         f"- stopped: {_cell(result.termination_reason)}",
-        f"- next step: {result.next_step.outcome} — {_cell(result.next_step.reason)}",
+        f"- next step: {result.next_step.outcome.replace('_', ' ')} — "
+        f"{_cell(result.next_step.reason)}",
         f"- web calls {result.web_calls} · pages read {result.pages_fetched}"
         + (f" · model {_cell(result.model)}" if result.model else ""),
     ]
     lines += [f"- **warning:** {_cell(w)}" for w in result.warnings]
+    if result.goal_terms:
+        terms = ", ".join(
+            f"`{_cell(t.text)}` {t.weight:.2f}" + (" (common)" if t.common else "")
+            for t in result.goal_terms
+        )
+        lines.append(f"- goal terms (weight): {terms}")
+    lines += [f"- {_cell(r.text)}" for r in result.quality.evidence_reasons]
     lines += ["", "| # | query | from | status | relevance | confidence | coverage | score |"]
     lines.append("| ---: | --- | --- | ---: | ---: | ---: | ---: | ---: |")
     for attempt in data["attempts"]:
@@ -113,12 +188,21 @@ def report_markdown(result: DeepResearchResult) -> str:
             f"{attempt['coverage']:.1f} | {attempt['score']:.2f} |"
         )
     lines += ["", "## Findings", ""]
-    lines += [
-        f"- [{_cell(f['title'] or f['url'])}]({f['url']}) ({f['host']})" for f in data["findings"]
-    ]
+    lines += [_finding(f) for f in data["findings"]]
     if not data["findings"]:
         lines.append("- none")
     return "\n".join(lines) + "\n"
+
+
+def _finding(finding: dict[str, Any]) -> str:
+    line = f"- [{_cell(finding['title'] or finding['url'])}]({finding['url']}) ({finding['host']})"
+    if finding["relevance"] is None:
+        return line
+    supports = ", ".join(f"`{_cell(t)}`" for t in finding["supports"]) or "no goal term"
+    line += f" — relevance {finding['relevance']:.2f}; supports {supports}"
+    if finding["missing"]:
+        line += "; missing " + ", ".join(f"`{_cell(t)}`" for t in finding["missing"])
+    return line + ("" if finding["about_goal"] else "; not about the goal")
 
 
 def default_reports_folder() -> Path:

@@ -13,6 +13,7 @@ from pydantic import BaseModel
 
 from routescope.llm import ChatClient, JsonAnswer
 from routescope.research._answers import PROMPTS, Evaluation, QueryPlan, Refinement, TaskSpec
+from routescope.research._evidence import CorpusFrequencies, goal_terms
 from routescope.research._heuristic import (
     MAX_QUERY_CHARS,
     MAX_QUERY_WORDS,
@@ -159,6 +160,46 @@ def test_low_coverage_focuses_on_what_no_source_covered() -> None:
     assert refined.query == "PySide6 clipboard"
 
 
+SHA = "compute the SHA-256 hash of a file"
+SHA_TERMS = goal_terms(
+    SHA, CorpusFrequencies(300, {"compute": 13, "sha": 2, "256": 5, "hash": 16, "file": 150})
+)
+
+
+def test_a_weak_attempt_keeps_the_goals_rarest_terms() -> None:
+    refined = MODEL.refine(
+        RefinerInput(
+            SHA,
+            "compute SHA-256 hash file",
+            "- a page",
+            _quality(0.2, 0.0),
+            200,
+            terms=SHA_TERMS,
+            uncovered=("compute", "SHA-256", "hash"),
+        )
+    )
+    assert refined.should_retry
+    assert refined.query == "compute SHA-256 SHA256 hash"  # the compound joined up too
+    assert "rarest terms" in refined.reason and "file" not in refined.query
+
+
+def test_a_relevant_attempt_focuses_on_what_no_page_covered() -> None:
+    refined = MODEL.refine(
+        RefinerInput(
+            SHA,
+            "compute SHA-256 hash file",
+            "- a page",
+            _quality(0.7, 0.4),
+            200,
+            terms=SHA_TERMS,
+            uncovered=("compute",),
+        )
+    )
+    assert refined.should_retry
+    assert refined.query == "compute SHA-256 SHA256"
+    assert "anchored on 'SHA-256'" in refined.reason
+
+
 def test_no_retry_when_the_target_is_met_or_access_is_refused() -> None:
     done = MODEL.refine(RefinerInput(GOAL, "PySide6 copy", "- a page", _quality(0.7, 0.6)))
     assert not done.should_retry
@@ -188,8 +229,9 @@ def test_off_topic_text_is_not_relevant_and_asks_for_a_retry() -> None:
 
 
 def test_titles_weigh_more_than_the_text() -> None:
-    text = ON_TOPIC[0].text
-    titled = MODEL.evaluate(EvaluatorInput(GOAL, "q", [Source("https://a.example", GOAL, text)]))
+    text = "a PySide6 table widget and its selection " * 20
+    title = "PySide6 table selection"
+    titled = MODEL.evaluate(EvaluatorInput(GOAL, "q", [Source("https://a.example", title, text)]))
     untitled = MODEL.evaluate(EvaluatorInput(GOAL, "q", [Source("https://a.example", "", text)]))
     assert titled.relevance > untitled.relevance
 
@@ -206,10 +248,24 @@ def test_confidence_is_zero_without_sources_and_low_with_one() -> None:
     assert MODEL.evaluate(EvaluatorInput(GOAL, "q", same_host)).confidence <= 0.4
 
 
-def test_mediocre_results_retry_only_below_the_maximum_of_sources() -> None:
+def test_uncovered_key_terms_ask_for_a_retry_unless_no_document_has_them() -> None:
     half = [Source("https://a.example", "PySide6 table", "a PySide6 table widget " * 30)]
-    assert MODEL.evaluate(EvaluatorInput(GOAL, "q", half, max_sources=5)).should_retry
-    assert not MODEL.evaluate(EvaluatorInput(GOAL, "q", half, max_sources=1)).should_retry
+    graded = MODEL.evaluate(EvaluatorInput(GOAL, "q", half, max_sources=1))
+    assert graded.should_retry
+    assert "another query may find 'copy', 'selection', 'clipboard'" in graded.reasons
+    counts = {"copy": 0, "selection": 0, "clipboard": 0, "pyside6": 3, "table": 3}
+    terms = goal_terms(GOAL, CorpusFrequencies(100, counts))
+    hopeless = MODEL.evaluate(EvaluatorInput(GOAL, "q", half, max_sources=1, terms=terms))
+    assert not hopeless.should_retry
+    assert "in no document of the index" in hopeless.reasons
+
+
+def test_a_page_of_common_words_only_is_not_relevant() -> None:
+    ramen = "Best ramen near Denver, Colorado open tonight"
+    page = Source("https://docs.python.org/3/library/wave.html", "wave", "open the best " * 50)
+    graded = MODEL.evaluate(EvaluatorInput(ramen, "q", [page] * 3))
+    assert graded.relevance <= 0.1 and graded.coverage == 0.0
+    assert "only common words" in graded.reasons
 
 
 # -- task_classifier ---------------------------------------------------------------------------
@@ -280,6 +336,23 @@ def test_the_adapter_dispatches_on_the_prompt_name() -> None:
     assert spec.value.route == "research"
 
 
+def test_the_adapter_reads_the_goal_terms_and_snippets_the_loop_sends() -> None:
+    terms = goal_terms(GOAL, CorpusFrequencies(100, {"copy": 0, "clipboard": 0}))
+    page = Source("https://a.example", "Qt", "PySide6 widgets " * 9, snippet="a table")
+    sources = [{"url": page.url, "title": page.title, "text": page.text, "snippet": page.snippet}]
+    inputs = {
+        "goal": GOAL,
+        "query": "q",
+        "sources": sources,
+        "goal_terms": [t.to_data() for t in terms],
+    }
+    graded = _ask("research_relevance_evaluator", inputs, Evaluation)
+    assert isinstance(graded.value, Evaluation)
+    assert "in no document of the index" in graded.value.reasons
+    direct = MODEL.evaluate(EvaluatorInput(GOAL, "q", [page], terms=terms))
+    assert graded.value == direct
+
+
 def test_the_adapter_reads_the_quality_the_loop_sends() -> None:
     quality = Evaluation(relevance=0.9, confidence=0.5, coverage=0.8, should_retry=False)
     inputs = {"goal": GOAL, "previous_query": "PySide6 copy", "quality": quality.model_dump()}
@@ -301,6 +374,14 @@ def test_the_adapter_reads_the_quality_the_loop_sends() -> None:
         ("research_relevance_evaluator", {"goal": GOAL, "sources": "x"}, Evaluation),
         ("research_relevance_evaluator", {"goal": GOAL, "sources": [3]}, Evaluation),
         ("research_relevance_evaluator", {"goal": GOAL, "max_sources": True}, Evaluation),
+        ("research_relevance_evaluator", {"goal": GOAL, "goal_terms": "x"}, Evaluation),
+        ("research_relevance_evaluator", {"goal": GOAL, "goal_terms": [{"kind": "x"}]}, Evaluation),
+        (
+            "research_relevance_evaluator",
+            {"goal": GOAL, "goal_terms": [{"text": "a", "weight": "1"}]},
+            Evaluation,
+        ),
+        ("research_query_refiner", {"goal": GOAL, "uncovered": [1]}, Refinement),
         ("task_classifier", {"text": "hi"}, TaskSpec),
     ],
 )

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 import pytest
 
 from routescope.llm import JsonAnswer, ScriptedChat
+from routescope.research._evidence import CorpusFrequencies
 from routescope.research._loop import Budgets, PageRead, deep_research
 from routescope.research._models import ProviderError, SearchHit, SearchResponse
 
@@ -69,7 +70,7 @@ class FakeReader:
 
 def model(
     evaluations: list[dict[str, object]],
-    refinements: list[dict[str, object]] | None = None,
+    refinements: list[dict[str, object] | JsonAnswer[object]] | None = None,
     plan: object = None,
 ) -> ScriptedChat:
     evaluations, refinements = list(evaluations), list(refinements or [])
@@ -83,7 +84,8 @@ def model(
                 {"query": "PySide6 QTableView copy selection clipboard", "reason": "api names"}
             )
         if name == "research_query_refiner":
-            return json.dumps(refinements.pop(0))
+            refinement = refinements.pop(0)
+            return refinement if isinstance(refinement, JsonAnswer) else json.dumps(refinement)
         return json.dumps(evaluations.pop(0))
 
     return ScriptedChat(reply)
@@ -140,7 +142,11 @@ def test_the_refiner_gets_the_previous_query_and_the_best_attempt_wins() -> None
     )
     assert refiner_input["previous_query"] == "PySide6 QTableView copy selection clipboard"
     assert refiner_input["quality"]["relevance"] == 0.4
-    assert result.best == 1 and result.termination_reason == "evaluator: no retry after attempt 2"
+    assert result.best == 1
+    assert result.termination_reason == "evaluator: no retry after attempt 2 (r0.9)"
+    assert result.stop is not None and result.stop.kind == "no_retry"
+    assert result.next_step.outcome == "proceed"  # attempt 3 not tried: the evaluator said so
+    assert "1 attempt(s) left, not tried: evaluator: no retry" in result.next_step.reason
 
 
 def test_an_attempt_that_read_nothing_scores_zero() -> None:
@@ -148,6 +154,16 @@ def test_an_attempt_that_read_nothing_scores_zero() -> None:
     attempt = result.attempts[0]
     assert (attempt.fetched, attempt.score, attempt.evaluation) == (0, 0.0, None)
     assert "web research weak; relying more on model prior" in result.warnings
+    assert attempt.evidence is not None and attempt.evidence.pages == ()
+
+
+def test_nothing_read_never_proceeds() -> None:
+    shorter = [{"query": f"q{i}", "should_retry": True} for i in range(2)]
+    result = run(model([], shorter), reader=FakeReader(text=""), max_attempts=3)
+    assert result.pages_fetched == 0 and len(result.attempts) == 3
+    assert result.termination_reason == "3 attempts made"
+    assert result.stop is not None and result.stop.kind == "attempts_exhausted"
+    assert (result.next_step.outcome, result.next_step.rule) == ("escalate", "nothing_read")
 
 
 def test_a_400_is_noted_and_the_refiner_hears_of_it() -> None:
@@ -182,6 +198,29 @@ def test_a_failing_optimiser_falls_back_to_the_goal() -> None:
 def test_the_refiner_can_stop_the_loop(refinement: dict[str, object], reason: str) -> None:
     result = run(model([grade(0.4, 0.3)], [refinement]))
     assert len(result.attempts) == 1 and reason in result.termination_reason
+    assert result.stop is not None and result.stop.kind == "no_retry"
+    assert result.next_step.outcome == "proceed" and reason in result.next_step.reason
+
+
+def test_a_failing_refiner_leaves_research_to_do_again() -> None:
+    result = run(model([grade(0.4, 0.3)], [JsonAnswer(None, "timeout")]))
+    assert result.stop is not None and result.stop.kind == "model_failed"
+    assert result.termination_reason == "refiner failed (timeout): no further attempt"
+    assert (result.next_step.outcome, result.next_step.rule) == ("research_again", "stopped_early")
+
+
+def test_the_loop_stops_when_the_refiner_reorders_an_earlier_query() -> None:
+    llm = model(
+        [grade(0.4, 0.3), grade(0.4, 0.5)],
+        [
+            {"query": "QTableView copy", "should_retry": True},
+            {"query": "clipboard selection copy QTableView PySide6", "should_retry": True},
+        ],
+    )
+    result = run(llm, max_attempts=3)
+    assert len(result.attempts) == 2
+    assert result.termination_reason == "refiner proposed the words of an earlier query again"
+    assert result.stop is not None and result.stop.kind == "no_retry"
 
 
 def test_the_loop_stops_when_the_score_stops_improving() -> None:
@@ -197,7 +236,62 @@ def test_the_loop_stops_when_the_score_stops_improving() -> None:
 def test_the_run_deadline_ends_the_loop() -> None:
     result = run(model([]), search=FakeSearch(delay=5.0), budgets=Budgets(run_timeout_s=0.05))
     assert result.attempts == [] and "deadline" in result.termination_reason
+    assert result.stop is not None and result.stop.kind == "deadline"
     assert result.next_step.outcome == "research_again"
+
+
+def test_every_attempt_carries_its_evidence() -> None:
+    reader = FakeReader(text="Copy the QTableView selection to the clipboard in PySide6.")
+    result = run(model([grade(0.8, 0.7)]), reader=reader)
+    (attempt,) = result.attempts
+    evidence = attempt.evidence
+    assert evidence is not None and evidence.pages_read == 2
+    page = evidence.pages[0]
+    assert set(page.supports) >= {"copy", "PySide6", "clipboard", "selection"}
+    assert page.missing == ("table",)
+    assert [r.metric for r in attempt.reasons] == ["relevance", "coverage", "confidence", "retry"]
+    assert [f.evidence for f in result.findings] == list(evidence.pages)
+    assert [t.text for t in result.goal_terms] == [
+        "copy",
+        "PySide6",
+        "table",
+        "selection",
+        "clipboard",
+    ]
+    assert result.quality.evidence_reasons == attempt.reasons
+
+
+def test_the_evaluator_hears_the_goal_terms_and_the_refiner_what_no_page_covered() -> None:
+    llm = model(
+        [grade(0.4, 0.3), grade(0.8, 0.8)],
+        [{"query": "QTableView copy shortcut", "should_retry": True, "reason": "narrower"}],
+    )
+    run(llm, reader=FakeReader(text="QTableView copy selection in PySide6 " * 3))
+    evaluator = json.loads(
+        next(user for name, _, user in llm.calls if name == "research_relevance_evaluator")
+    )
+    assert [t["text"] for t in evaluator["goal_terms"]][:2] == ["copy", "PySide6"]
+    assert {"weight", "kind", "document_frequency"} <= set(evaluator["goal_terms"][0])
+    assert evaluator["max_sources"] == 5 and "snippet" in evaluator["sources"][0]
+    refiner = json.loads(
+        next(user for name, _, user in llm.calls if name == "research_query_refiner")
+    )
+    assert refiner["uncovered"] == ["table", "clipboard"]
+    assert "supports copy, PySide6, selection" in refiner["findings"]
+
+
+class CountingSearch(FakeSearch):
+    """A search that can tell how many of its documents hold a word."""
+
+    def document_frequencies(self, words: Sequence[str]) -> CorpusFrequencies:
+        return CorpusFrequencies(100, {w: 0 if w.startswith("clip") else 50 for w in words})
+
+
+def test_the_searchs_document_frequencies_weigh_the_goal_terms() -> None:
+    result = run(model([grade(0.8, 0.7)]), search=CountingSearch())
+    weights = {t.text: (t.weight, t.document_frequency) for t in result.goal_terms}
+    assert weights["clipboard"] == (1.0, 0)
+    assert weights["copy"][0] < 0.3 and weights["copy"][1] == 50
 
 
 def test_grounding_required_and_hopeless_research_escalates() -> None:

@@ -428,7 +428,10 @@ def test_provider_error_statuses_are_attempt_local(
         f"the provider refused access ({status}) in attempt 1" if refused else "2 attempts made"
     )
     assert run.result.findings == [] and WEAK in run.result.warnings
-    assert run.result.next_step.outcome == ("research_again" if refused else "proceed")
+    # Nothing was read: never proceed; neither a refused key nor spent attempts call for
+    # researching again.
+    assert run.result.next_step.outcome == "escalate"
+    assert run.result.next_step.rule == ("refused" if refused else "nothing_read")
     assert world.model.of("evaluator") == []  # nothing read, nothing graded
     assert run.dialled == []
     assert len(world.search.calls) == searches  # no retry of a non-429 status

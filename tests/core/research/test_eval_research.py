@@ -1,0 +1,134 @@
+"""The research eval (`tests/eval/eval_research.py`, run by `make eval`): its OpenAI-compatible
+path against a tiny fake model server on 127.0.0.1, for two goals over a small fixed offline
+corpus; and the judged set it ships is well formed. (tests/eval is not collected by pytest.)"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from routescope.research import OfflineDocument, OfflineSearch
+from tests.core.research._loopback import FakeModel, LoopbackServer, ModelCall, Reply, chat
+from tests.eval import eval_research
+
+CSV = "https://docs.python.org/3/library/csv.html"
+CORPUS = [
+    OfflineDocument(CSV, "csv — CSV parsing and writing", "Read and write CSV files. " * 20),
+    OfflineDocument(
+        "https://docs.python.org/3/library/json.html",
+        "json — JSON encoder and decoder",
+        "Serialize Python objects to JSON. " * 20,
+    ),
+    OfflineDocument(
+        "https://docs.python.org/3/library/wave.html",
+        "wave — Stuff to parse WAVE files",
+        "Open the best WAVE file near you tonight. " * 20,
+    ),
+]
+GOALS = """
+[[goal]]
+text = "read a CSV file"
+answers = ["https://docs.python.org/3/library/csv.html"]
+part = "tune"
+
+[[goal]]
+text = "Best ramen near Denver open tonight"
+part = "held_out"
+"""
+
+
+def _reply(call: ModelCall) -> Reply:
+    """A small model: the goal as the query, no retry, relevant when a source says CSV."""
+    if call.kind == "optimiser":
+        return chat({"query": call.user["goal"], "reason": "the goal", "expected_domains": []})
+    if call.kind == "refiner":
+        return chat({"query": "x", "should_retry": False, "reason": "enough"})
+    relevant = any("CSV" in source["title"] for source in call.user["sources"])
+    score = 0.9 if relevant else 0.1
+    return chat(
+        {
+            "relevance": score,
+            "confidence": score,
+            "coverage": score,
+            "should_retry": not relevant,
+            "reasons": "CSV docs" if relevant else "off topic",
+        }
+    )
+
+
+@pytest.fixture
+def model() -> Iterator[tuple[FakeModel, LoopbackServer]]:
+    fake = FakeModel()
+    fake.scripts.update(optimiser=_reply, refiner=_reply, evaluator=_reply)
+    server = LoopbackServer(fake)
+    try:
+        yield fake, server
+    finally:
+        server.close()
+
+
+def test_the_eval_runs_the_judged_set_against_an_openai_compatible_server(
+    model: tuple[FakeModel, LoopbackServer], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fake, server = model
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    goals = tmp_path / "goals.toml"
+    goals.write_text(GOALS, encoding="utf-8")
+    output = tmp_path / "research.json"
+    lines: list[str] = []
+    search = OfflineSearch(tmp_path / "index", documents=CORPUS)
+    argv = [
+        "--goals",
+        str(goals),
+        "--llm",
+        "openai",
+        "--llm-url",
+        server.url("/v1"),
+        "--model",
+        "fake-model",
+        "--json",
+        str(output),
+        "--check",
+    ]
+    status = eval_research.main(argv, search=search, out=lines.append)
+    printed = "\n".join(lines)
+    data = json.loads(output.read_text(encoding="utf-8"))
+    assert data["settings"]["llm"] == "openai" and data["settings"]["model"] == "fake-model"
+    assert [g["goal"] for g in data["goals"]] == [
+        "read a CSV file",
+        "Best ramen near Denver open tonight",
+    ]
+    csv, ramen = data["goals"]
+    assert csv["hit"] is True and csv["baseline_hit"] is True and not csv["warned"]
+    assert csv["next_step"] == "proceed" and csv["score"] > ramen["score"]
+    assert ramen["hit"] is None and ramen["warned"]
+    assert set(data["parts"]) == {"tune", "held_out", "all"}
+    assert data["parts"]["all"]["auroc"] == 1.0
+    assert "| all |" in printed and "AUROC" in printed and "met" in printed
+    assert status in (0, 1)  # --check: 1 only when a target is missed
+    assert (status == 1) == any(not t["met"] for t in data["targets"])
+    kinds = [call.kind for call in fake.calls]
+    assert kinds.count("optimiser") == 2 and kinds.count("evaluator") >= 2
+    assert all(c.request.path == "/v1/chat/completions" for c in fake.calls)
+    assert all(c.request.json()["model"] == "fake-model" for c in fake.calls)
+
+
+def test_a_missing_model_url_is_refused_before_anything_runs(tmp_path: Path) -> None:
+    lines: list[str] = []
+    search = OfflineSearch(tmp_path / "index", documents=CORPUS)
+    status = eval_research.main(["--llm", "openai"], search=search, out=lines.append)
+    assert status == 2 and "base URL" in lines[0]
+
+
+def test_the_shipped_judged_set_is_well_formed() -> None:
+    goals = eval_research.load_goals()
+    answerable = [g for g in goals if g.answerable]
+    held_out = [g for g in goals if g.part == "held_out"]
+    assert len(goals) >= 40 and len(answerable) >= 25 and len(goals) - len(answerable) >= 15
+    assert 0.25 <= len(held_out) / len(goals) <= 0.4
+    assert len({g.text for g in goals}) == len(goals)
+    for goal in answerable:
+        assert all(url.startswith("https://") for url in goal.answers), goal

@@ -1,0 +1,113 @@
+"""Run reports carry the evidence: goal terms with their weights, per page what it supports,
+the reasons as data, why the loop stopped and the rule of the next step."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Sequence
+from pathlib import Path
+
+from routescope.research._heuristic import HeuristicChat
+from routescope.research._loop import DeepResearchResult, PageRead, deep_research
+from routescope.research._models import SearchHit, SearchResponse
+from routescope.research._report import report_data, report_markdown, write_report
+
+GOAL = "How do I read a CSV file in Python?"
+PAGES = {
+    "https://docs.python.org/3/library/csv.html": (
+        "csv — CSV parsing and writing.",
+        "Use csv.reader to read a CSV file in Python, row by row. " * 10,
+    ),
+    "https://docs.python.org/3/library/wave.html": (
+        "wave — Stuff to parse WAVE files.",
+        "Open a WAVE stream and get its frames. " * 10,
+    ),
+}
+
+
+class _Search:
+    name = "fake"
+
+    def __init__(self, pages: dict[str, tuple[str, str]]) -> None:
+        self.pages = pages
+
+    async def search(self, query: str, *, max_results: int = 5) -> SearchResponse:
+        hits = tuple(
+            SearchHit(url=url, title=title, snippet=text[:80], rank=i, provider="fake")
+            for i, (url, (title, text)) in enumerate(self.pages.items(), 1)
+        )
+        return SearchResponse(
+            provider="fake",
+            query=query,
+            original_query=query,
+            query_action="sent",
+            status=200,
+            url="https://search.example",
+            results=hits,
+            duration_ms=1.0,
+        )
+
+
+class _Reader:
+    def __init__(self, pages: dict[str, tuple[str, str]]) -> None:
+        self.pages = pages
+
+    async def read(self, urls: Sequence[str]) -> list[PageRead]:
+        return [PageRead(url, True, "offline-index", 200, None, *self.pages[url]) for url in urls]
+
+
+def research(pages: dict[str, tuple[str, str]] = PAGES) -> DeepResearchResult:
+    return asyncio.run(
+        deep_research(GOAL, search=_Search(pages), reader=_Reader(pages), llm=HeuristicChat())
+    )
+
+
+def test_the_json_report_carries_the_evidence() -> None:
+    data = json.loads(json.dumps(report_data(research())))
+    assert [t["text"] for t in data["goal_terms"]] == ["read", "CSV", "file", "Python"]
+    assert set(data["goal_terms"][0]) == {"text", "kind", "weight", "document_frequency", "common"}
+    assert data["stop"] == {
+        "kind": "target_reached",
+        "text": data["termination_reason"],
+        "attempt": 1,
+    }
+    assert data["next_step"]["rule"] == "target_met"
+    assert [r["metric"] for r in data["quality"]["evidence_reasons"]] == [
+        "relevance",
+        "coverage",
+        "confidence",
+        "retry",
+    ]
+    csv, wave = data["findings"]
+    assert csv["supports"] == ["read", "CSV", "file", "Python"] and csv["about_goal"]
+    assert "CSV" in wave["missing"] and wave["relevance"] < csv["relevance"]
+    (attempt,) = data["attempts"]
+    evidence = attempt["evidence"]
+    assert evidence["pages_read"] == 2 and evidence["covered"]
+    page = evidence["pages"][0]
+    assert {m["where"] for m in page["matches"]} <= {"title", "snippet", "body"}
+    assert all(m["excerpt"] for m in page["matches"])
+    assert page["reason"].startswith("heuristic: ")
+
+
+def test_the_markdown_report_shows_what_each_page_supports(tmp_path: Path) -> None:
+    result = research()
+    text = report_markdown(result)
+    assert "- goal terms (weight): `read`" in text
+    assert "- next step: proceed — best attempt 1" in text
+    assert "supports `read`, `CSV`, `file`, `Python`" in text
+    assert "missing `read`, `CSV`, `Python`; not about the goal" in text
+    assert "- relevance " in text and "- coverage " in text
+    written = write_report(result, tmp_path / "run")
+    assert written.read_text(encoding="utf-8") == text
+    saved = json.loads((tmp_path / "run" / "report.json").read_text(encoding="utf-8"))
+    assert saved["findings"][0]["supports"]
+
+
+def test_a_run_that_read_nothing_reports_no_evidence_and_no_proceed() -> None:
+    result = research({})
+    data = report_data(result)
+    assert data["findings"] == [] and data["next_step"]["outcome"] == "escalate"
+    assert data["attempts"][0]["evidence"]["pages"] == []
+    assert "- next step: escalate" in report_markdown(result)
