@@ -10,11 +10,11 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 
 $(VENV)/.gui-installed: pyproject.toml | $(BIN)/python
-	$(PIP) install -e '.[gui,semantic,research]'
+	$(PIP) install -e '.[gui,semantic,research,batch]'
 	touch $@
 
 $(VENV)/.dev-installed: pyproject.toml | $(BIN)/python
-	$(PIP) install -e '.[gui,semantic,research,dev]'
+	$(PIP) install -e '.[gui,semantic,research,batch,dev]'
 	touch $@ $(VENV)/.gui-installed
 
 run: $(VENV)/.gui-installed
@@ -35,6 +35,7 @@ bench: $(VENV)/.dev-installed
 	$(BIN)/python tests/bench/bench_startup.py --json .bench/startup.json
 	$(BIN)/python tests/bench/bench_toolsearch.py .bench/toolsearch.json
 	$(BIN)/python tests/bench/bench_research.py --json .bench/research.json
+	$(BIN)/python tests/bench/bench_batch.py --json .bench/batch.json
 	QT_QPA_PLATFORM=offscreen $(BIN)/python tests/bench/bench_gui.py --json .bench/gui.json
 
 # Tool-search retrieval quality (issue 11): BFCL-derived tasks built from the bfcl-eval wheel

@@ -16,7 +16,18 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from . import contract, linter, llm, regress, research, rules, strategy, toolsearch
+    from . import (
+        batch,
+        contract,
+        linter,
+        llm,
+        regress,
+        research,
+        rules,
+        strategy,
+        task,
+        toolsearch,
+    )
     from ._errors import (
         CatalogError,
         ContextError,
@@ -45,6 +56,7 @@ __all__ = [
     "RulesRef",
     "SuiteError",
     "__version__",
+    "batch",
     "contract",
     "default_rules",
     "inspect",
@@ -57,12 +69,24 @@ __all__ = [
     "resources_root",
     "rules",
     "strategy",
+    "task",
     "toolsearch",
     "warm_up",
 ]
 
 _SUBPACKAGES = frozenset(
-    ["contract", "linter", "llm", "regress", "research", "rules", "strategy", "toolsearch"]
+    [
+        "batch",
+        "contract",
+        "linter",
+        "llm",
+        "regress",
+        "research",
+        "rules",
+        "strategy",
+        "task",
+        "toolsearch",
+    ]
 )
 _NAMES = {
     "CatalogError": "._errors",

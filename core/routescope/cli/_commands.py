@@ -21,6 +21,7 @@ from ._render import Style, decision_text, eval_text, inspection_text, regress_t
 from ._terminal import escape, escaped
 
 if TYPE_CHECKING:
+    from ..batch import BatchSummary
     from ..toolsearch import ToolSearch
 
 # Each command imports what only it needs when it runs: `decide` never loads the strategy
@@ -235,11 +236,106 @@ def _cmd_research(args: argparse.Namespace) -> int:
     return cmd_research(args, validate_text(_read_text(args.text)))
 
 
+def _cmd_report(args: argparse.Namespace) -> int:
+    from ..batch import Comparison, build_report, compare_results, report_data, write_report
+
+    if len(args.results) > 2:
+        raise UsageError("report: give one results file, or two (A B) to compare")
+    if args.examples < 0 or args.top < 1:
+        raise UsageError("--examples must be at least 0 and --top at least 1")
+    limits = {"examples": args.examples, "top": args.top}
+    value = (
+        build_report(args.results[0], **limits)
+        if len(args.results) == 1
+        else compare_results(args.results[0], args.results[1], **limits)
+    )
+    try:
+        page = write_report(value, Path(args.out))
+    except OSError as exc:
+        raise UsageError(f"--out {args.out}: {exc.strerror or exc}") from None
+    if args.json:
+        return _write(json.dumps(report_data(value), indent=2, ensure_ascii=False))
+    if not isinstance(value, Comparison):
+        leaks = ", ".join(f"{check.rule} {check.count:,}" for check in value.leaks)
+        lines = [
+            f"{value.prompts:,} prompts; {value.leak_count:,} leaked queries in "
+            f"{value.leak_prompts:,} prompts ({leaks})"
+        ]
+    else:
+        kinds = ", ".join(f"{group.kind} {group.count:,}" for group in value.groups)
+        lines = [
+            f"{value.changed:,} of {value.matched:,} matched prompts changed routing ({kinds})",
+            f"leaked queries: A {value.a.leak_count:,}, B {value.b.leak_count:,}",
+        ]
+    lines.append(f"wrote {page} and report.json")
+    return _write(escape("\n".join(lines), one_line=False))
+
+
+_SIZE = re.compile(r"(\d+)\s*([kKmM]?)[bB]?")
+
+
+def _cmd_batch(args: argparse.Namespace) -> int:
+    import logging
+
+    from ..batch import run_batch
+
+    size = _SIZE.fullmatch(args.block_size.strip())
+    if size is None:
+        raise UsageError(f"--block-size: a size such as 256k or 4M, not {escape(args.block_size)}")
+    scale = {"": 1, "k": 1 << 10, "m": 1 << 20}[size.group(2).lower()]
+    if args.k is not None and args.catalog is None:
+        raise UsageError("-k goes with --catalog")
+    if args.engine == "dask":
+        logging.getLogger("distributed").setLevel(logging.ERROR)
+    try:
+        summary = run_batch(
+            args.inputs,
+            args.out,
+            field=args.field,
+            workers=args.workers,
+            today=_parse_today(args.today),
+            rules=args.rules,
+            catalog=args.catalog,
+            k=args.k,
+            engine=args.engine,
+            scheduler=args.scheduler,
+            timings=not args.no_timings,
+            block_size=int(size.group(1)) * scale,
+        )
+    except KeyboardInterrupt:
+        print("routescope: interrupted: run the same command again to continue", file=sys.stderr)
+        return 130
+    if args.json:
+        return _write(to_json(summary))
+    return _write(escape(_batch_text(summary), one_line=False))
+
+
+def _batch_text(summary: BatchSummary) -> str:
+    out = summary.out
+    if summary.already_complete:
+        head = f"already complete: {summary.prompts:,} prompts in {out}"
+    else:
+        rate = f"{summary.rate:,.0f} lines/s"
+        head = f"{summary.prompts:,} prompts → {out} in {summary.seconds:,.1f} s ({rate})"
+        if summary.done_before:
+            head += f"; continued after {summary.done_before:,} lines done before"
+    lines = [head]
+    if summary.bad:
+        lines.append(f"{summary.bad:,} bad lines → {summary.bad_lines_file}")
+        lines += [f"  {b.source}:{b.line}: {b.reason}" for b in summary.first_bad]
+        if summary.first_bad and summary.bad > len(summary.first_bad):
+            lines.append(f"  … the rest in {summary.bad_lines_file}")
+    lines += [f"note: {note}" for note in summary.notes]
+    return "\n".join(escape(line) for line in lines)
+
+
 COMMANDS = {
     "inspect": _cmd_inspect,
     "decide": _cmd_decide,
     "tools": _cmd_tools,
     "regress": _cmd_regress,
     "research": _cmd_research,
+    "batch": _cmd_batch,
     "schema": _cmd_schema,
+    "report": _cmd_report,
 }

@@ -116,6 +116,53 @@ def build_parser() -> argparse.ArgumentParser:
     research.add_argument("--stack-hint", metavar="S", help="e.g. 'Python GUI' (default: inferred)")
     research.add_argument("--report", metavar="DIR", help="also write report.md and report.json")
 
+    report = commands.add_parser(
+        "report",
+        help="an offline HTML page and JSON of batch results; with two files, what changed",
+    )
+    report.add_argument(
+        "results",
+        metavar="RESULTS",
+        nargs="+",
+        help="a results file of 'routescope batch' (JSON Lines, gzip, Parquet); two: compare A, B",
+    )
+    report.add_argument(
+        "--out", metavar="DIR", required=True, help="write report.html and report.json here"
+    )
+    report.add_argument(
+        "--examples", type=int, default=20, metavar="N", help="prompts listed per bar (20)"
+    )
+    report.add_argument(
+        "--top", type=int, default=20, metavar="N", help="bars of entities and tools (20)"
+    )
+    report.add_argument("--json", action="store_true", help="also print report.json")
+
+    batch = commands.add_parser(
+        "batch",
+        help="route every prompt of logs (JSONL, CSV, text, gzip) into one record each",
+    )
+    batch.add_argument(
+        "inputs", metavar="INPUT", nargs="+", help="log files or globs ('logs/*.jsonl.gz')"
+    )
+    batch.add_argument(
+        "--out", metavar="RESULTS", required=True, help="JSON lines, or Parquet (.parquet)"
+    )
+    batch.add_argument("--field", metavar="PATH", help="dotted path to the prompt; CSV: column")
+    batch.add_argument("--workers", type=int, default=1, metavar="N", help="processes (1)")
+    batch.add_argument("--today", metavar="YYYY-MM-DD", help="the date the routers see")
+    batch.add_argument("--rules", metavar="FILE", help="a TOML rule pack (default: built-in)")
+    batch.add_argument("--catalog", metavar="PATH", help="also rank this catalog's tools")
+    batch.add_argument("-k", type=int, metavar="N", help="tools kept per prompt (5)")
+    batch.add_argument("--engine", default="local", choices=["local", "dask"])
+    batch.add_argument("--scheduler", metavar="ADDRESS", help="a Dask scheduler (tcp://…)")
+    batch.add_argument(
+        "--no-timings", action="store_true", help="leave out timings_us (identical reruns)"
+    )
+    batch.add_argument(
+        "--block-size", metavar="SIZE", default="256k", help="input per partition (256k)"
+    )
+    batch.add_argument("--json", action="store_true", help="print the summary as JSON")
+
     schema = commands.add_parser("schema", help="print the JSON Schema of the result models")
     schema.add_argument(
         "model", nargs="?", default="inspection", choices=["inspection", "decision", "context"]

@@ -1,0 +1,151 @@
+"""The engines that turn partitions into chunks, in input order: `local` (this process, or a
+`ProcessPoolExecutor` of N workers) and `dask` (Dask distributed: a `LocalCluster`, or a
+scheduler's address). Both run the same `run_partition`, so their output is the same; each
+keeps a bounded number of partitions in flight, so memory does not grow with the input."""
+
+from __future__ import annotations
+
+import logging
+import multiprocessing
+import sys
+from collections import deque
+from collections.abc import Generator, Iterable
+from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from typing import Any
+
+from .._errors import one_line
+from ._common import BatchError, Chunk, Job, Partition
+from ._work import init_pool_worker, prepare, run_partition, run_pool_partition
+
+__all__ = ["CONNECT_TIMEOUT_S", "ENGINES", "dask_chunks", "local_chunks", "require_dask"]
+
+ENGINES = ("local", "dask")
+CONNECT_TIMEOUT_S = 20.0
+"""How long to try reaching a Dask scheduler."""
+Results = Generator[tuple[Partition, Chunk], None, None]
+
+
+def _in_flight(workers: int) -> int:
+    return 2 * workers + 1
+
+
+def local_chunks(partitions: Iterable[Partition], job: Job, workers: int) -> Results:
+    """One worker: this process. More: a process pool whose workers each build the engine
+    once (`init_pool_worker`), started by a fork server on POSIX (spawn elsewhere)."""
+    if workers == 1:
+        for partition in partitions:
+            yield partition, run_partition(partition, job)
+        return
+    method = "forkserver" if sys.platform != "win32" else "spawn"
+    context = multiprocessing.get_context(method)
+    if method == "forkserver":
+        context.set_forkserver_preload(["routescope.batch._work"])
+    pool = ProcessPoolExecutor(
+        workers, mp_context=context, initializer=init_pool_worker, initargs=(job,)
+    )
+    pending: deque[tuple[Partition, Future[Chunk]]] = deque()
+    try:
+        for partition in partitions:
+            pending.append((partition, pool.submit(run_pool_partition, partition)))
+            if len(pending) >= _in_flight(workers):
+                yield _next(pending)
+        while pending:
+            yield _next(pending)
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _next(pending: deque[tuple[Partition, Future[Chunk]]]) -> tuple[Partition, Chunk]:
+    partition, future = pending.popleft()
+    try:
+        return partition, future.result()
+    except BrokenProcessPool:
+        raise BatchError(
+            "a worker process died (out of memory, or killed); re-run to continue from what is done"
+        ) from None
+
+
+def require_dask() -> None:
+    try:
+        import distributed  # noqa: F401
+    except ImportError:
+        raise BatchError(
+            "--engine dask needs dask and distributed (pip install 'routescope[batch]')"
+        ) from None
+
+
+def warm(job: Job) -> None:
+    """Build this worker's engine now (run on every Dask worker before the first task)."""
+    prepare(job)
+
+
+def dask_chunks(
+    partitions: Iterable[Partition], job: Job, workers: int, scheduler: str | None
+) -> Results:
+    """The partitions as Dask tasks: on a new `LocalCluster` of `workers` processes, or on
+    the cluster whose scheduler is at `scheduler` (its workers need routescope installed and
+    the inputs and catalog at the same paths)."""
+    require_dask()
+    from distributed import Client, LocalCluster
+
+    cluster: Any = None
+    try:
+        if scheduler is None:
+            cluster = LocalCluster(  # type: ignore[no-untyped-call, unused-ignore]
+                n_workers=workers,
+                threads_per_worker=1,
+                processes=True,
+                dashboard_address=":0",  # a free port: no warning that 8787 is taken
+                silence_logs=logging.ERROR,
+            )
+            client = Client(cluster)  # type: ignore[no-untyped-call, unused-ignore]
+        else:
+            client = Client(scheduler, timeout=CONNECT_TIMEOUT_S)  # type: ignore[no-untyped-call, unused-ignore]
+    except (OSError, TimeoutError, ValueError) as exc:
+        if cluster is not None:
+            cluster.close()
+        where = "start a local Dask cluster" if scheduler is None else f"reach {scheduler}"
+        raise BatchError(f"cannot {where}: {one_line(exc, 200)}") from None
+    try:
+        yield from _dask_run(client, partitions, job)
+    finally:
+        client.close()  # type: ignore[no-untyped-call, unused-ignore]
+        if cluster is not None:
+            cluster.close()
+
+
+def _dask_run(client: Any, partitions: Iterable[Partition], job: Job) -> Results:
+    threads = sum(client.nthreads().values()) or 1
+    try:
+        client.run(warm, job)
+        shared = client.scatter(job, broadcast=True, hash=False)
+    except ModuleNotFoundError as exc:
+        raise BatchError(
+            f"a Dask worker cannot run the batch ({one_line(exc)}): install routescope on "
+            "every worker"
+        ) from None
+    pending: deque[tuple[Partition, Any]] = deque()
+
+    def take() -> tuple[Partition, Chunk]:
+        partition, future = pending.popleft()
+        try:
+            chunk: Chunk = future.result()
+        except ModuleNotFoundError as exc:
+            raise BatchError(
+                f"a Dask worker cannot run the batch ({one_line(exc)}): install routescope "
+                "on every worker"
+            ) from None
+        future.release()
+        return partition, chunk
+
+    try:
+        for partition in partitions:
+            pending.append((partition, client.submit(run_partition, partition, shared, pure=False)))
+            if len(pending) >= _in_flight(threads):
+                yield take()
+        while pending:
+            yield take()
+    finally:
+        for _, future in pending:
+            future.cancel()

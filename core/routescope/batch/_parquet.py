@@ -1,0 +1,104 @@
+"""Parquet output: the journal of records (JSON lines) converted at the end of a batch, in
+bounded row groups, into a file of flat columns (`flat_record`), written beside RESULTS and
+renamed over it."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from .._errors import one_line
+from ._common import BatchError
+from ._record import STAGES, flat_record
+
+if TYPE_CHECKING:
+    import pyarrow as pa  # type: ignore[import-untyped, unused-ignore]
+
+__all__ = ["ROWS_PER_GROUP", "parquet_schema", "require_pyarrow", "write_parquet"]
+
+ROWS_PER_GROUP = 20_000
+
+
+def require_pyarrow() -> None:
+    try:
+        import pyarrow
+        import pyarrow.parquet  # type: ignore[import-untyped, unused-ignore]  # noqa: F401
+    except ImportError:
+        raise BatchError(
+            "a .parquet RESULTS needs pyarrow (pip install 'routescope[batch]'), or name a "
+            ".jsonl file"
+        ) from None
+
+
+def parquet_schema() -> pa.Schema:
+    """The columns: the record's fields flattened, with their types."""
+    import pyarrow as pa
+
+    text, texts = pa.string(), pa.list_(pa.string())
+    columns: list[tuple[str, pa.DataType]] = [
+        ("source", text),
+        ("line", pa.int64()),
+        ("prompt", text),
+        ("today", pa.date32()),
+        ("strategy", text),
+        ("strategy_rule", text),
+        ("intents", texts),
+        ("entities", texts),
+        ("place", text),
+        ("has_openclaw", pa.bool_()),
+        ("queries", texts),
+        ("raw_queries", texts),
+        ("edits", texts),
+        ("lint_class", text),
+        ("lint_rule", text),
+        ("task_route", text),
+        ("tools", texts),
+        ("top_tool", text),
+        ("top_score", pa.float64()),
+        ("tool_fits", pa.bool_()),
+        ("contract_agent", text),
+        ("contract_mode", text),
+        ("contract_tools", texts),
+    ]
+    columns += [(f"timings_us_{stage}", pa.float64()) for stage in STAGES]
+    return pa.schema(columns)
+
+
+def write_parquet(journal: Path, out: Path) -> int:
+    """Convert the journal into `out` (a temporary file beside it, renamed over it once
+    complete and on disk); the number of rows."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    columns = parquet_schema()
+    temporary = out.parent / f".{out.name}.tmp"
+    rows = 0
+    try:
+        handle = os.open(
+            temporary,
+            os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0),
+            0o644,
+        )
+        with open(handle, "wb") as sink, open(journal, "rb") as source:
+            with pq.ParquetWriter(sink, columns, compression="zstd") as writer:
+                batch: list[dict[str, Any]] = []
+                for line in source:
+                    batch.append(flat_record(json.loads(line)))
+                    if len(batch) >= ROWS_PER_GROUP:
+                        writer.write_table(pa.Table.from_pylist(batch, schema=columns))
+                        rows += len(batch)
+                        batch.clear()
+                if batch or rows == 0:
+                    writer.write_table(pa.Table.from_pylist(batch, schema=columns))
+                    rows += len(batch)
+            sink.flush()
+            os.fsync(sink.fileno())
+        os.replace(temporary, out)
+    except OSError as exc:
+        with contextlib.suppress(OSError):
+            temporary.unlink()
+        raise BatchError(f"{one_line(out)}: cannot write: {exc.strerror or exc}") from None
+    return rows

@@ -1,0 +1,174 @@
+"""The worker side of a batch: each process (a pool worker, a Dask worker, or the driver with
+one worker) parses the rule pack once and builds the tool-search engine once, then turns
+partitions into chunks of records."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from .._errors import one_line
+from ._common import BatchError, Chunk, Job, Partition
+from ._read import BadLineError, csv_delimiter, excerpt, iter_records, prompt_of
+from ._record import route_record
+
+if TYPE_CHECKING:
+    from ..rules import RulePack
+    from ..toolsearch import SearchSettings, ToolSearch
+
+__all__ = [
+    "Worker",
+    "forget",
+    "init_pool_worker",
+    "prepare",
+    "run_partition",
+    "run_pool_partition",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class Worker:
+    """What a process keeps between partitions: the parsed pack and the tool-search engine."""
+
+    rules: RulePack
+    tools: ToolSearch | None
+    settings: SearchSettings | None
+
+
+_LOCK = threading.Lock()
+_WORKERS: dict[tuple[str, str, str | None, int], Worker] = {}
+_POOL_JOB: list[Job] = []
+
+
+def prepare(job: Job) -> Worker:
+    """This process's worker for `job`, built on first use (thread-safe: Dask may run tasks
+    in threads of one process)."""
+    key = (job.rules.source, job.rules.digest, job.catalog, job.k)
+    worker = _WORKERS.get(key)
+    if worker is not None:
+        return worker
+    with _LOCK:
+        worker = _WORKERS.get(key)
+        if worker is None:
+            worker = _build(job)
+            _WORKERS[key] = worker
+    return worker
+
+
+def _build(job: Job) -> Worker:
+    rules = job.rules.load()
+    if job.catalog is None:
+        return Worker(rules, None, None)
+    from ..toolsearch import SearchSettings, ToolSearch, load_catalog
+
+    engine = ToolSearch(load_catalog(Path(job.catalog)))
+    settings = SearchSettings(k=job.k, explain=False, split_steps=False)
+    engine.search("warm up", settings)  # opens the index and reads (or builds) the vectors
+    return Worker(rules, engine, settings)
+
+
+def init_pool_worker(job: Job) -> None:
+    """A pool worker's start: Ctrl+C is the driver's to handle; the engine is built now."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _POOL_JOB[:] = [job]
+    prepare(job)
+
+
+def run_pool_partition(partition: Partition) -> Chunk:
+    """`run_partition` with the job the pool worker was started with."""
+    return run_partition(partition, _POOL_JOB[0])
+
+
+def run_partition(partition: Partition, job: Job) -> Chunk:
+    """Read one partition, route each of its prompts and serialize each record."""
+    worker = prepare(job)
+    chunk = Chunk(lines=partition.lines)
+    if partition.items is not None:
+        for line, data, problem in partition.items:
+            _one(chunk, worker, job, partition, line, data, problem)
+        return chunk
+    delimiter = csv_delimiter(partition.format)
+    last = 0
+    with _open(partition) as stream:
+        stream.seek(partition.start)
+        for first, lines, _, data, over in iter_records(
+            stream,
+            delimiter=delimiter,
+            limit=job.max_line_bytes,
+            budget=partition.end - partition.start,
+        ):
+            _one(chunk, worker, job, partition, first, data, "over-long" if over else None)
+            last = first + lines - 1
+    chunk.lines = last
+    return chunk
+
+
+def _open(partition: Partition) -> Any:
+    shown = one_line(partition.source)
+    try:
+        stream = open(partition.path, "rb")  # noqa: SIM115 (returned to a with)
+    except OSError as exc:
+        raise BatchError(
+            f"{shown}: cannot read input on {socket.gethostname()}: {exc.strerror or exc} "
+            "(every worker needs the inputs at the same path)"
+        ) from None
+    size = os.fstat(stream.fileno()).st_size
+    if size != partition.size:
+        stream.close()
+        raise BatchError(
+            f"{shown}: the file changed while the batch ran ({partition.size:,} bytes, now "
+            f"{size:,}); re-run to continue from what is done"
+        )
+    return stream
+
+
+def _one(
+    chunk: Chunk,
+    worker: Worker,
+    job: Job,
+    partition: Partition,
+    line: int,
+    data: bytes,
+    problem: str | None,
+) -> None:
+    if problem is not None:
+        if problem == "over-long":
+            problem = f"over-long record (more than {job.max_line_bytes:,} bytes)"
+        chunk.bad.append((line, problem, excerpt(data)))
+        return
+    try:
+        prompt = prompt_of(
+            data,
+            partition.format,
+            field=job.field,
+            column=partition.column,
+            first_of_file=partition.first_of_file and line == 1,
+        )
+    except BadLineError as exc:
+        chunk.bad.append((line, str(exc), excerpt(data)))
+        return
+    try:
+        record = route_record(
+            prompt, job.today, worker.rules, worker.tools, worker.settings, timings=job.timings
+        )
+        text = json.dumps(record, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+    except Exception as exc:  # a router's bug must not end a run of a million prompts
+        reason = f"router error: {type(exc).__name__}: {one_line(exc, 200)}"
+        chunk.bad.append((line, reason, excerpt(data)))
+        return
+    if "\u2028" in text or "\u2029" in text:  # line breaks to some JSON readers
+        text = text.replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
+    chunk.record_lines.append(line)
+    chunk.rests.append(text[1:])
+
+
+def forget(job: Job) -> None:
+    """Drop this process's worker for `job` (the driver warmed the caches with it)."""
+    with _LOCK:
+        _WORKERS.pop((job.rules.source, job.rules.digest, job.catalog, job.k), None)

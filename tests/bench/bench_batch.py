@@ -1,0 +1,360 @@
+"""`make bench`: `routescope batch` end to end (read, route, write) in prompts per second.
+
+Beside `inspect()` alone in the same run: one process and two workers (the scaling ratio),
+the Dask engine on a LocalCluster of two worker processes beside the local engine, and a
+1-million-line log through the command line with two workers and a progress bar (on a
+pseudo-terminal), with the peak memory (RSS, all processes of the batch together) at 100k and
+1M lines. Logs are JSON lines of synthetic English prompts of 50 and 500 characters.
+`--quick` runs small logs and skips the million (a smoke run).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import datetime as dt
+import gc
+import json
+import os
+import platform
+import pty
+import random
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import routescope
+from routescope.batch import route_record, run_batch
+
+TODAY = dt.date(2026, 2, 5)
+TARGET_PER_PROCESS = 6_000.0
+"""Prompts/s end to end, one process, 50-character prompts."""
+TARGET_SCALING = 1.7
+TARGET_DASK = 1.3
+"""The Dask engine within this factor of the local engine (two workers each)."""
+TARGET_MILLION_S = 180.0
+TARGET_MEMORY_GROWTH = 1.25
+"""Peak RSS at 1M lines at most this many times the peak at 100k ("flat")."""
+
+_SENTENCES = [
+    "How do I install FastAPI on Ubuntu 24.04 with Docker?",
+    "Best ramen near Denver, Colorado open tonight.",
+    "What changed in the latest release of PostgreSQL this week?",
+    "My GitHub Actions build failed with a strange error in the logs.",
+    "Compare the iPhone and the Pixel on price and battery life.",
+    "Is OpenClaw safe to run with sandbox permissions?",
+    "Where can I buy a used bicycle in Austin this weekend?",
+    "Summarize the history of jazz in New Orleans.",
+    "See https://docs.python.org/3/library/re.html for the regex syntax.",
+    "The Kubernetes pod keeps crashing after the upgrade, how to fix it?",
+    "Recommend a good book about the Roman Empire.",
+    "Any news about the SpaceX launch from Cape Canaveral in 2026?",
+    "We deploy with Terraform and AWS Lambda behind CloudFront.",
+    "Which coffee shops nearby have the longest hours?",
+    "Explain how the TCP handshake works, step by step.",
+]
+
+
+def prompts(size: int, count: int, seed: int = 7) -> Iterator[str]:
+    """The prompts of `bench_inspect.py`: sentences joined and cut near `size` characters."""
+    rng = random.Random(seed * 1_000 + size)
+    for _ in range(count):
+        parts: list[str] = []
+        while sum(len(p) + 1 for p in parts) < size:
+            parts.append(rng.choice(_SENTENCES))
+        text = " ".join(parts)[:size]
+        yield text.rsplit(" ", 1)[0] if " " in text[size // 2 :] else text
+
+
+def write_log(path: Path, size: int, count: int) -> Path:
+    with path.open("w", encoding="utf-8") as log:
+        for text in prompts(size, count):
+            log.write(json.dumps({"prompt": text}) + "\n")
+    return path
+
+
+def _rate(fn: Callable[[str], object], texts: list[str]) -> float:
+    gc.collect()
+    start = time.perf_counter()
+    for text in texts:
+        fn(text)
+    return len(texts) / (time.perf_counter() - start)
+
+
+def alone(size: int, count: int) -> dict[str, float]:
+    """`inspect()` and the batch's own router path, in this process, prompts per second."""
+    rules = routescope.default_rules()
+    texts = list(prompts(size, count, seed=11))
+    for text in texts[:50]:
+        routescope.inspect(text, today=TODAY, rules=rules)
+    rates: dict[str, list[float]] = {"inspect": [], "route_record": []}
+    for _ in range(2):  # interleaved rounds: both see the same machine
+        rates["inspect"].append(_rate(lambda t: routescope.inspect(t, today=TODAY), texts))
+        rates["route_record"].append(_rate(lambda t: route_record(t, TODAY, rules), texts))
+    return {name: max(values) for name, values in rates.items()}
+
+
+def batch_rate(log: Path, out: Path, **options: Any) -> float:
+    """Prompts per second of one `run_batch` (a fresh output each time)."""
+    for stale in out.parent.glob(out.stem + ".*"):
+        stale.unlink()
+    start = time.perf_counter()
+    summary = run_batch([str(log)], out, today=TODAY, **options)
+    elapsed = time.perf_counter() - start
+    return summary.prompts / elapsed
+
+
+def scaling(log: Path, folder: Path, rounds: int) -> dict[str, float]:
+    one, two = [], []
+    for _ in range(rounds):  # alternated, best of each: the VM's noise hits both
+        one.append(batch_rate(log, folder / "one.jsonl"))
+        two.append(batch_rate(log, folder / "two.jsonl", workers=2))
+    return {"one": max(one), "two": max(two), "ratio": max(two) / max(one)}
+
+
+def dask_versus_local(log: Path, folder: Path, rounds: int) -> dict[str, float] | None:
+    try:
+        from distributed import LocalCluster
+    except ImportError:
+        return None
+    start = time.perf_counter()
+    with LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0"
+    ) as cluster:
+        startup = time.perf_counter() - start
+        local, dask = [], []
+        for _ in range(rounds):
+            local.append(batch_rate(log, folder / "local.jsonl", workers=2))
+            dask.append(
+                batch_rate(
+                    log, folder / "dask.jsonl", engine="dask", scheduler=cluster.scheduler_address
+                )
+            )
+    same = (folder / "local.jsonl").read_bytes().count(b"\n") == (
+        folder / "dask.jsonl"
+    ).read_bytes().count(b"\n")
+    return {
+        "local": max(local),
+        "dask": max(dask),
+        "ratio": max(local) / max(dask),
+        "cluster_startup_s": startup,
+        "same_line_count": same,
+    }
+
+
+class _Memory:
+    """Samples the RSS of a process and all its descendants (psutil), every 0.2 s."""
+
+    def __init__(self, pid: int) -> None:
+        self.pid, self.peak_total, self.peak_one = pid, 0, 0
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    def _run(self) -> None:
+        try:
+            import psutil
+        except ImportError:
+            return
+        try:
+            root = psutil.Process(self.pid)
+        except psutil.Error:
+            return
+        while not self.stop.wait(0.2):
+            try:
+                family = [root, *root.children(recursive=True)]
+                sizes = []
+                for process in family:
+                    with contextlib.suppress(psutil.Error):  # it ended meanwhile
+                        sizes.append(process.memory_info().rss)
+            except psutil.Error:
+                return
+            self.peak_total = max(self.peak_total, sum(sizes))
+            self.peak_one = max(self.peak_one, max(sizes, default=0))
+
+    def finish(self) -> tuple[float, float]:
+        self.stop.set()
+        self.thread.join()
+        return self.peak_total / 2**20, self.peak_one / 2**20
+
+
+def cli_run(log: Path, out: Path, workers: int) -> dict[str, Any]:
+    """`routescope batch LOG --out OUT --workers N` in a fresh process with its stderr on a
+    pseudo-terminal (so the progress bar is drawn, as an analyst sees it)."""
+    for stale in out.parent.glob(out.stem + ".*"):
+        stale.unlink()
+    command = [sys.executable, "-m", "routescope", "batch", str(log), "--out", str(out)]
+    command += ["--workers", str(workers), "--today", TODAY.isoformat(), "--json"]
+    master, terminal = pty.openpty()
+    start = time.perf_counter()
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=terminal)
+    os.close(terminal)
+    memory = _Memory(process.pid)
+    drawn = bytearray()
+    while True:
+        try:
+            piece = os.read(master, 65536)
+        except OSError:
+            break
+        if not piece:
+            break
+        drawn += piece[-4096:]
+        if len(drawn) > 8192:
+            del drawn[:-4096]
+    output = process.communicate()[0]
+    elapsed = time.perf_counter() - start
+    os.close(master)
+    total, largest = memory.finish()
+    summary = json.loads(output) if process.returncode == 0 else {}
+    last_bar = drawn.decode("utf-8", "replace").replace("\r", "\n").strip().splitlines()
+    return {
+        "returncode": process.returncode,
+        "seconds": elapsed,
+        "prompts": summary.get("prompts", 0),
+        "rate": summary.get("prompts", 0) / elapsed,
+        "peak_rss_mb": total,
+        "largest_process_mb": largest,
+        "progress_bar": last_bar[-1] if last_bar else "",
+    }
+
+
+def _mark(ok: bool) -> str:
+    return "met" if ok else "MISSED"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--json", metavar="PATH", help="also write the figures as JSON")
+    parser.add_argument("--quick", action="store_true", help="small logs, no million (smoke)")
+    args = parser.parse_args(argv)
+    sizes = {50: 60_000, 500: 8_000}
+    alone_counts = {50: 3_000, 500: 600}
+    big = [100_000, 1_000_000]
+    rounds = 2
+    if args.quick:
+        sizes = {50: 3_000, 500: 400}
+        alone_counts = {50: 300, 500: 60}
+        big = [20_000, 60_000]
+        rounds = 1
+    figures: dict[str, Any] = {"targets": {}}
+    rows: list[tuple[str, str, str, str]] = []
+    with tempfile.TemporaryDirectory(prefix="bench-batch-") as scratch:
+        folder = Path(scratch)
+        for size, count in sizes.items():
+            log = write_log(folder / f"log{size}.jsonl", size, count)
+            base = alone(size, alone_counts[size])
+            scale = scaling(log, folder, rounds)
+            figures[f"{size}_chars"] = {"lines": count, "alone": base, "batch": scale}
+            label = f"{size} chars"
+            e2e = scale["one"]
+            if size == 50:
+                rows.append(
+                    (
+                        f"end to end, 1 process, {label}",
+                        f"{e2e:,.0f}/s",
+                        f"≥ {TARGET_PER_PROCESS:,.0f}/s",
+                        _mark(e2e >= TARGET_PER_PROCESS),
+                    )
+                )
+            else:
+                rows.append((f"end to end, 1 process, {label}", f"{e2e:,.0f}/s", "", ""))
+            rows.append((f"  inspect() alone, {label}", f"{base['inspect']:,.0f}/s", "", ""))
+            rows.append(
+                (
+                    f"  the batch's router path alone, {label}",
+                    f"{base['route_record']:,.0f}/s",
+                    "",
+                    "",
+                )
+            )
+            rows.append(
+                (
+                    f"two workers, {label}",
+                    f"{scale['two']:,.0f}/s ({scale['ratio']:.2f}×)",
+                    f"≥ {TARGET_SCALING}×",
+                    _mark(scale["ratio"] >= TARGET_SCALING),
+                )
+            )
+        dask = dask_versus_local(folder / "log50.jsonl", folder, rounds)
+        figures["dask"] = dask
+        if dask is None:
+            rows.append(("Dask LocalCluster, 2 workers", "not installed", "", "skipped"))
+        else:
+            rows.append(
+                (
+                    "Dask LocalCluster, 2 workers, 50 chars",
+                    f"{dask['dask']:,.0f}/s (local {dask['local']:,.0f}/s: {dask['ratio']:.2f}×)",
+                    f"≤ {TARGET_DASK}×",
+                    _mark(dask["ratio"] <= TARGET_DASK),
+                )
+            )
+        runs = {}
+        for lines in big:
+            log = write_log(folder / f"big{lines}.jsonl", 50, lines)
+            runs[lines] = cli_run(log, folder / f"out{lines}.jsonl", workers=2)
+            log.unlink()
+            (folder / f"out{lines}.jsonl").unlink(missing_ok=True)
+        figures["cli"] = {str(k): v for k, v in runs.items()}
+        small, large = runs[big[0]], runs[big[-1]]
+        rows.append(
+            (
+                f"{big[-1]:,} lines, CLI, 2 workers, progress bar",
+                f"{large['seconds']:.1f} s ({large['rate']:,.0f}/s)",
+                f"≤ {TARGET_MILLION_S:.0f} s",
+                _mark(large["returncode"] == 0 and large["seconds"] <= TARGET_MILLION_S),
+            )
+        )
+        growth = large["peak_rss_mb"] / small["peak_rss_mb"] if small["peak_rss_mb"] else 0.0
+        rows.append(
+            (
+                f"peak RSS, all processes: {big[0]:,} → {big[-1]:,} lines",
+                f"{small['peak_rss_mb']:.0f} → {large['peak_rss_mb']:.0f} MB ({growth:.2f}×)",
+                f"≤ {TARGET_MEMORY_GROWTH}×",
+                _mark(0 < growth <= TARGET_MEMORY_GROWTH),
+            )
+        )
+        rows.append(
+            (
+                "  largest single process",
+                f"{small['largest_process_mb']:.0f} → {large['largest_process_mb']:.0f} MB",
+                "",
+                "",
+            )
+        )
+    print("routescope batch, JSON lines in and out, prompts per second (best of the rounds)")
+    print(_table(rows))
+    print(f"progress bar at the end: {large['progress_bar']}")
+    if args.json:
+        path = Path(args.json)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        figures["meta"] = {
+            "python": sys.version.split()[0],
+            "machine": platform.machine(),
+            "cpus": os.cpu_count(),
+            "date": str(dt.date.today()),
+            "load_average": os.getloadavg(),
+        }
+        names = ("figure", "value", "target", "verdict")
+        figures["table"] = [dict(zip(names, row, strict=True)) for row in rows]
+        path.write_text(json.dumps(figures, indent=2) + "\n")
+        print(f"written: {path}")
+    return 0
+
+
+def _table(rows: list[tuple[str, str, str, str]]) -> str:
+    widths = [max(len(row[i]) for row in rows) for i in range(4)]
+    head = ("figure", "value", "target", "")
+    widths = [max(w, len(h)) for w, h in zip(widths, head, strict=True)]
+    lines = [" | ".join(h.ljust(w) for h, w in zip(head, widths, strict=True))]
+    lines.append("-+-".join("-" * w for w in widths))
+    lines += [" | ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)) for row in rows]
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,83 @@
+"""`routescope report RESULTS [B] --out DIR`."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from routescope.cli import main
+
+from . import _fixtures as fx
+from .test_report import _base
+
+
+def _results(folder: Path, name: str = "r.jsonl", **fields: object) -> Path:
+    return fx.write_results(
+        folder / name,
+        [_base(**fields), _base(line=2, queries=["x (site:github.com)"], **fields)],
+    )
+
+
+def test_report_writes_the_page_and_the_json(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    results = _results(tmp_path)
+    assert main(["report", str(results), "--out", str(tmp_path / "out")]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == (
+        "2 prompts; 1 leaked queries in 1 prompts (site_outside_tech 1, "
+        "openclaw_outside_gate 0, as_of_not_time_sensitive 0)"
+    )
+    assert out[1] == f"wrote {tmp_path / 'out' / 'report.html'} and report.json"
+    assert (tmp_path / "out" / "report.html").is_file()
+    data = json.loads((tmp_path / "out" / "report.json").read_text(encoding="utf-8"))
+    assert data["leaks"]["count"] == 1
+
+
+def test_report_compares_two_files(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    a = _results(tmp_path, "a.jsonl")
+    b = _results(tmp_path, "b.jsonl", strategy="local")
+    assert main(["report", str(a), str(b), "--out", str(tmp_path / "out"), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["kind"] == "routescope.compare"
+    assert data["changed"] == 2
+    assert data["changes"][0]["transitions"][0]["label"] == "general → local"
+
+
+def test_report_text_for_a_comparison(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    a = _results(tmp_path, "a.jsonl")
+    assert main(["report", str(a), str(a), "--out", str(tmp_path / "out")]) == 0
+    first, second, _ = capsys.readouterr().out.splitlines()
+    assert first == (
+        "0 of 2 matched prompts changed routing (strategy 0, lint_class 0, agent 0, mode 0, "
+        "top_tool 0, queries 0)"
+    )
+    assert second == "leaked queries: A 1, B 1"
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["report", "{missing}", "--out", "{out}"], "cannot read results: No such file"),
+        (["report", "{bad}", "--out", "{out}"], "line 1: not a JSON object"),
+        (["report", "{good}", "{good}", "{good}", "--out", "{out}"], "give one results file"),
+        (["report", "{good}", "--out", "{good}"], "--out"),
+        (["report", "{good}", "--out", "{out}", "--top", "0"], "--top at least 1"),
+        (["report", "{good}"], "the following arguments are required: --out"),
+    ],
+)
+def test_bad_input_is_one_line_and_exit_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], argv: list[str], message: str
+) -> None:
+    good = _results(tmp_path)
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text("nope\n")
+    names = {"missing": tmp_path / "none.jsonl", "bad": bad, "good": good, "out": tmp_path / "o"}
+    assert main([arg.format(**names) for arg in argv]) == 2
+    captured = capsys.readouterr()
+    (line,) = captured.err.splitlines()
+    assert line.startswith("routescope: error: ")
+    assert message in line
+    assert captured.out == ""
