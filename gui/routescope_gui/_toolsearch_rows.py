@@ -2,6 +2,11 @@
 (`Signals.shares`, which sum to the score), its tooltip, and the legend of the colours. Shared
 by the whole-request ranking and the per-step tree of the Tools panel.
 
+Under the weighted fusion the keyword part of a bar is split into the query words that moved it
+(`KeywordSignal.terms`, largest first, in two alternating shades of the keyword colour), and the
+tooltip names each word with what it adds: "0.702 = vector 0.516 + keyword 0.156 (crashing
+0.065, why 0.049, container 0.043) + align 0.030".
+
 Nothing here ranks: the shares, the scores and the verdicts come from `routescope.toolsearch`.
 """
 
@@ -18,11 +23,14 @@ from ._widgets import BAR_ROLE, DIM_ROLE, MARK_ROLE, SEGMENTS_ROLE, StackedBarDe
 if TYPE_CHECKING:
     from PySide6.QtWidgets import QWidget
 
-    from routescope.toolsearch import ToolHit
+    from routescope.toolsearch import KeywordSignal, ToolHit
 
 __all__ = [
     "DIMMED",
+    "KEYWORD_SHADE",
     "SHARE_COLOURS",
+    "bar_segments",
+    "keyword_words",
     "legend_html",
     "ordered_shares",
     "score_text",
@@ -30,6 +38,7 @@ __all__ = [
     "share_delegate",
     "share_label",
     "show_score",
+    "word_shares",
 ]
 
 # Okabe & Ito's palette: its colours stay apart for the common kinds of colour blindness.
@@ -41,13 +50,19 @@ SHARE_COLOURS = {
 }
 _OTHER_COLOUR = "#D55E00"
 """A boost the core adds later, before the view names it."""
+KEYWORD_SHADE = "keyword·"
+"""The segment name of every other query word of the keyword part (a lighter shade), so two
+words side by side stay apart."""
+_SHADE_COLOUR = "#F5C96B"
 _LABELS = {"metadata_alignment_boost": "align", "file_discovery_boost": "files"}
 DIMMED = QColor("#9aa5ad")
 """The text of a row whose score is below the fit threshold."""
 
 
 def share_delegate(parent: QWidget) -> StackedBarDelegate:
-    return StackedBarDelegate(SHARE_COLOURS, _OTHER_COLOUR, parent)
+    return StackedBarDelegate(
+        {**SHARE_COLOURS, KEYWORD_SHADE: _SHADE_COLOUR}, _OTHER_COLOUR, parent
+    )
 
 
 def share_label(name: str) -> str:
@@ -70,6 +85,36 @@ def ordered_shares(hit: ToolHit) -> list[tuple[str, float]]:
     return [(name, shares[name]) for name in first + [n for n in shares if n not in first]]
 
 
+def word_shares(keyword: KeywordSignal | None) -> list[tuple[str, float]]:
+    """The query words that moved a weighted hit's keyword share, largest first, with what
+    each adds (they add up to the keyword share); [] under the canonical fusion."""
+    if keyword is None:
+        return []
+    return [(t.word, t.share) for t in sorted(keyword.terms, key=lambda t: -t.share)]
+
+
+def keyword_words(keyword: KeywordSignal | None, limit: int = 4) -> str:
+    """ "crashing 0.071, why 0.053, container 0.047" (the largest `limit`, then "…")."""
+    words = word_shares(keyword)
+    text = ", ".join(f"{word} {share:.3f}" for word, share in words[:limit])
+    return text + (f", … {len(words) - limit} more" if len(words) > limit else "")
+
+
+def bar_segments(hit: ToolHit) -> list[tuple[str, float]]:
+    """The bar's segments: `ordered_shares`, the keyword share split into its words."""
+    words = word_shares(hit.signals.keyword)
+    segments: list[tuple[str, float]] = []
+    for name, value in ordered_shares(hit):
+        if name == "keyword" and words:
+            segments += [
+                ("keyword" if n % 2 == 0 else KEYWORD_SHADE, share)
+                for n, (_word, share) in enumerate(words)
+            ]
+        else:
+            segments.append((name, value))
+    return segments
+
+
 def score_text(score: float, fusion: str) -> str:
     """Weighted scores run from 0 to about 1 (three decimals tell them apart); RRF scores are
     about a hundred times smaller."""
@@ -77,9 +122,12 @@ def score_text(score: float, fusion: str) -> str:
 
 
 def score_tip(hit: ToolHit, fusion: str) -> str:
-    """ "0.612 = vector 0.488 + keyword 0.300 + align 0.020" (the shares that add something)."""
+    """ "0.612 = vector 0.488 + keyword 0.300 (crashing 0.200, deploy 0.100) + align 0.020"
+    (the shares that add something; the keyword share's words when the fusion says them)."""
+    words = keyword_words(hit.signals.keyword)
     terms = [
         f"{share_label(name)} {score_text(value, fusion)}"
+        + (f" ({words})" if name == "keyword" and words else "")
         for name, value in ordered_shares(hit)
         if value
     ]
@@ -101,7 +149,7 @@ def show_score(
     item.setText(column, score_text(hit.score, fusion))
     item.setToolTip(column, score_tip(hit, fusion))
     item.setData(column, BAR_ROLE, hit.score * scale)
-    segments = [(name, value * scale) for name, value in ordered_shares(hit)]
+    segments = [(name, value * scale) for name, value in bar_segments(hit)]
     item.setData(column, SEGMENTS_ROLE, segments or None)
     item.setData(column, MARK_ROLE, threshold * scale if threshold > 0 else None)
     below = threshold > 0 and hit.score < threshold

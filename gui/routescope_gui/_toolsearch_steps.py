@@ -1,6 +1,7 @@
 """The per-step results of a request that needs several tools ("find the config file, then
-email it to Bob"): each step the core split off, the words that split it, its best tools and
-whether any fits. Mirrors `ToolSearchResult.steps`."""
+email it to Bob"): each step the core split off, the words that split it, its best tools,
+whether any fits and where its best tool stands in the ranking (the core keeps a fitting
+step's best tool in it). Mirrors `ToolSearchResult.steps`."""
 
 from __future__ import annotations
 
@@ -26,7 +27,8 @@ _TIPS = (
     "each step of the request, searched alone; under it, its best tools",
     "the words that ended the step before it, and where they are in the request",
     "final score (bar: what each signal adds, scaled to the best score of any step)",
-    "whether a tool fits the step (its best score against the fit threshold)",
+    "whether a tool fits the step (its best score against the fit threshold), and where its "
+    "best tool stands in the ranking: a fitting step's best tool is kept in the first k",
 )
 _FITS = QColor("#2e7d32")
 _NO_FIT = QColor("#b26a00")
@@ -88,9 +90,16 @@ class StepsTree(QTreeWidget):
 def _show_step(row: QTreeWidgetItem, number: int, result: StepResult) -> None:
     step = result.step
     verdict = "fits" if result.fits else "no tool fits"
+    tip = result.fit_reason
+    if result.fits and result.in_ranking is not None and result.results:
+        verdict += f" · #{result.in_ranking} in the ranking"
+        tip += (
+            f"\n{result.results[0].tool_name} is #{result.in_ranking} of the ranking (with each "
+            "fitting step's best tool kept in it)"
+        )
     fill_row(
         row,
         [f"{number}. {step.text}", split_evidence(step), "", verdict],
-        [f"“{step.text}” @{step.start}–{step.end}", None, "", result.fit_reason],
+        [f"“{step.text}” @{step.start}–{step.end}", None, "", tip],
     )
     row.setData(3, Qt.ItemDataRole.ForegroundRole, _FITS if result.fits else _NO_FIT)

@@ -4,9 +4,11 @@ adds to the score; whether any tool fits; each step of a request that needs seve
 live controls for the strategy, the fusion and its weights or RRF k, the fit threshold and the
 field boosts; and "why not this tool?". Mirrors `routescope.toolsearch`.
 
-The fields, their canonical boosts, the strategies and the fusions come from
-`routescope.toolsearch` (`default_boosts()`, `SearchStrategy`, `FUSIONS`), never from constants
-of the view.
+The fields, their canonical boosts, the strategies, the fusions and their formulas come from
+`routescope.toolsearch` (`default_boosts()`, `SearchStrategy`, `FUSIONS`,
+`SearchSettings.formula()`, `ToolSearchResult.formula`), never from constants of the view. Under
+the weighted fusion a hit's keyword share is shown with the query words that moved it: in its
+bar (split by word), its tooltips and a "keyword words" row under it.
 """
 
 from __future__ import annotations
@@ -47,6 +49,7 @@ from ._widgets import enable_copy, ensure_children, fill_row, set_tone
 if TYPE_CHECKING:
     from routescope.toolsearch import (
         Fusion,
+        KeywordSignal,
         SearchSettings,
         SearchStrategy,
         Signals,
@@ -71,11 +74,9 @@ _UNEXPLAINED_ROLE = Qt.ItemDataRole.UserRole + 6
 _COLUMNS = ("#", "Tool", "Final", "Keyword", "Vector", "Fused", "Boosts")
 _FUSED = 5
 """The fused column: its title and tip follow the fusion that made the result."""
-_FUSION_TIPS = {
-    "weighted": "weighted (the default, chosen by measurement): English-analysed keywords; "
-    "final = vector weight · cosine + keyword weight · BM25 / best BM25 + boosts, on one scale",
-    "canonical": "canonical: the seed's pipeline exactly: default tokenizer, reciprocal-rank "
-    "fusion (sum of 1/(k + rank)), the seed's rerank constants",
+_FUSION_INTRO = {
+    "weighted": "weighted (the default, chosen by measurement)",
+    "canonical": "canonical: the seed's pipeline exactly",
 }
 _THRESHOLD_TIP = (
     "Below this final score the best tool does not fit, and the result says "
@@ -84,25 +85,39 @@ _THRESHOLD_TIP = (
 )
 
 
-def _column_tips(fusion: str, settings: SearchSettings) -> tuple[str, ...]:
-    """The header's tips: the formula of the fusion that made the result."""
+def _fusion_tip(name: str) -> str:
+    """A fusion in one paragraph: what it is, then its formula as the core says it."""
+    settings = routescope.toolsearch.SearchSettings(fusion=cast("Fusion", name))
+    return f"{_FUSION_INTRO.get(name, name)}: {settings.formula()}"
+
+
+def _column_tips(fusion: str, settings: SearchSettings, formula: str) -> tuple[str, ...]:
+    """The header's tips: the formula of the fusion that made the result, as the core says it."""
     legend = ", ".join(share_label(name) for name in SHARE_COLOURS)
     if fusion == "weighted":
         fused = (
-            f"{settings.vector_weight:g} · cosine + {settings.keyword_weight:g} · BM25 / best "
-            "BM25, before the boosts"
+            f"{settings.vector_weight:g} · cosine + {settings.keyword_weight:g} · keyword "
+            "evidence, before the boosts"
         )
-        adds = ("adds keyword weight · BM25 / best BM25", "adds vector weight · cosine")
+        keyword = (
+            "rank by keyword evidence · the evidence (0–1): the query's words the tool matches, "
+            "each by its rarity in the catalog and how well the tool matches it; adds keyword "
+            "weight · evidence (hover a cell for the words)"
+        )
+        vector = "rank · cosine similarity; adds vector weight · cosine"
+        words = "; the keyword part is split into the query words that moved it"
     else:
         fused = f"sum of 1/(k + rank) over the keyword and vector lists (k = {settings.rrf_k})"
-        adds = ("adds 1/(k + rank)", "adds 1/(k + rank)")
+        keyword = "rank · BM25 with field boosts (Tantivy); adds 1/(k + rank)"
+        vector = "rank · cosine similarity; adds 1/(k + rank)"
+        words = ""
     return (
         "rank",
         "tool (category on hover)",
-        f"final score = {'fused' if fusion == 'weighted' else 'RRF'} + boosts; the bar stacks "
-        f"what each adds ({legend}), scaled to the top score; the mark is the fit threshold",
-        f"rank · BM25 with field boosts (Tantivy); {adds[0]}",
-        f"rank · cosine similarity; {adds[1]}",
+        f"{formula}\nThe bar stacks what each adds ({legend}){words}, scaled to the top score; "
+        "the mark is the fit threshold",
+        keyword,
+        vector,
         fused,
         "rerank boosts, on the final score's scale",
     )
@@ -192,10 +207,8 @@ class ToolSearchView(QWidget):
         self.fusion = QComboBox()
         self.fusion.addItems(list(self._fusions))
         for number, name in enumerate(self._fusions):
-            self.fusion.setItemData(
-                number, _FUSION_TIPS.get(name, name), Qt.ItemDataRole.ToolTipRole
-            )
-        self.fusion.setToolTip("\n".join(_FUSION_TIPS.get(name, name) for name in self._fusions))
+            self.fusion.setItemData(number, _fusion_tip(name), Qt.ItemDataRole.ToolTipRole)
+        self.fusion.setToolTip("\n\n".join(_fusion_tip(name) for name in self._fusions))
         self.fusion.currentTextChanged.connect(self._controls_moved)
         self.rrf = self._slider(1, 200)
         self.rrf_label = QLabel("")
@@ -212,10 +225,7 @@ class ToolSearchView(QWidget):
             (self.keyword_weight, 1),
             self.weight_labels["keyword"],
         )
-        self.weights_box.setToolTip(
-            "weighted fusion: final = vector weight · cosine + keyword weight · BM25 / best BM25 "
-            "+ boosts"
-        )
+        self.weights_box.setToolTip(_fusion_tip("weighted"))
 
     def _slider(self, low: int, high: int) -> QSlider:
         slider = QSlider(Qt.Orientation.Horizontal)
@@ -229,7 +239,7 @@ class ToolSearchView(QWidget):
         table.setItemDelegateForColumn(2, share_delegate(table))
         table.setAlternatingRowColors(True)
         table.setUniformRowHeights(True)
-        for column, width in enumerate((48, 130, 136, 88, 88, 80)):
+        for column, width in enumerate((48, 130, 190, 88, 88, 70)):
             table.setColumnWidth(column, width)
         table.itemExpanded.connect(self._row_opened)
         enable_copy(table)
@@ -348,6 +358,8 @@ class ToolSearchView(QWidget):
         """The values beside the sliders, and only the controls the chosen fusion uses."""
         weighted = self.fusion.currentText() == "weighted"
         self.weights_box.setVisible(weighted)
+        if weighted:
+            self.weights_box.setToolTip(f"weighted fusion: {self._settings.formula()}")
         self.rrf_box.setVisible(not weighted)
         self.rrf_label.setText(str(self.rrf.value()))
         self.weight_labels["vector"].setText(f"{self.vector_weight.value() / _WEIGHT_STEPS:.2f}")
@@ -391,7 +403,7 @@ class ToolSearchView(QWidget):
             return
         self.header.setText(_header_html(result))
         self._show_verdict(result)
-        self._show_columns(result.fusion)
+        self._show_columns(result)
         # Rows are reused by rank; a tool's details stay open wherever it moves.
         shown = (self.table.topLevelItem(i) for i in range(self.table.topLevelItemCount()))
         expanded = {row.text(1) for row in shown if row is not None and row.isExpanded()}
@@ -430,10 +442,11 @@ class ToolSearchView(QWidget):
             self.verdict.setText(html.escape(reason))
             set_tone(self.verdict, "fits")
 
-    def _show_columns(self, fusion: str) -> None:
+    def _show_columns(self, result: ToolSearchResult) -> None:
         header = self.table.headerItem()
-        header.setText(_FUSED, _fused_title(fusion))
-        for column, tip in enumerate(_column_tips(fusion, self._settings)):
+        header.setText(_FUSED, _fused_title(result.fusion))
+        formula = result.formula or self._settings.formula()
+        for column, tip in enumerate(_column_tips(result.fusion, self._settings, formula)):
             header.setToolTip(column, tip)
 
     def _show_hit(
@@ -448,7 +461,7 @@ class ToolSearchView(QWidget):
                 f"{hit.rank} =" if hit.tied_with else str(hit.rank),
                 hit.tool_name,
                 "",
-                f"#{s.keyword.rank} · {s.keyword.score:.2f}" if s.keyword else "—",
+                _keyword_cell(s.keyword),
                 f"#{s.vector.rank} · {s.vector.similarity:.3f}" if s.vector else "—",
                 fused,
                 boosts or "—",
@@ -474,16 +487,27 @@ class ToolSearchView(QWidget):
             self.explain_requested.emit(row.text(1))
 
     def _show_fields(self, row: QTreeWidgetItem, s: Signals) -> None:
-        """The children of a hit: BM25 per field with the matched terms, the rerank's terms.
-        A hit not explained yet has one placeholder child; opening the row asks for it."""
+        """The children of a hit: the query words behind its keyword share (weighted), BM25 per
+        field with the matched terms, the rerank's terms. A hit not explained yet has one
+        placeholder child for its fields; opening the row asks for it."""
         fields = (
             [(name, s.keyword) for name in self._canonical if name in s.keyword.fields]
             if s.keyword
             else []
         )
+        words = bool(s.keyword and s.keyword.terms)
         unexplained = s.keyword is not None and not s.keyword.fields
         row.setData(0, _UNEXPLAINED_ROLE, unexplained)
-        children = ensure_children(row, len(fields) + bool(s.boost_terms) + unexplained)
+        children = ensure_children(row, words + len(fields) + bool(s.boost_terms) + unexplained)
+        for child in children:
+            child.setFirstColumnSpanned(False)
+        if words and s.keyword is not None:  # one line across the row: the words are the point
+            share = s.shares.get("keyword", 0.0)
+            text = f"      keyword words: +{share:.3f} = {_words_text(s.keyword)}"
+            fill_row(children[0], [text, "", "", "", "", "", ""], [_words_tip(s.keyword)])
+            children[0].setFirstColumnSpanned(True)
+            children[0].setData(0, Qt.ItemDataRole.ForegroundRole, _TERM_COLOUR)
+            children = children[1:]
         if unexplained:
             fill_row(children[0], ["", "  fields", "", "", "", "", "explaining…"])
             children[0].setData(6, Qt.ItemDataRole.ForegroundRole, None)
@@ -544,12 +568,58 @@ def _header_html(result: ToolSearchResult) -> str:
 
 
 def _adds(s: Signals, source: str, fusion: str) -> str | None:
-    """The tip of a keyword or vector cell: what the signal adds to the final score."""
+    """The tip of a keyword or vector cell: what the signal adds to the final score (and for
+    the weighted keyword share, the words that moved it)."""
     share = s.shares.get(source)
     if share is None:
         return None
     decimals = 3 if fusion == "weighted" else 4
-    return f"adds {share:.{decimals}f} to the final score"
+    text = f"adds {share:.{decimals}f} to the final score"
+    if source == "keyword" and s.keyword is not None and s.keyword.terms:
+        return f"{text}: {_words_text(s.keyword)} (BM25 {s.keyword.score:.2f})\n" + _words_tip(
+            s.keyword
+        )
+    return text
+
+
+def _keyword_cell(keyword: KeywordSignal | None) -> str:
+    """ "#2 · 0.57": the rank and the keyword evidence (weighted), or the rank and BM25."""
+    if keyword is None:
+        return "—"
+    if keyword.evidence is not None:
+        return f"#{keyword.rank} · {keyword.evidence:.2f}"
+    return f"#{keyword.rank} · {keyword.score:.2f}"
+
+
+def _words_text(keyword: KeywordSignal) -> str:
+    """ "crashing +0.071 · container +0.047 · report +0.006 (path)": largest first."""
+    terms = sorted(keyword.terms, key=lambda t: -t.share)
+    return " · ".join(
+        f"{t.word} +{t.share:.3f}" + (f" ({_SHORT_NOTES.get(t.note, t.note)})" if t.note else "")
+        for t in terms
+    )
+
+
+def _words_tip(keyword: KeywordSignal) -> str:
+    """One line per word: what it adds, why (rarity, match), and why it counts less."""
+    lines = []
+    for t in sorted(keyword.terms, key=lambda t: -t.share):
+        held = f"{t.tools} tool{'s' if t.tools != 1 else ''} hold{'s' if t.tools == 1 else ''} it"
+        match = "the best match" if t.match >= 1.0 else f"match {t.match:.2f} of the best"
+        note = f"; {t.note}" if t.note else ""
+        lines.append(
+            f"{t.word} (“{t.term}”) +{t.share:.3f}: weight {t.weight:.2f} ({held}), {match}{note}"
+        )
+    return "\n".join(lines)
+
+
+_SHORT_NOTES = {
+    "in a URL or path": "path",
+    "a request phrase": "request",
+    "a number": "number",
+    "a URL in the request": "a URL",
+    "a file path in the request": "a path",
+}
 
 
 def _fused_cell(s: Signals, fusion: str) -> tuple[str, str]:
@@ -557,11 +627,12 @@ def _fused_cell(s: Signals, fusion: str) -> tuple[str, str]:
     if fusion != "weighted":
         rrf = " + ".join(f"1/({t.k}+{t.rank})" for t in s.rrf)
         return (f"{s.fused:.4f}", f"{s.fused:.5f} = {rrf}") if rrf else ("0", "in no list")
+    evidence = s.keyword.evidence if s.keyword is not None else None
     parts = [
         f"{label} {s.shares[name]:.3f}" + detail
         for name, label, detail in (
             ("vector", "vector", f" (cos {s.vector.similarity:.3f})" if s.vector else ""),
-            ("keyword", "keyword", f" (BM25 {s.keyword.score:.2f})" if s.keyword else ""),
+            ("keyword", "keyword", f" (evidence {evidence:.2f})" if evidence is not None else ""),
         )
         if name in s.shares
     ]

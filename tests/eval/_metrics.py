@@ -32,6 +32,7 @@ __all__ = [
     "hit_at",
     "median",
     "mrr_at",
+    "paired_interval",
     "quantile",
     "recall_all_at",
     "recall_at",
@@ -121,6 +122,25 @@ def auroc(relevant: Sequence[float | None], irrelevant: Sequence[float | None]) 
     return (rank_sum - n_rel * (n_rel + 1) / 2) / (n_rel * n_irr)
 
 
+def paired_interval(
+    first: Sequence[float], second: Sequence[float], z: float = 1.96
+) -> tuple[float, float, float]:
+    """The mean of `first[i] - second[i]` and its normal-approximation 95 % interval (the same
+    queries scored two ways, e.g. hit@1 as 1.0 / 0.0).
+
+    >>> paired_interval([1, 1, 0, 1], [0, 1, 0, 0])
+    (0.5, -0.065..., 1.065...)
+    """
+    if len(first) != len(second) or not first:
+        return math.nan, math.nan, math.nan
+    differences = [a - b for a, b in zip(first, second, strict=True)]
+    mean = sum(differences) / len(differences)
+    if len(differences) < 2:
+        return mean, math.nan, math.nan
+    spread = statistics.stdev(differences) / math.sqrt(len(differences))
+    return mean, mean - z * spread, mean + z * spread
+
+
 def self_check() -> None:
     """Assert-based checks of every metric on hand-computed cases (and the doctests)."""
     import doctest
@@ -147,7 +167,8 @@ def self_check() -> None:
     assert auroc([0.1, 0.2], [0.9, 0.8]) == 0.0
     assert auroc([0.5, 0.5], [0.5]) == 0.5
     assert math.isclose(auroc([0.3, 0.9], [0.5]), 0.5)
-    failures = doctest.testmod(sys.modules[__name__]).failed
+    assert paired_interval([1.0, 0.0], [1.0, 0.0]) == (0.0, 0.0, 0.0)
+    failures = doctest.testmod(sys.modules[__name__], optionflags=doctest.ELLIPSIS).failed
     assert failures == 0, f"{failures} doctest(s) of {__name__} failed"
 
 

@@ -18,7 +18,7 @@ from routescope.toolsearch import (
     default_boosts,
     load_catalog,
 )
-from routescope_gui._toolsearch_rows import SHARE_COLOURS
+from routescope_gui._toolsearch_rows import KEYWORD_SHADE, SHARE_COLOURS
 from routescope_gui._toolsearch_view import ToolSearchView
 from routescope_gui._widgets import BAR_ROLE, DIM_ROLE, MARK_ROLE, SEGMENTS_ROLE, segment_edges
 
@@ -98,9 +98,13 @@ def test_every_rank_is_explained(qtbot, engine: ToolSearch) -> None:  # type: ig
     view.show_result(ranked(engine, "find files named config.yaml"))  # weighted, the default
     top = view.table.topLevelItem(0)
     assert top is not None and view.table.headerItem().text(5) == "Fused"
-    assert view.table.headerItem().toolTip(5).startswith("0.7 · cosine + 0.3 · BM25")
-    assert top.toolTip(5).startswith(f"{top.text(5)} = vector ") and "BM25" in top.toolTip(5)
-    assert top.toolTip(3).startswith("adds 0.300 to the final score")
+    assert view.table.headerItem().toolTip(5).startswith("0.75 · cosine + 0.25 · keyword evidence")
+    assert view.table.headerItem().toolTip(2).startswith(SearchSettings().formula())
+    assert top.toolTip(5).startswith(f"{top.text(5)} = vector ") and "evidence" in top.toolTip(5)
+    keyword = ranked(engine, "find files named config.yaml").results[0]
+    share = keyword.signals.shares["keyword"]
+    assert top.toolTip(3).startswith(f"adds {share:.3f} to the final score: named +")
+    assert top.text(3) == f"#1 · {keyword.signals.keyword.evidence:.2f}"  # type: ignore[union-attr]
 
 
 def test_a_tool_stays_open_wherever_it_moves(qtbot, engine: ToolSearch) -> None:  # type: ignore[no-untyped-def]
@@ -236,7 +240,8 @@ def test_the_fusion_selector_asks_for_its_fusion_and_shows_only_its_controls(qtb
     assert "seed" in view.fusion.toolTip() and "measurement" in view.fusion.toolTip()
     assert view.fusion.currentText() == "weighted"
     assert view.weights_box.isVisibleTo(view) and not view.rrf_box.isVisibleTo(view)
-    assert view.weight_labels["vector"].text() == "0.70"
+    assert view.weight_labels["vector"].text() == "0.75"
+    assert view.weights_box.toolTip() == f"weighted fusion: {SearchSettings().formula()}"
     with qtbot.waitSignal(view.settings_changed, timeout=1_000) as blocker:
         view.fusion.setCurrentText("canonical")
     assert blocker.args[0].fusion == "canonical"
@@ -363,7 +368,8 @@ def test_a_row_is_explained_when_it_is_opened(qtbot, engine: ToolSearch) -> None
     ranking = ranked(engine, "why is my container crashing after the deploy?", settings)
     view.show_result(ranking)
     top = rows(view)[0]
-    assert top.child(0).text(6) == "explaining…"  # and the rerank row: no explanation needed
+    assert top.child(0).text(0).strip().startswith("keyword words")  # known unexplained
+    assert top.child(1).text(6) == "explaining…"  # and the rerank row: no explanation needed
     asked: list[str] = []
     view.explain_requested.connect(asked.append)
     view.show_result(ranking)  # shown again, closed: nothing asked
@@ -377,3 +383,61 @@ def test_a_row_is_explained_when_it_is_opened(qtbot, engine: ToolSearch) -> None
         top.child(i).text(6) for i in range(top.childCount())
     ]
     assert asked == [top.text(1)]  # explained rows ask nothing more
+
+
+def test_the_words_that_moved_the_keyword_share_are_in_the_bar_and_the_tips(
+    qtbot, engine: ToolSearch
+) -> None:  # type: ignore[no-untyped-def]
+    view = ToolSearchView()
+    qtbot.addWidget(view)
+    ranking = ranked(engine, "why is my container crashing after the deploy?")
+    view.show_result(ranking)
+    top, found = rows(view)[0], ranking.results[0]
+    keyword = found.signals.keyword
+    assert keyword is not None and len(keyword.terms) >= 2
+    words = sorted(keyword.terms, key=lambda t: -t.share)
+    segments = top.data(2, SEGMENTS_ROLE)
+    names = [name for name, _ in segments]
+    assert names[:3] == ["vector", "keyword", KEYWORD_SHADE]  # a word each, shades alternating
+    scale = top.data(2, BAR_ROLE) / found.score
+    assert [f for _, f in segments[1 : 1 + len(words)]] == pytest.approx(
+        [t.share * scale for t in words]
+    )
+    tip = top.toolTip(2)
+    assert (
+        f"keyword {found.signals.shares['keyword']:.3f} ({words[0].word} {words[0].share:.3f}"
+        in tip
+    )
+    assert "crashing" in top.toolTip(3) and "tools hold it" in top.toolTip(3)
+    child = top.child(0)
+    share = found.signals.shares["keyword"]
+    assert child.text(0).strip().startswith(f"keyword words: +{share:.3f} = {words[0].word} +")
+    assert child.isFirstColumnSpanned() and "tools hold it" in child.toolTip(0)
+
+
+def test_a_path_word_is_marked_in_the_words_row(qtbot, engine: ToolSearch) -> None:  # type: ignore[no-untyped-def]
+    view = ToolSearchView()
+    qtbot.addWidget(view)
+    ranking = ranked(engine, "read the file /etc/git/config and show its log")
+    view.show_result(ranking)
+    marked = [
+        row.child(0).text(0)
+        for row in rows(view)
+        if row.childCount() and row.child(0).text(0).strip().startswith("keyword words")
+    ]
+    assert any("(path)" in text or "(a path)" in text for text in marked)
+
+
+def test_each_step_says_where_its_best_tool_stands_in_the_ranking(qtbot) -> None:  # type: ignore[no-untyped-def]
+    view = ToolSearchView()
+    qtbot.addWidget(view)
+    found = [hit(1, "files.find", vector=0.6)]
+    mail = [hit(1, "mail.send", vector=0.5)]
+    steps = [
+        StepResult(step("find the config file", 0), found, True, "fits", in_ranking=1),
+        StepResult(step("email it to Bob", 27, "then", (22, 26)), mail, True, "fits", 10),
+    ]
+    view.show_result(result(found, steps=steps))
+    second = view.steps.topLevelItem(1)
+    assert second.text(3) == "fits · #10 in the ranking"
+    assert "mail.send is #10 of the ranking" in second.toolTip(3)

@@ -37,8 +37,6 @@ if TYPE_CHECKING:
         Embedder,
         MiniLMOnnx,
         OpenAIEmbeddings,
-        ProgressCallback,
-        VectorIndex,
         default_embedder,
         default_model_id,
         embedding_text,
@@ -46,6 +44,7 @@ if TYPE_CHECKING:
     )
     from ._keyword import KeywordIndex, tokens
     from ._search import ToolSearch, cache_folder
+    from ._vectors import ProgressCallback, VectorIndex, VectorScores
     from ._why_not import why_not
 
 __all__ = [
@@ -72,6 +71,7 @@ __all__ = [
     "ToolSearch",
     "ToolSearchResult",
     "VectorIndex",
+    "VectorScores",
     "VectorSignal",
     "WhyNot",
     "cache_folder",
@@ -95,9 +95,10 @@ _LAZY = {
     "Embedder": "_embed",
     "MiniLMOnnx": "_embed",
     "OpenAIEmbeddings": "_embed",
-    "ProgressCallback": "_embed",
+    "ProgressCallback": "_vectors",
     "redact_url": "_embed",
-    "VectorIndex": "_embed",
+    "VectorIndex": "_vectors",
+    "VectorScores": "_vectors",
     "default_embedder": "_embed",
     "default_model_id": "_embed",
     "embedding_text": "_embed",

@@ -1,35 +1,27 @@
-"""Embedders and the vector index: numpy cosine search over cached tool vectors."""
+"""Embedders: the bundled MiniLM (ONNX) and OpenAI-compatible endpoints. The tool vectors and
+their search are in `_vectors`."""
 
 from __future__ import annotations
 
-import contextlib
-import fcntl
-import functools
-import hashlib
 import importlib.util
-import io
 import json
 import math
 import os
 import re
-import stat
 import threading
 import time
 import urllib.parse
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Protocol
 
 import httpx
 import numpy as np
-from threadpoolctl import ThreadpoolController
 
-from .._cache import CacheDir, cache_dir, discard, temporary_sibling
 from .._errors import EmbedderError, one_line
-from .._files import MB, read_bytes
+from .._files import MB
 from .._http import HttpFailure, Secrets, redact_url, send_sync
 from .._resources import resources_root
-from ._catalog import Catalog, Tool
+from ._catalog import Tool
 from ._keyword import canonical
 
 __all__ = [
@@ -37,8 +29,6 @@ __all__ = [
     "EmbedderError",
     "MiniLMOnnx",
     "OpenAIEmbeddings",
-    "ProgressCallback",
-    "VectorIndex",
     "default_embedder",
     "default_model_id",
     "embedding_text",
@@ -175,17 +165,6 @@ class MiniLMOnnx:
         weights = mask[..., None].astype(np.float32)
         pooled = (hidden * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1e-9)
         return _normalise(pooled)
-
-
-@functools.cache
-def _blas() -> ThreadpoolController:
-    return ThreadpoolController()  # finds the BLAS libraries loaded (numpy's): once
-
-
-def one_blas_thread() -> contextlib.AbstractContextManager[object]:
-    """BLAS limited to one thread for the block (query-time work), restored after."""
-    limit: contextlib.AbstractContextManager[object] = _blas().limit(limits=1, user_api="blas")
-    return limit
 
 
 def _url_secrets(url: str) -> list[str]:
@@ -437,347 +416,3 @@ def default_model_id() -> str:
     if settings is not None:
         return f"openai:{settings[1]}@{_shown(settings[0])}"
     return MiniLMOnnx.model_id
-
-
-# -- the vector index ----------------------------------------------------------------------------
-_CHUNK = 64
-"""Texts per embedding call; also the checkpoint step of a first build."""
-_NPY_HEADER_LIMIT = 64 * 1024
-ProgressCallback = Callable[[int, int], None]
-"""`progress(done, total)`: tools embedded so far, of all the catalog's tools."""
-
-
-def _dimension(embedder: Embedder) -> int | None:
-    value = getattr(embedder, "dimension", None)
-    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else None
-
-
-def _check_rows(rows: object, count: int, width: int | None, who: str) -> np.ndarray:
-    """An embedder's answer as a finite float32 matrix of `count` rows (and `width` columns)."""
-    try:
-        matrix = np.asarray(rows, dtype=np.float32)
-    except (TypeError, ValueError, OverflowError):
-        raise EmbedderError(
-            f"embedding model {who} returned something that is not a matrix"
-        ) from None
-    if matrix.ndim != 2 or matrix.shape[0] != count or not 0 < matrix.shape[1] <= _MAX_DIMENSION:
-        raise EmbedderError(
-            f"embedding model {who} returned an array of shape {matrix.shape} for {count} texts"
-        )
-    if width is not None and matrix.shape[1] != width:
-        raise EmbedderError(
-            f"embedding model {who} returned vectors of {matrix.shape[1]} dimensions, not {width}"
-        )
-    if not np.isfinite(matrix).all():
-        raise EmbedderError(f"embedding model {who} returned vectors that are not finite (NaN)")
-    return matrix
-
-
-def _load_matrix(path: Path, rows: int, width: int | None) -> np.ndarray | str:
-    """The cached matrix at `path` if it is exactly what this catalog needs — a plain `.npy`
-    of float32, `rows` × `width` (any width up to 65,536 when unknown), every value finite —
-    else why not. Nothing is unpickled and nothing larger than that shape is read."""
-    limit = _NPY_HEADER_LIMIT + rows * (width or _MAX_DIMENSION) * 4
-    try:
-        data = read_bytes(
-            path, what="vector cache", limit=limit, error=EmbedderError, streams=False
-        )
-    except EmbedderError as exc:
-        return str(exc).removeprefix(f"{path}: ")
-    stream = io.BytesIO(data)
-    try:
-        version = np.lib.format.read_magic(stream)
-        if version == (1, 0):
-            shape, fortran, dtype = np.lib.format.read_array_header_1_0(stream)
-        elif version == (2, 0):
-            shape, fortran, dtype = np.lib.format.read_array_header_2_0(stream)
-        else:
-            return f"unknown .npy version {version}"
-    except (ValueError, EOFError, TypeError, SyntaxError, OverflowError):
-        return "not a valid .npy file"
-    if dtype != np.dtype("<f4") or fortran:
-        return f"holds {dtype} values, not float32"
-    if len(shape) != 2 or shape[0] != rows or not 0 < shape[1] <= _MAX_DIMENSION:
-        return f"has shape {shape}, the catalog needs {rows} rows"
-    if width is not None and shape[1] != width:
-        return f"holds vectors of {shape[1]} dimensions, the model makes {width}"
-    offset = stream.tell()
-    if len(data) != offset + rows * shape[1] * 4:
-        return "is truncated or has trailing bytes"
-    matrix = np.frombuffer(data, dtype="<f4", count=rows * shape[1], offset=offset)
-    matrix = matrix.reshape(rows, shape[1])
-    if not np.isfinite(matrix).all():
-        return "holds values that are not finite (NaN or infinity)"
-    return matrix
-
-
-class _Checkpoint:
-    """The rows of an interrupted first build: a private file beside the cache, appended to
-    after every chunk under an exclusive lock (`flock`), read back and continued by the next
-    build of the same catalog and model. Layout: 8-byte magic, uint32 width, uint32 zero, then
-    float32 rows."""
-
-    MAGIC = b"RSVPART2"  # 2: rows in order of text length
-    HEADER = 16
-
-    def __init__(self, descriptor: int, path: Path, rows: np.ndarray | None) -> None:
-        self._descriptor, self.path = descriptor, path
-        self.rows = rows  # what was there: whole chunks only, validated
-        self.width = None if rows is None else rows.shape[1]
-
-    @classmethod
-    def open(cls, path: Path, total: int, width: int | None) -> _Checkpoint | None:
-        """The checkpoint, locked; None when another process holds it (it is building the
-        same vectors) or it cannot be created."""
-        flags = os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
-        descriptor = -1
-        for _ in range(2):
-            try:
-                descriptor = os.open(path, flags, 0o644)
-            except OSError:
-                discard(path)  # a symlink, a folder, …: not ours
-                continue
-            if stat.S_ISREG(os.fstat(descriptor).st_mode):
-                break
-            os.close(descriptor)
-            descriptor = -1
-            discard(path)
-        if descriptor < 0:
-            return None
-        try:
-            fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            if os.fstat(descriptor).st_ino != os.stat(path).st_ino:
-                raise OSError("replaced")  # its builder finished and removed it meanwhile
-            rows = cls._read(descriptor, total, width)
-        except OSError:
-            os.close(descriptor)
-            return None
-        return cls(descriptor, path, rows)
-
-    @classmethod
-    def _read(cls, descriptor: int, total: int, width: int | None) -> np.ndarray | None:
-        size = os.fstat(descriptor).st_size
-        header = os.pread(descriptor, cls.HEADER, 0)
-        stored = int.from_bytes(header[8:12], "little") if len(header) == cls.HEADER else 0
-        usable = (
-            header[:8] == cls.MAGIC
-            and 0 < stored <= _MAX_DIMENSION
-            and (width is None or stored == width)
-        )
-        if not usable:
-            os.ftruncate(descriptor, 0)
-            return None
-        count = min((size - cls.HEADER) // (stored * 4), total)
-        if count < total:
-            count -= count % _CHUNK  # whole chunks, as a fresh build would have made them
-        data = os.pread(descriptor, count * stored * 4, cls.HEADER)
-        rows = np.frombuffer(data, dtype="<f4", count=count * stored).reshape(count, stored)
-        if len(data) != count * stored * 4 or not np.isfinite(rows).all():
-            os.ftruncate(descriptor, 0)
-            return None
-        os.ftruncate(descriptor, cls.HEADER + count * stored * 4)
-        return rows
-
-    def append(self, rows: np.ndarray) -> None:
-        if self.width is None or self.width != rows.shape[1]:
-            os.ftruncate(self._descriptor, 0)
-            header = self.MAGIC + rows.shape[1].to_bytes(4, "little") + bytes(4)
-            os.pwrite(self._descriptor, header, 0)
-            self.width = rows.shape[1]
-        data = np.ascontiguousarray(rows, dtype="<f4").tobytes()
-        end = os.fstat(self._descriptor).st_size
-        while data:
-            written = os.pwrite(self._descriptor, data, end)
-            data, end = data[written:], end + written
-
-    def close(self, *, finished: bool) -> None:
-        if finished:
-            with contextlib.suppress(OSError):
-                os.unlink(self.path)
-        os.close(self._descriptor)
-
-
-class VectorIndex:
-    """Tool vectors (canonical template), cached on disk by model and catalog.
-
-    The cache is untrusted: a file is used only if it is a plain float32 `.npy` of exactly
-    (tools × width) finite values, else it is set aside and rebuilt. The first build embeds
-    in chunks of 64, reports `progress(done, total)`, and checkpoints every chunk, so an
-    interrupted build continues where it stopped; the result is published atomically."""
-
-    def __init__(
-        self,
-        catalog: Catalog,
-        embedder: Embedder,
-        folder: Path | CacheDir,
-        *,
-        progress: ProgressCallback | None = None,
-    ) -> None:
-        self.embedder = embedder
-        self.built = False
-        self.path: Path | None = None
-        """The cache file the vectors came from or went to (None: not cached)."""
-        self.resumed = 0
-        """Rows taken over from an interrupted build."""
-        self.notes: list[str] = []
-        places = folder if isinstance(folder, CacheDir) else cache_dir(folder)
-        digest = hashlib.sha256(embedder.model_id.encode()).hexdigest()[:12]
-        name = f"vectors-{digest}-{catalog.fingerprint}.npy"
-        texts = [embedding_text(tool) for tool in catalog.tools]
-        width = _dimension(embedder)
-        loaded = self._cached(places, name, len(texts), width)
-        if loaded is not None:
-            self.matrix, self.path = loaded
-            return
-        final = places.write / name
-        checkpoint = None
-        if texts:
-            with contextlib.suppress(OSError):
-                checkpoint = _Checkpoint.open(
-                    places.write / f".{name.removesuffix('.npy')}.partial", len(texts), width
-                )
-        try:
-            if checkpoint is not None and (again := self._cached(places, name, len(texts), width)):
-                self.matrix, self.path = again  # another process finished while we waited
-                checkpoint.close(finished=True)  # a checkpoint of finished vectors: not needed
-                checkpoint = None
-                return
-            self.matrix = self._embed_all(texts, checkpoint, progress)
-        except BaseException:
-            if checkpoint is not None:
-                checkpoint.close(finished=False)
-            raise
-        self.built, self.path = True, final
-        try:
-            self._save(final)
-        except OSError as exc:
-            self.notes.append(f"tool vectors not cached in {places.write}: {exc.strerror or exc}")
-        if checkpoint is not None:
-            checkpoint.close(finished=True)
-
-    def _cached(
-        self, places: CacheDir, name: str, rows: int, width: int | None
-    ) -> tuple[np.ndarray, Path] | None:
-        for place in places.places:
-            path = place / name
-            if not os.path.lexists(path):
-                continue
-            matrix = _load_matrix(path, rows, width)
-            if isinstance(matrix, np.ndarray):
-                return matrix, path
-            self.notes.append(f"vector cache {path} {matrix}: rebuilt")
-            if place == places.write:
-                discard(path)
-        return None
-
-    def _embed_all(
-        self,
-        texts: list[str],
-        checkpoint: _Checkpoint | None,
-        progress: ProgressCallback | None,
-    ) -> np.ndarray:
-        who = redact_url(self.embedder.model_id)
-        width = _dimension(self.embedder)
-        # A batch is padded to its longest text: batches of similar lengths halve the tokens
-        # the model runs on. The checkpoint holds rows in this order; it is the same next time.
-        order = sorted(range(len(texts)), key=lambda i: (len(texts[i]), i))
-        texts = [texts[i] for i in order]
-        chunks: list[np.ndarray] = []
-        if checkpoint is not None and checkpoint.rows is not None and len(checkpoint.rows):
-            chunks.append(checkpoint.rows)
-            self.resumed = len(checkpoint.rows)
-        done = self.resumed
-        if progress is not None:
-            progress(done, len(texts))
-        while done < len(texts):
-            part = texts[done : done + _CHUNK]
-            rows = _check_rows(self.embedder.embed(part), len(part), width, who)
-            if width is None:
-                width = rows.shape[1]
-                if chunks and chunks[0].shape[1] != width:  # the model changed under its name
-                    chunks, done, self.resumed = [], 0, 0
-                    continue
-            chunks.append(rows)
-            if checkpoint is not None:
-                checkpoint.append(rows)
-            done += len(part)
-            if progress is not None:
-                progress(done, len(texts))
-        if not chunks:
-            return np.zeros((0, width or 1), dtype=np.float32)
-        rows = np.vstack(chunks).astype(np.float32, copy=False)
-        matrix = np.empty_like(rows)
-        matrix[order] = rows
-        return matrix
-
-    def _save(self, path: Path) -> None:
-        temporary = temporary_sibling(path, folder=False)
-        try:
-            with open(temporary, "wb") as stream:
-                np.save(stream, np.ascontiguousarray(self.matrix), allow_pickle=False)
-            os.replace(temporary, path)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(temporary)
-            raise
-
-    @classmethod
-    def from_matrix(cls, matrix: np.ndarray, embedder: Embedder) -> VectorIndex:
-        """An index over vectors computed elsewhere (benchmarks, precomputed catalogs)."""
-        rows = _check_rows(matrix, len(matrix), None, redact_url(embedder.model_id))
-        index = cls.__new__(cls)
-        index.embedder, index.matrix, index.built = embedder, _normalise(rows), False
-        index.resumed, index.notes, index.path = 0, [], None
-        return index
-
-    @property
-    def matrix(self) -> np.ndarray:
-        """The tool vectors, one row per tool, stored column-major: on one thread OpenBLAS
-        multiplies a column-major matrix by a vector 3× faster than a row-major one
-        (measured: 0.36 against 1.1 ms at 10,000 × 384)."""
-        return self._matrix
-
-    @matrix.setter
-    def matrix(self, rows: np.ndarray) -> None:
-        self._matrix = np.asfortranarray(rows)
-
-    @property
-    def width(self) -> int:
-        return int(self.matrix.shape[1])
-
-    def check_query(self, query_vector: object) -> np.ndarray:
-        """`query_vector` as a finite float32 vector of this index's width, or EmbedderError."""
-        vector = np.asarray(query_vector)
-        if vector.shape != (self.width,):
-            raise EmbedderError(
-                f"the query vector has shape {vector.shape}, the tool vectors {self.width} "
-                "dimensions"
-            )
-        if not np.isfinite(vector).all():
-            raise EmbedderError("the query vector holds values that are not finite (NaN)")
-        return vector
-
-    def similarities(self, query_vector: np.ndarray) -> np.ndarray:
-        """The cosine similarity of the query to every tool, in catalog order. On one BLAS
-        thread: waking a second one costs milliseconds on a busy machine, the product itself
-        a fraction of one."""
-        with one_blas_thread():
-            scores: np.ndarray = self.matrix @ query_vector
-        return scores
-
-    def search(
-        self, query_vector: np.ndarray, limit: int, scores: np.ndarray | None = None
-    ) -> list[tuple[int, float]]:
-        """(tool index, cosine similarity) best first; ties keep catalog order. `scores`: the
-        similarities, when they were computed already."""
-        scores = self.similarities(query_vector) if scores is None else scores
-        limit = min(limit, len(scores))
-        if limit <= 0:
-            return []
-        top = (
-            np.argpartition(-scores, limit - 1)[:limit]
-            if limit < len(scores)
-            else np.arange(len(scores))
-        )
-        ordered = sorted(top.tolist(), key=lambda i: (-float(scores[i]), i))
-        return [(i, float(scores[i])) for i in ordered]

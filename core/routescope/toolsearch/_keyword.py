@@ -10,11 +10,14 @@ from __future__ import annotations
 
 import hashlib
 import json
+import threading
+from collections import OrderedDict
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import tantivy
 
 from .._analysis import (
@@ -36,6 +39,7 @@ __all__ = [  # canonical: for _embed; the analysis names: for _search
     "ANALYZER",
     "KeywordHit",
     "KeywordIndex",
+    "TermScores",
     "analyzed_terms",
     "canonical",
     "split_identifiers",
@@ -45,6 +49,9 @@ __all__ = [  # canonical: for _embed; the analysis names: for _search
 
 _FORMAT = 4
 """The layout of an index folder; a change makes every cached index rebuild."""
+_POSTINGS_KEPT = 1_000_000
+"""Term postings kept in memory (tool positions, summed over the terms): a term seen before
+(typing on, the next query) costs no Tantivy search."""
 
 ANALYZED_SUFFIX = "__en"
 
@@ -65,6 +72,32 @@ class KeywordHit:
     """Per-field contribution to the BM25 score, from Tantivy's explanation (boost included)."""
     matched_terms: dict[str, list[str]]
     address: Any = None
+
+
+@dataclass(frozen=True, slots=True)
+class TermScores:
+    """One analyzed term over the whole catalog: every tool whose searched fields hold it, with
+    Tantivy's BM25 for it (summed over the fields, each times its boost)."""
+
+    term: str
+    tools: np.ndarray
+    """Catalog positions, ascending (int64)."""
+    scores: np.ndarray
+    """BM25 with the field boosts, aligned with `tools` (float64)."""
+    best: float
+    """The highest of `scores` (0.0 when no tool holds the term)."""
+
+    @property
+    def count(self) -> int:
+        """How many tools hold the term."""
+        return len(self.tools)
+
+    def score_of(self, tool: int) -> float:
+        """The tool's score for the term (0.0 when it does not hold it)."""
+        position = int(np.searchsorted(self.tools, tool))
+        if position < len(self.tools) and int(self.tools[position]) == tool:
+            return float(self.scores[position])
+        return 0.0
 
 
 class KeywordIndex:
@@ -98,6 +131,11 @@ class KeywordIndex:
         assert ordinals is not None  # open_index checked them
         self._ordinals = ordinals
         self._addresses: dict[int, tuple[int, int]] | None = None
+        self._postings: OrderedDict[tuple[str, str], tuple[np.ndarray, np.ndarray]] = OrderedDict()
+        self._postings_size = 0
+        self._term_scores: OrderedDict[tuple[str, tuple[float, ...]], TermScores] = OrderedDict()
+        self._term_scores_size = 0
+        self._postings_lock = threading.Lock()
 
     def _index_spec(self) -> IndexSpec:
         return IndexSpec(
@@ -196,6 +234,75 @@ class KeywordIndex:
             for rank, (score, a) in enumerate(result.hits, start=1)
         ]
 
+    def postings(self, term: str, field: str) -> tuple[np.ndarray, np.ndarray]:
+        """Every tool whose English-analyzed `field` holds `term`, and Tantivy's BM25 for it
+        (no boost): catalog positions ascending, and their scores. Kept for the next query."""
+        key = (term, field)
+        with self._postings_lock:
+            found = self._postings.get(key)
+            if found is not None:
+                self._postings.move_to_end(key)
+                return found
+        query = tantivy.Query.term_query(self.schema, field + ANALYZED_SUFFIX, term)
+        try:
+            result = self.searcher.search(query, max(1, len(self.catalog.tools)))
+        except BaseException as exc:
+            if not is_panic(exc):
+                raise
+            raise CatalogError(
+                f"keyword index {self.folder} failed: {one_line(exc, 200, collapse=True)}"
+            ) from None
+        pairs = sorted((self._ordinals[(a.segment_ord, a.doc)], float(v)) for v, a in result.hits)
+        tools = np.fromiter((t for t, _ in pairs), dtype=np.int64, count=len(pairs))
+        scores = np.fromiter((v for _, v in pairs), dtype=np.float64, count=len(pairs))
+        with self._postings_lock:
+            if key not in self._postings:
+                self._postings[key] = (tools, scores)
+                self._postings_size += len(tools) + 1
+                while self._postings_size > _POSTINGS_KEPT and len(self._postings) > 1:
+                    _, (old, _scores) = self._postings.popitem(last=False)
+                    self._postings_size -= len(old) + 1
+        return tools, scores
+
+    def term_scores(self, term: str, boosts: Mapping[str, float]) -> TermScores:
+        """One analyzed term's BM25 for every tool that holds it, over the searched fields,
+        each times its boost (1 for a field `boosts` does not name, as in `search`). Kept for
+        the next query with the same boosts, within the postings' bound."""
+        key = (term, tuple(boosts.get(spec["name"], 1.0) for spec in self.fields))
+        with self._postings_lock:
+            found = self._term_scores.get(key)
+            if found is not None:
+                self._term_scores.move_to_end(key)
+                return found
+        scores = self._combined(term, boosts)
+        with self._postings_lock:
+            if key not in self._term_scores:
+                self._term_scores[key] = scores
+                self._term_scores_size += scores.count + 1
+                while self._term_scores_size > _POSTINGS_KEPT and len(self._term_scores) > 1:
+                    _, old = self._term_scores.popitem(last=False)
+                    self._term_scores_size -= old.count + 1
+        return scores
+
+    def _combined(self, term: str, boosts: Mapping[str, float]) -> TermScores:
+        lists = [
+            (tools, scores * boosts.get(spec["name"], 1.0))
+            for spec in self.fields
+            for tools, scores in [self.postings(term, spec["name"])]
+            if len(tools)
+        ]
+        if not lists:
+            empty = np.zeros(0, dtype=np.int64)
+            return TermScores(term, empty, np.zeros(0, dtype=np.float64), 0.0)
+        if len(lists) == 1:
+            tools, scores = lists[0]
+        else:
+            every = np.concatenate([t for t, _ in lists])
+            tools, inverse = np.unique(every, return_inverse=True)
+            scores = np.zeros(len(tools), dtype=np.float64)
+            np.add.at(scores, inverse, np.concatenate([s for _, s in lists]))
+        return TermScores(term, tools, scores, float(scores.max()))
+
     def address_of(self, tool_index: int) -> tantivy.DocAddress:
         """The Tantivy address of a tool's document (to explain a hit after its search)."""
         if self._addresses is None:
@@ -208,19 +315,38 @@ class KeywordIndex:
     ) -> None:
         """Fill a hit's per-field contributions from Tantivy's explanation, and its matched
         terms per field (the query's words; under the analyzer, the words whose stems matched).
-        Done for the hits a view shows, not for every candidate."""
-        split = analyzed_terms if analyzed else tokens
-        terms = list(dict.fromkeys(split(text)))
-        words = stems_to_words(text) if analyzed else {}
+        Done for the hits a view shows, not for every candidate. Analyzed, the contributions
+        come from the term postings (`postings`: Tantivy's scores of each term, times the
+        field's boost), the same numbers the weighted fusion ranks with."""
+        if analyzed:
+            self._explain_analyzed(hit, text, boosts)
+            return
+        terms = list(dict.fromkeys(tokens(text)))
         document = self.searcher.doc(hit.address)
         for spec in self.fields:
             name = spec["name"]
-            present = set(split(" ".join(document[name])))
+            present = set(tokens(" ".join(document[name])))
             matched = [t for t in terms if t in present]
             if not matched:
                 continue
-            searched = name + ANALYZED_SUFFIX if analyzed else name
-            query = self._query(matched, boosts, [searched])
+            query = self._query(matched, boosts, [name])
             explanation = query.explain(self.searcher, hit.address)
             hit.fields[name] = float(json.loads(explanation.to_json())["value"])
-            hit.matched_terms[name] = [words.get(term, term) for term in matched]
+            hit.matched_terms[name] = matched
+
+    def _explain_analyzed(self, hit: KeywordHit, text: str, boosts: Mapping[str, float]) -> None:
+        terms = list(dict.fromkeys(analyzed_terms(text)))
+        words = stems_to_words(text)
+        for spec in self.fields:
+            name = spec["name"]
+            boost = boosts.get(name, 1.0)
+            total, matched = 0.0, []
+            for term in terms:
+                tools, scores = self.postings(term, name)
+                position = int(np.searchsorted(tools, hit.tool_index))
+                if position < len(tools) and int(tools[position]) == hit.tool_index:
+                    total += boost * float(scores[position])
+                    matched.append(words.get(term, term))
+            if matched:
+                hit.fields[name] = total
+                hit.matched_terms[name] = matched

@@ -15,6 +15,7 @@ __all__ = [
     "Boosts",
     "Fusion",
     "KeywordSignal",
+    "KeywordTerm",
     "RrfTerm",
     "SearchSettings",
     "SearchStrategy",
@@ -34,13 +35,37 @@ Fusion = Literal["weighted", "canonical"]
 `weighted`: English-analyzed keywords, normalised scores combined with per-signal weights,
 boosts on the same scale."""
 FUSIONS: tuple[str, ...] = get_args(Fusion)
-CALIBRATED_FIT_THRESHOLDS: dict[str, float] = {"weighted": 0.33, "canonical": 0.020}
-"""The fit threshold each fusion uses unless one is set: the best score below which 1 % of
-the answerable BFCL questions fall (`make eval`, "No tool fits"). Questions no tool answers
-score lower on the whole, but the two overlap: a higher threshold rejects more of both."""
+CALIBRATED_FIT_THRESHOLDS: dict[str, float] = {"weighted": 0.20, "canonical": 0.019}
+"""The fit threshold each fusion uses unless one is set: the best score below which 1 % of the
+answerable BFCL questions fall (`make eval`, "No tool fits"), on the BFCL catalog with and
+without parameter schemas, the lower of the two, rounded down (2026-11-26: weighted 0.228 and
+0.204, canonical 0.0200 and 0.0195). Questions no tool answers score lower on the whole, but the
+two overlap: a higher threshold rejects more of both."""
 MAX_CANDIDATES = 100_000
 """The most tools one list (keyword, vector) may contribute to the fusion."""
 MAX_BOOST = 1_000_000.0
+
+
+@dataclass(slots=True)
+class KeywordTerm:
+    """One query word's part of a tool's keyword share (weighted fusion): how rare the word is
+    in the catalog, how well this tool matches it, and what that adds to the final score."""
+
+    word: str
+    """The query's word (`crashing`), not its stem."""
+    term: str
+    """The analyzed term that matched (`crash`)."""
+    weight: float
+    """How much the word can say: its IDF over the catalog (rare words more), times
+    `incidental` when it is only in a URL or path, a number or a request phrase."""
+    match: float
+    """This tool's BM25 for the term over the best tool's (1.0: no tool matches it better)."""
+    share: float
+    """What it adds to the final score; a hit's terms add up to its keyword share."""
+    tools: int = 0
+    """How many tools of the catalog hold the word."""
+    note: str = ""
+    """Why it counts less ("in a URL or path", "a number", "a request phrase"), or ""."""
 
 
 @dataclass(slots=True)
@@ -48,9 +73,14 @@ class KeywordSignal:
     score: float
     """Tantivy BM25 with the field boosts."""
     rank: int
+    """Canonical: the rank in Tantivy's BM25 list; weighted: by keyword evidence."""
     fields: dict[str, float]
     """Per-field contributions (filled for the results returned)."""
     matched_terms: dict[str, list[str]]
+    evidence: float | None = None
+    """Weighted fusion: the keyword evidence, 0–1 (the keyword share is weight × evidence)."""
+    terms: list[KeywordTerm] = field(default_factory=list)
+    """Weighted fusion: the query words the tool matches, in query order, with what each adds."""
 
 
 @dataclass(slots=True)
@@ -116,6 +146,9 @@ class StepResult:
     results: list[ToolHit]
     fits: bool
     fit_reason: str
+    in_ranking: int | None = None
+    """Where this step's best tool stands in `ToolSearchResult.with_steps` (1-based); None when
+    no tool fits the step (its tools are shown, not kept)."""
 
 
 @dataclass(slots=True)
@@ -140,6 +173,12 @@ class ToolSearchResult:
     """Filled when the request splits into two or more steps: each step searched alone
     (with `SearchSettings.k` results, their per-field explanations not computed), beside the
     whole-request ranking in `results`."""
+    with_steps: list[str] = field(default_factory=list)
+    """The whole-request ranking's tool names with the best tool of every step that fits kept
+    in it: a step's best tool missing from the first k takes one of the last places (of tools
+    no step needs). Equal to the ranking's names when there are no steps or all are in."""
+    formula: str = ""
+    """How the fusion that made the result scores a tool, with the settings' numbers."""
 
 
 class Boosts(Mapping[str, float]):
@@ -180,14 +219,21 @@ class SearchSettings:
     explain: bool = True
     """Fill each returned hit's per-field contributions from Tantivy's explanation."""
     fusion: Fusion = "weighted"
-    vector_weight: float = 0.7
-    keyword_weight: float = 0.3
-    """Weighted fusion: final = vector_weight·cosine + keyword_weight·BM25/best BM25 + boosts."""
+    vector_weight: float = 0.75
+    keyword_weight: float = 0.25
+    """Weighted fusion: final = vector_weight·cosine + keyword_weight·keyword evidence + boosts
+    (`formula()` says it in full)."""
     fit_threshold: float | None = None
     """Below this final score the best hit does not fit: the result says "no tool fits".
     None: the fusion's calibrated threshold (`CALIBRATED_FIT_THRESHOLDS`); 0: never."""
     split_steps: bool = True
     """Split a request that needs several tools into its steps and search each one."""
+
+    def formula(self) -> str:
+        """How the chosen fusion scores a tool, with these settings' numbers (one paragraph)."""
+        from ._fusion import formula  # the fusion module; the settings stay cheap to import
+
+        return formula(self)
 
     def __post_init__(self) -> None:
         """Refuse settings no search can use, with one line (`InputError`): a zero or negative

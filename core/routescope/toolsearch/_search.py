@@ -1,11 +1,11 @@
 """Hybrid tool search: keyword and vector lists fused, intent strategies and rerank, with every
 signal of every hit kept for the explanation.
 
-Two fusions. `canonical` is the seed's pipeline exactly (`routing_search_canonical_v1`: the
-default tokenizer, reciprocal-rank fusion, rerank constants). `weighted` (the default, chosen
-by `make eval`) keeps each list's confidence: final = vector_weight·cosine +
-keyword_weight·BM25/best BM25 (English-analyzed keywords), and its boosts are on that scale, so
-no constant overrides the signals; each hit's `shares` add up to its score."""
+Two fusions (`_fusion`): `canonical` is the seed's pipeline exactly (`routing_search_canonical_v1`:
+the default tokenizer, reciprocal-rank fusion, rerank constants). `weighted` (the default, chosen
+by `make eval`) adds the signals on one scale: final = vector_weight·cosine +
+keyword_weight·keyword evidence + boosts, the evidence counting each query word by how much it
+can say; each hit's `shares` add up to its score."""
 
 from __future__ import annotations
 
@@ -23,28 +23,19 @@ from .._cache import cache_dir, discard
 from .._errors import InputError
 from ._canonical import canonical, default_boosts
 from ._catalog import Catalog, Tool
-from ._embed import (
-    Embedder,
-    EmbedderError,
-    ProgressCallback,
-    VectorIndex,
-    default_embedder,
-    redact_url,
-)
-from ._keyword import KeywordHit, KeywordIndex, analyzed_terms, stems_to_words, tokens
+from ._embed import Embedder, EmbedderError, default_embedder, redact_url
+from ._fusion import FUSERS, Candidates, Context, KeywordEvidence
+from ._keyword import KeywordHit, KeywordIndex, analyzed_terms, tokens
 from ._models import (
     CALIBRATED_FIT_THRESHOLDS,
-    KeywordSignal,
-    RrfTerm,
     SearchSettings,
     SearchStrategy,
-    Signals,
     StepResult,
     ToolHit,
     ToolSearchResult,
-    VectorSignal,
 )
-from ._steps import split_steps
+from ._steps import keep_step_tools, split_steps
+from ._vectors import ProgressCallback, VectorIndex, VectorScores
 
 __all__ = ["MAX_QUERY_CHARS", "ToolSearch", "cache_folder"]
 
@@ -58,54 +49,12 @@ _FILE_DISCOVERY = re.compile(
     r"|\b(?:file|files)\s+(?:named|called|matching)\b",
     re.IGNORECASE,
 )
-_STOPWORDS = frozenset(
-    [
-        "a",
-        "an",
-        "the",
-        "of",
-        "to",
-        "in",
-        "on",
-        "for",
-        "and",
-        "or",
-        "is",
-        "are",
-        "be",
-        "my",
-        "me",
-        "i",
-        "it",
-        "this",
-        "that",
-        "what",
-        "how",
-        "do",
-        "does",
-        "with",
-        "from",
-        "by",
-        "at",
-        "as",
-        "can",
-        "you",
-        "please",
-    ]
-)
-
-
 _IDENTIFIER = re.compile(r"[._\-\d]|[a-z][A-Z]")
 """A tool name no sentence uses as a plain word (`get_weather`, `fs.read`, `getWeather`):
 under weighted fusion only such a name sends `auto` to keyword-only; a name like `search`
 or `open` is a common word, and the hybrid search sees the name match anyway."""
 _STEP_VECTORS = 64
 """Step vectors kept: typing on after "…, then" embeds only the step that changed."""
-_WEIGHTED_ALIGNMENT = 0.01
-"""Weighted fusion: per query term (stemmed) in the tool's keywords, intents, description or
-category, at most `metadata_alignment_max_terms` of them: a tie-breaker, a tenth of a typical
-gap between a right and a wrong tool's cosine."""
-_WEIGHTED_FILE_DISCOVERY = 0.05
 
 
 def cache_folder() -> Path:
@@ -159,9 +108,10 @@ class ToolSearch:
         self._stemmed_words: list[frozenset[str]] | None = None
         self._step_vectors: dict[str, np.ndarray] = {}
         self._step_lock = threading.Lock()
-        self._tool_categories = [tool.category for tool in catalog.tools]
-        self._tool_names = [tool.tool_name for tool in catalog.tools]
-        self._categories = frozenset(self._tool_categories)
+        self._categories = frozenset(tool.category for tool in catalog.tools)
+        self._fusion = Context(
+            catalog.tools, self.keyword, self.canonical, self._rerank_words, self._stemmed
+        )
 
     # -- tool vectors, built on first need -----------------------------------------------
     @property
@@ -228,6 +178,13 @@ class ToolSearch:
             strategy, reason = requested, f"{requested} requested"
         elif (named := self._named_tool(query, fusion == "weighted")) is not None:
             strategy, reason = "exact", f"the prompt names the tool {named}: keyword only"
+            if fusion == "weighted" and len(steps := split_steps(query)) > 1:
+                # the name answers one step; the others need the whole search
+                strategy = "hybrid"
+                reason = (
+                    f"the prompt names the tool {named} but asks for {len(steps)} steps: "
+                    "keyword and vector, scores weighted"
+                )
         elif fusion == "weighted":
             strategy, reason = "hybrid", "default: keyword and vector, scores weighted"
         else:
@@ -304,20 +261,21 @@ class ToolSearch:
             query = query[:MAX_QUERY_CHARS].rsplit(" ", 1)[0] or query[:MAX_QUERY_CHARS]
         clock = time.perf_counter_ns
         weighted = settings.fusion == "weighted"
+        fuser = FUSERS[settings.fusion]
         strategy, reason = self.choose_strategy(query, settings.strategy, settings.fusion)
         semantic = self.semantic_status
         category, category_reason = self._category_filter(query)
         boosts = settings.boosts or self.default_boosts()
         t0 = clock()
-        keyword_hits = (
-            self.keyword.search(query, boosts, settings.candidates, analyzed=weighted)
+        keyword = (
+            fuser.keyword(self._fusion, query, boosts, settings.candidates)
             if strategy != "semantic"
-            else []
+            else Candidates([])
         )
         t1 = clock()
         timings["keyword"] = (t1 - t0) / 1000
         vector_hits: list[tuple[int, float]] = []
-        similarities: np.ndarray | None = None
+        similarities: VectorScores | None = None
         index = self._vector
         if strategy != "exact" and index is not None:
             vector, problem = self._query_vector(query, query_vector)
@@ -328,32 +286,37 @@ class ToolSearch:
                 semantic = f"unavailable for this search: {problem}"
                 if strategy == "semantic":
                     t0 = clock()
-                    keyword_hits = self.keyword.search(
-                        query, boosts, settings.candidates, analyzed=weighted
-                    )
+                    keyword = fuser.keyword(self._fusion, query, boosts, settings.candidates)
                     timings["keyword"] += (clock() - t0) / 1000
                 strategy = "exact"
             else:
                 t2 = clock()
-                similarities = index.similarities(vector)
-                vector_hits = index.search(vector, settings.candidates, similarities)
+                similarities = index.query(vector, settings.candidates)
+                vector_hits = similarities.hits
                 timings["vector"] = (clock() - t2) / 1000
         t3 = clock()
-        if weighted:
-            results, indices = self._fuse_weighted(
-                query, keyword_hits, vector_hits, similarities, strategy, category, settings
-            )
-        else:
-            results, indices = self._fuse(
-                query, keyword_hits, vector_hits, settings.rrf_k, category, settings.k
-            )
+        results, indices = fuser.fuse(
+            self._fusion,
+            query,
+            keyword,
+            vector_hits,
+            similarities,
+            strategy,
+            category,
+            _FILE_DISCOVERY.search(query) is not None,
+            settings,
+        )
         timings["fusion_rerank"] = (clock() - t3) / 1000
         if settings.explain:
             t4 = clock()
-            explained = {h.tool_index: h for h in keyword_hits}
-            for tool_index in indices:
-                keyword_hit = explained.get(tool_index)
-                if keyword_hit is not None:  # fills the dicts the hit's KeywordSignal shares
+            for tool_index, hit in zip(indices, results, strict=False):
+                signal = hit.signals.keyword
+                if signal is not None:  # fills the dicts the hit's KeywordSignal holds
+                    keyword_hit = KeywordHit(
+                        tool_index, signal.score, signal.rank, signal.fields, signal.matched_terms
+                    )
+                    if not weighted:
+                        keyword_hit.address = self.keyword.address_of(tool_index)
                     self.keyword.explain(keyword_hit, query, boosts, analyzed=weighted)
             timings["explain"] = (clock() - t4) / 1000
         gap = results[0].score - results[1].score if len(results) > 1 else None
@@ -384,6 +347,8 @@ class ToolSearch:
             fit_reason=fit_reason,
             fit_threshold=threshold,
             steps=steps,
+            with_steps=keep_step_tools(results, steps, settings.k),
+            formula=fuser.formula(settings),
         )
 
     def explain_hit(
@@ -398,17 +363,34 @@ class ToolSearch:
             return
         settings = settings or SearchSettings(fusion=result.fusion)
         boosts = settings.boosts or self.default_boosts()
+        weighted = result.fusion == "weighted"
         keyword_hit = KeywordHit(
             index,
             signal.score,
             signal.rank,
             signal.fields,
             signal.matched_terms,
-            self.keyword.address_of(index),
+            None if weighted else self.keyword.address_of(index),
         )
-        self.keyword.explain(
-            keyword_hit, result.query, boosts, analyzed=result.fusion == "weighted"
-        )
+        self.keyword.explain(keyword_hit, result.query, boosts, analyzed=weighted)
+
+    def keyword_standing(
+        self, query: str, settings: SearchSettings, tool_index: int
+    ) -> tuple[int | None, float | None]:
+        """A tool's rank and score in the fusion's full keyword list for `query` (None, None
+        when it matches no query word): weighted, by keyword evidence (0–1); canonical, by
+        Tantivy's BM25."""
+        boosts = settings.boosts or self.default_boosts()
+        if settings.fusion == "weighted":
+            evidence = KeywordEvidence.of(self._fusion, query, boosts)
+            if evidence.totals[tool_index] <= 0:
+                return None, None
+            listed = evidence.ranked(len(self.catalog.tools))
+            return listed.index(tool_index) + 1, min(1.0, float(evidence.totals[tool_index]))
+        everything = max(1, len(self.catalog.tools))
+        hits = self.keyword.search(query, boosts, everything, analyzed=False)
+        found = next((h for h in hits if h.tool_index == tool_index), None)
+        return (found.rank, found.score) if found is not None else (None, None)
 
     def _search_steps(self, query: str, settings: SearchSettings) -> list[StepResult]:
         """Each step of a request that needs several tools, searched alone (its vector
@@ -443,182 +425,6 @@ class ToolSearch:
             self._stemmed_words = [_stemmed_rerank_words(tool) for tool in self.catalog.tools]
         return self._stemmed_words
 
-    def _fuse_weighted(
-        self,
-        query: str,
-        keyword_hits: list[KeywordHit],
-        vector_hits: list[tuple[int, float]],
-        similarities: np.ndarray | None,
-        strategy: str,
-        category: str | None,
-        settings: SearchSettings,
-    ) -> tuple[list[ToolHit], list[int]]:
-        """Weighted fusion: every candidate of either list scored on both signals (its cosine
-        is known even when it was not in the vector list), the boosts on the same scale. The
-        candidates are scored with plain numbers; the shares are kept for the hits returned."""
-        keyword = {h.tool_index: h for h in keyword_hits}
-        best_keyword = keyword_hits[0].score if keyword_hits else 0.0
-        both = strategy == "hybrid"
-        weight_k = settings.keyword_weight if both else 1.0
-        weight_v = settings.vector_weight if both else 1.0
-        uses_keyword = strategy != "semantic" and best_keyword > 0
-        sims = similarities if strategy != "exact" else None
-        terms = list(dict.fromkeys(analyzed_terms(query)))
-        term_set = frozenset(terms)
-        most = self.canonical["intent"]["rerank"]["metadata_alignment_max_terms"]
-        file_boost = _WEIGHTED_FILE_DISCOVERY if _FILE_DISCOVERY.search(query) else 0.0
-        words = self._stemmed()
-        tools = self.catalog.tools
-
-        def shares_of(index: int) -> dict[str, float]:
-            shares: dict[str, float] = {}  # in this order, so that sum(shares) is `final`
-            if uses_keyword:
-                hit = keyword.get(index)
-                shares["keyword"] = weight_k * (hit.score / best_keyword if hit else 0.0)
-            if sims is not None:
-                shares["vector"] = weight_v * max(0.0, float(sims[index]))
-            aligned = min(len(term_set & words[index]), most)
-            shares["metadata_alignment_boost"] = _WEIGHTED_ALIGNMENT * aligned
-            on_topic = tools[index].category == "file_discovery"
-            shares["file_discovery_boost"] = file_boost if on_topic else 0.0
-            return shares
-
-        candidates = [
-            index
-            for index in dict.fromkeys([*keyword, *(i for i, _ in vector_hits)])
-            if category is None or tools[index].category == category
-        ]
-        cosines = sims[candidates].tolist() if sims is not None else [0.0] * len(candidates)
-        scored: list[tuple[float, str, int]] = []
-        for index, cosine in zip(candidates, cosines, strict=True):
-            # the sum of `shares_of(index)` in its order (an absent share adds 0.0: the same)
-            hit = keyword.get(index)
-            final = weight_k * (hit.score / best_keyword) if uses_keyword and hit else 0.0
-            final += weight_v * max(0.0, cosine) if sims is not None else 0.0
-            final += _WEIGHTED_ALIGNMENT * min(len(term_set & words[index]), most)
-            final += file_boost if tools[index].category == "file_discovery" else 0.0
-            scored.append((-round(final, 12), tools[index].tool_name, index))
-        scored.sort()
-        limit = settings.k
-        cut = min(limit, len(scored))
-        while 0 < cut < len(scored) and scored[cut][0] == scored[cut - 1][0]:
-            cut += 1
-        top = [index for _, _, index in scored[:cut]]
-        ranks = self._vector_ranks(sims, top, vector_hits)
-        words_of = stems_to_words(query) if top else {}
-        hits = []
-        for rank, (negative, name, index) in enumerate(scored[:cut], start=1):
-            shares = shares_of(index)
-            hit = keyword.get(index)
-            signals = Signals(
-                KeywordSignal(hit.score, hit.rank, hit.fields, hit.matched_terms) if hit else None,
-                VectorSignal(float(sims[index]), ranks[index]) if sims is not None else None,
-                [],
-                shares.get("keyword", 0.0) + shares.get("vector", 0.0),
-                {k: v for k, v in shares.items() if k.endswith("_boost")},
-                [words_of.get(t, t) for t in terms if t in words[index]][:most],
-                -negative,
-                shares,
-                "weighted",
-            )
-            hits.append(ToolHit(rank, name, tools[index].category, -negative, signals))
-        _mark_ties(hits)
-        return hits[:limit], top[:limit]
-
-    @staticmethod
-    def _vector_ranks(
-        sims: np.ndarray | None, indices: list[int], vector_hits: list[tuple[int, float]]
-    ) -> dict[int, int]:
-        """Each tool's rank among all cosine similarities (those outside the vector list
-        counted in one pass)."""
-        if sims is None:
-            return {}
-        ranks = {index: rank for rank, (index, _) in enumerate(vector_hits, start=1)}
-        missing = [index for index in indices if index not in ranks]
-        for index in missing:
-            ranks[index] = int(np.count_nonzero(sims > sims[index])) + 1
-        return ranks
-
-    def _fuse(
-        self,
-        query: str,
-        keyword_hits: list[KeywordHit],
-        vector_hits: list[tuple[int, float]],
-        rrf_k: int,
-        category: str | None,
-        limit: int,
-    ) -> tuple[list[ToolHit], list[int]]:
-        """Score every candidate (floats only), then build the explained hits for the top
-        `limit` and for any candidate tied with the last of them; with their catalog
-        positions."""
-        keyword = {h.tool_index: h for h in keyword_hits}
-        vector = {index: (rank, sim) for rank, (index, sim) in enumerate(vector_hits, start=1)}
-        query_terms = [t for t in dict.fromkeys(tokens(query)) if t not in _STOPWORDS]
-        rerank = self.canonical["intent"]["rerank"]
-        alignment, most = rerank["metadata_alignment_boost"], rerank["metadata_alignment_max_terms"]
-        file_boost = rerank["file_discovery_boost"] if _FILE_DISCOVERY.search(query) else 0.0
-        query_set = frozenset(query_terms)
-        words, categories, names = self._rerank_words, self._tool_categories, self._tool_names
-        scores: list[tuple[float, str, int]] = []
-        for index in dict.fromkeys([*keyword, *vector]):
-            tool_category = categories[index]
-            if category is not None and tool_category != category:
-                continue
-            fused = 1.0 / (rrf_k + keyword[index].rank) if index in keyword else 0.0
-            if index in vector:
-                fused += 1.0 / (rrf_k + vector[index][0])
-            boost = alignment * min(len(query_set & words[index]), most)
-            if file_boost and tool_category == "file_discovery":
-                boost += file_boost
-            scores.append((-round(fused + boost, 12), names[index], index))
-        scores.sort()
-        cut = len(scores) if limit >= len(scores) else limit
-        while 0 < cut < len(scores) and scores[cut][0] == scores[cut - 1][0]:
-            cut += 1  # keep the whole tie at the boundary, so it can be reported
-        hits = [
-            self._hit(rank, index, keyword, vector, query_terms, rrf_k, file_boost)
-            for rank, (_, _, index) in enumerate(scores[:cut], start=1)
-        ]
-        _mark_ties(hits)
-        return hits[:limit], [index for _, _, index in scores[: min(cut, limit)]]
-
-    def _hit(
-        self,
-        rank: int,
-        index: int,
-        keyword: dict[int, KeywordHit],
-        vector: dict[int, tuple[int, float]],
-        query_terms: list[str],
-        rrf_k: int,
-        file_boost: float,
-    ) -> ToolHit:
-        tool = self.catalog.tools[index]
-        rerank = self.canonical["intent"]["rerank"]
-        terms: list[RrfTerm] = []
-        keyword_signal = vector_signal = None
-        if index in keyword:
-            hit = keyword[index]
-            keyword_signal = KeywordSignal(hit.score, hit.rank, hit.fields, hit.matched_terms)
-            terms.append(RrfTerm("keyword", hit.rank, rrf_k, 1.0 / (rrf_k + hit.rank)))
-        if index in vector:
-            vector_rank, similarity = vector[index]
-            vector_signal = VectorSignal(similarity, vector_rank)
-            terms.append(RrfTerm("vector", vector_rank, rrf_k, 1.0 / (rrf_k + vector_rank)))
-        fused = sum(t.value for t in terms)
-        words = self._rerank_words[index]
-        aligned = [t for t in query_terms if t in words]
-        boosts = {
-            "metadata_alignment_boost": rerank["metadata_alignment_boost"]
-            * min(len(aligned), rerank["metadata_alignment_max_terms"]),
-            "file_discovery_boost": file_boost if tool.category == "file_discovery" else 0.0,
-        }
-        final = fused + sum(boosts.values())
-        shares = {t.source: t.value for t in terms} | boosts
-        signals = Signals(
-            keyword_signal, vector_signal, terms, fused, boosts, aligned, final, shares
-        )
-        return ToolHit(rank, tool.tool_name, tool.category, final, signals)
-
 
 def _rerank_words(tool: Tool) -> frozenset[str]:
     """The words of the rerank fields, lower-cased: routing keywords, intents, description,
@@ -643,14 +449,3 @@ def _fit(results: list[ToolHit], threshold: float, calibrated: bool) -> tuple[bo
     if best >= threshold:
         return True, f"best score {best:.3f} ≥ {which} {threshold:.3f}"
     return False, f"no tool fits: best score {best:.3f} < {which} {threshold:.3f}"
-
-
-def _mark_ties(hits: list[ToolHit]) -> None:
-    by_score: dict[float, list[ToolHit]] = {}
-    for hit in hits:
-        by_score.setdefault(round(hit.score, 12), []).append(hit)
-    for group in by_score.values():
-        if len(group) > 1:
-            names = [h.tool_name for h in group]
-            for hit in group:
-                hit.tied_with = [n for n in names if n != hit.tool_name]

@@ -6,6 +6,14 @@ splitter cuts at sequencing words ("then", "after that", "and also", ", and emai
 semicolons, sentence ends, lines and list items, and keeps each cut as exact offsets into the
 query, so a view can show where and why the request was split.
 
+The whole-request ranking stays the primary list; `keep_step_tools` keeps in it the best tool of
+every step that fits, taking the last places of tools no step needs, so a step's tool is never
+pushed out of the first k. Measured (`make eval`): merging every step's ranking by score (each
+tool at its best score in any list) cost multi_turn 0.032 of its recall of all needed tools
+under the previous weighting, and LiveMCPBench 0.022 of it (and a needed tool at rank 1) under
+this one; keeping only each fitting step's best tool never moves the ranking's head, and lifts
+the recall (multi_turn 0.602 → 0.618, parallel_multiple 0.848 → 0.901).
+
 Pure and deterministic, and linear on any string: every repetition in the patterns is possessive,
 every look-behind a few characters wide, and adjacent cuts ("then then then …") are one match.
 """
@@ -17,9 +25,9 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from ._models import Step
+from ._models import Step, StepResult, ToolHit
 
-__all__ = ["split_steps"]
+__all__ = ["keep_step_tools", "split_steps"]
 
 MAX_STEPS = 8
 """Beyond this the rest of the request stays in the last step."""
@@ -271,3 +279,27 @@ def _count_words(text: str, start: int, end: int) -> int:
         if words == 2:
             break
     return words
+
+
+def keep_step_tools(results: list[ToolHit], steps: list[StepResult], k: int) -> list[str]:
+    """The ranking's first `k` tool names with the best tool of every step that fits kept in
+    them: a missing one takes the last place held by a tool that is no step's best (in step
+    order, after the ranking's). Sets each step's `in_ranking` (None when no tool fits it)."""
+    names = [hit.tool_name for hit in results[:k]]
+    wanted: list[str] = []
+    for step in steps:
+        if step.fits and step.results and step.results[0].tool_name not in wanted:
+            wanted.append(step.results[0].tool_name)
+    missing = [name for name in wanted if name not in names]
+    kept = set(wanted)
+    for name in missing:
+        free = [i for i, held in enumerate(names) if held not in kept]
+        if len(names) < k:
+            names.append(name)
+        elif free:
+            del names[free[-1]]
+            names.append(name)
+    for step in steps:
+        best = step.results[0].tool_name if step.fits and step.results else None
+        step.in_ranking = names.index(best) + 1 if best in names else None
+    return names

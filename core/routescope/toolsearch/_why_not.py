@@ -1,4 +1,5 @@
-""" "Why not this tool?": where one tool stands in each list for a query."""
+""" "Why not this tool?": where one tool stands in each list for a query (weighted fusion: the
+keyword list ranked by keyword evidence, and the words its keyword share comes from)."""
 
 from __future__ import annotations
 
@@ -25,13 +26,9 @@ def why_not(
     if index is None:
         return WhyNot(tool_name, None, None, None, None, None, "not in the catalog")
     tool_name = search.catalog.tools[index].tool_name
-    boosts = settings.boosts or search.default_boosts()
     everything = len(search.catalog.tools)
     weighted = settings.fusion == "weighted"
-    hits = search.keyword.search(query, boosts, everything, analyzed=weighted)
-    keyword = {h.tool_index: h for h in hits}
-    keyword_rank = keyword[index].rank if index in keyword else None
-    keyword_score = keyword[index].score if index in keyword else None
+    keyword_rank, keyword_score = search.keyword_standing(query, settings, index)
     vector_rank = similarity = None
     vectors = search.vector if query_vector is not None else None
     if vectors is not None:
@@ -44,7 +41,8 @@ def why_not(
             vector_rank = int((scores > scores[index]).sum()) + 1
     every = dataclasses.replace(settings, k=max(1, everything), explain=False)
     full = search.search(query, every, query_vector=query_vector)
-    final_rank = next((h.rank for h in full.results if h.tool_name == tool_name), None)
+    final = next((h for h in full.results if h.tool_name == tool_name), None)
+    final_rank = final.rank if final is not None else None
     reasons = []
     if keyword_rank is None:
         reasons.append("no query term is in its indexed fields")
@@ -55,8 +53,14 @@ def why_not(
     if full.category_filter and search.catalog.tools[index].category != full.category_filter:
         reasons.append(f"the {full.category_filter} filter excludes its category")
     if final_rank is not None and not reasons:
-        fused = "weighted cosine and BM25" if weighted else "RRF"
+        fused = "weighted cosine and keyword evidence" if weighted else "RRF"
         reasons.append(f"fused rank {final_rank}: other tools have higher {fused} + boosts")
+    if weighted and final is not None and final.signals.keyword is not None:
+        words = ", ".join(
+            f"{t.word} +{t.share:.3f}" + (f" ({t.note})" if t.note else "")
+            for t in final.signals.keyword.terms
+        )
+        reasons.append(f"its keyword share: {words}")
     return WhyNot(
         tool_name,
         keyword_rank,

@@ -514,7 +514,7 @@ def test_batches_hold_texts_of_similar_length_and_rows_keep_catalog_order(
 def test_query_time_products_run_on_one_blas_thread() -> None:
     from threadpoolctl import threadpool_info
 
-    from routescope.toolsearch._embed import one_blas_thread
+    from routescope.toolsearch._vectors import one_blas_thread
 
     blas = [lib for lib in threadpool_info() if lib["user_api"] == "blas"]
     assert blas, "numpy's BLAS is found"

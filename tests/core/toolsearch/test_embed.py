@@ -1,4 +1,4 @@
-"""Embedders and the vector index (`routescope.toolsearch._embed`).
+"""Embedders (`routescope.toolsearch._embed`) and the vector index (`_vectors`).
 
 The OpenAI-compatible client is tested through an injected `httpx.MockTransport`; one test talks
 to a real HTTP server on 127.0.0.1. The bundled MiniLM model runs in-process, and once in a

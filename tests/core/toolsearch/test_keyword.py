@@ -1,10 +1,12 @@
-"""The Tantivy keyword index: per-field contributions, boosts, persistence."""
+"""The Tantivy keyword index: per-field contributions, boosts, persistence, the per-term
+postings the weighted fusion ranks with."""
 
 from pathlib import Path
 
 import pytest
 
 from routescope import resources_root
+from routescope._analysis import analyzed_terms
 from routescope.toolsearch import (
     Catalog,
     SearchSettings,
@@ -12,6 +14,7 @@ from routescope.toolsearch import (
     ToolSearch,
     load_catalog,
 )
+from routescope.toolsearch import _keyword as keyword_module
 
 SAMPLE = Path(str(resources_root() / "catalog"))
 
@@ -93,3 +96,33 @@ def test_a_hit_is_explained_when_it_is_shown_as_if_the_search_had(
     for shown, expected in zip(lazy.results, eager.results, strict=True):
         search.explain_hit(lazy, shown, settings)
         assert shown.signals.keyword == expected.signals.keyword
+
+
+def test_term_scores_are_tantivys_bm25_per_term_with_the_boosts(search: ToolSearch) -> None:
+    query = "show the git status of my repository"
+    boosts = search.default_boosts()
+    whole = search.keyword.search(query, boosts, 50, analyzed=True)
+    terms = list(dict.fromkeys(analyzed_terms(query)))
+    per_term = [search.keyword.term_scores(term, boosts) for term in terms]
+    for hit in whole:  # Tantivy's one query is the sum of its terms' scores
+        parts = sum(scores.score_of(hit.tool_index) for scores in per_term)
+        assert parts == pytest.approx(hit.score, rel=1e-5)
+    status = per_term[terms.index("status")]
+    assert status.count == len(status.tools) and status.best == max(status.scores)
+    assert list(status.tools) == sorted(status.tools)
+    assert status.score_of(10_000) == 0.0
+    halved = search.keyword.term_scores("status", {**boosts, "tool_name": 2.5})
+    assert halved.best < status.best  # boosts apply per field, the postings are kept raw
+    nothing = search.keyword.term_scores("zzqxw", boosts)
+    assert (nothing.count, nothing.best) == (0, 0.0)
+
+
+def test_postings_are_kept_for_the_next_query_within_a_bound(
+    search: ToolSearch, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    first = search.keyword.postings("git", "tool_name")
+    assert search.keyword.postings("git", "tool_name") is first  # no second Tantivy search
+    monkeypatch.setattr(keyword_module, "_POSTINGS_KEPT", 1)
+    newest = search.keyword.postings("changes", "description")  # not asked for before
+    assert list(search.keyword._postings) == [("changes", "description")]  # the older went
+    assert search.keyword._postings_size == len(newest[0]) + 1

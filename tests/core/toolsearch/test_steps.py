@@ -1,5 +1,6 @@
 """`split_steps` (`routescope.toolsearch._steps`): where a request that needs several tools is
-cut, what stays one step, exact spans on any string, and linear time on hostile input."""
+cut, what stays one step, exact spans on any string, and linear time on hostile input; and
+`keep_step_tools`: each fitting step's best tool kept in the whole-request ranking."""
 
 from __future__ import annotations
 
@@ -10,8 +11,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from routescope.toolsearch import Step
-from routescope.toolsearch._steps import MAX_STEPS, split_steps
+from routescope.toolsearch import Signals, Step, StepResult, ToolHit
+from routescope.toolsearch._steps import MAX_STEPS, keep_step_tools, split_steps
 
 WORD = re.compile(r"[^\W_]+")
 
@@ -312,3 +313,34 @@ def test_a_megabyte_of_random_text_keeps_every_invariant() -> None:
         " ".join(rng.choices(VOCABULARY, k=250_000)),
     ):
         check_spans(text, split_steps(text))
+
+
+# -- the steps' tools kept in the ranking ------------------------------------------------------
+
+
+def _hits(*names: str) -> list[ToolHit]:
+    return [
+        ToolHit(rank, name, "misc", 1.0 - rank / 100, Signals(None, None, [], 0.0, {}, [], 0.0))
+        for rank, name in enumerate(names, start=1)
+    ]
+
+
+def _step(text: str, best: str, fits: bool = True) -> StepResult:
+    step = Step(text, 0, len(text), "", None)
+    return StepResult(step, _hits(best, "filler"), fits, "")
+
+
+def test_each_fitting_steps_best_tool_is_kept_in_the_ranking() -> None:
+    ranking = _hits("a", "b", "c", "d")
+    steps = [_step("find the file", "b"), _step("email it", "mail"), _step("gist", "x", False)]
+    kept = keep_step_tools(ranking, steps, 4)
+    assert kept == ["a", "b", "c", "mail"]  # the last place not held by a step's tool
+    assert [s.in_ranking for s in steps] == [2, 4, None]  # no tool fits the third: not kept
+
+
+def test_a_steps_tool_never_pushes_out_another_steps_tool() -> None:
+    steps = [_step("one", "a"), _step("two", "z"), _step("three", "y")]
+    kept = keep_step_tools(_hits("a", "b", "c"), steps, 3)
+    assert kept == ["a", "z", "y"]
+    assert keep_step_tools(_hits("a", "b"), steps, 4) == ["a", "b", "z", "y"]  # room left
+    assert keep_step_tools(_hits("a", "b", "c"), [], 3) == ["a", "b", "c"]
