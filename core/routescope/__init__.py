@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from . import (
         batch,
+        compare,
         contract,
         linter,
         llm,
@@ -57,6 +58,7 @@ __all__ = [
     "SuiteError",
     "__version__",
     "batch",
+    "compare",
     "contract",
     "default_rules",
     "inspect",
@@ -77,6 +79,7 @@ __all__ = [
 _SUBPACKAGES = frozenset(
     [
         "batch",
+        "compare",
         "contract",
         "linter",
         "llm",

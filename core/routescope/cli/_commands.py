@@ -122,11 +122,21 @@ def _cmd_inspect(args: argparse.Namespace) -> int:
         catalog=catalog,
     )
     result = inspect(request, tools=tools)
+    if args.counterfactuals:
+        from ._compare import inspect_why
+
+        return inspect_why(args, request, result, tools)
     if tools is not None:
         _report(tools)
     if args.json:
         return _write(to_json(result))
     return _write(inspection_text(escaped(result), Style(sys.stdout)))
+
+
+def _cmd_compare(args: argparse.Namespace) -> int:
+    from ._compare import cmd_compare
+
+    return cmd_compare(args)
 
 
 def _cmd_decide(args: argparse.Namespace) -> int:
@@ -331,6 +341,7 @@ def _batch_text(summary: BatchSummary) -> str:
 
 COMMANDS = {
     "inspect": _cmd_inspect,
+    "compare": _cmd_compare,
     "decide": _cmd_decide,
     "tools": _cmd_tools,
     "regress": _cmd_regress,

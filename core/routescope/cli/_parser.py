@@ -53,6 +53,35 @@ def build_parser() -> argparse.ArgumentParser:
         help="rank this catalog's tools too (with --json: the sample catalog by default)",
     )
     run.add_argument("--no-tools", action="store_true", help="skip the tool search")
+    run.add_argument(
+        "--counterfactuals",
+        action="store_true",
+        help="also: the words whose removal flips a decision, and the close calls",
+    )
+
+    compare = commands.add_parser(
+        "compare",
+        help="A and B side by side: two prompts, or one prompt under two rule packs, "
+        "contexts or catalogs; or a suite under two packs",
+    )
+    compare.add_argument(
+        "texts", metavar="TEXT", nargs="*", help="prompt A, then prompt B (default: A); '-': stdin"
+    )
+    compare.add_argument("--json", action="store_true", help="print one JSON object")
+    compare.add_argument("--today", metavar="YYYY-MM-DD", help="the date the routers see")
+    compare.add_argument("--rules", metavar="FILE", help="A's rule pack (default: built-in)")
+    compare.add_argument("--rules-b", metavar="FILE", help="B's rule pack (default: A's)")
+    compare.add_argument("--context", metavar="FILE", help="A's router context (JSON)")
+    compare.add_argument("--context-b", metavar="FILE", help="B's router context (default: A's)")
+    compare.add_argument(
+        "--catalog",
+        metavar="PATH",
+        help="rank this catalog's tools on A (with only --catalog-b: the sample catalog)",
+    )
+    compare.add_argument("--catalog-b", metavar="PATH", help="B's catalog (default: A's)")
+    compare.add_argument(
+        "--suite", metavar="SUITE", help="run a regression suite on A and B; list cases that differ"
+    )
 
     contract = commands.add_parser(
         "decide", help="the router contract's decision and tool plan for one user turn"

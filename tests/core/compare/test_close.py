@@ -1,0 +1,101 @@
+"""Close calls: decisions near a threshold or a runner-up."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+
+import routescope
+from routescope import Request, RulesRef
+from routescope._json import to_json
+from routescope.compare import CloseCall, close_calls, linter_class
+from routescope.toolsearch import SearchSettings, ToolSearch, load_catalog
+from tests._support import TODAY, run
+
+from ._prompts import texts
+
+
+def calls(text: str) -> dict[tuple[str, str], CloseCall]:
+    return {(c.decision, c.measure): c for c in close_calls(run(text))}
+
+
+@given(texts)
+def test_the_linter_rule_is_mirrored(text: str) -> None:
+    lint = run(text).lint
+    counts = lint.classification
+    thresholds = routescope.default_rules().linter.thresholds
+    assert linter_class(counts.tokens, counts.strong, counts.weak, thresholds) == lint.query_class
+
+
+def test_guided_by_exactly_the_token_threshold() -> None:
+    found = calls("fix the readme.md file now")
+    tokens = found[("lint.query_class", "tokens")]
+    assert (tokens.outcome, tokens.value, tokens.against, tokens.threshold) == (
+        "guided",
+        5,
+        "guided_min_tokens",
+        5,
+    )
+    assert tokens.margin == 0 and tokens.flips_to == "semi"
+    strong = found[("lint.query_class", "strong anchors")]
+    assert (strong.against, strong.margin, strong.flips_to) == ("guided_min_strong", 0, "vague")
+
+
+def test_one_token_short_of_guided() -> None:
+    found = calls("fix the readme.md now")
+    tokens = found[("lint.query_class", "tokens")]
+    assert (tokens.outcome, tokens.value, tokens.margin, tokens.flips_to) == (
+        "semi",
+        4,
+        -1,
+        "guided",
+    )
+
+
+def test_prose_without_anchors_is_not_close() -> None:
+    assert close_calls(run("Best ramen near Denver, Colorado open tonight")) == []
+
+
+def test_local_wins_over_tech_by_precedence() -> None:
+    (call,) = close_calls(run("install a car seat near me"))
+    assert (call.decision, call.outcome, call.flips_to, call.margin) == (
+        "strategy",
+        "local",
+        "tech",
+        0,
+    )
+
+
+def test_thresholds_come_from_the_pack() -> None:
+    text = routescope.resources_root().joinpath("rules", "default.toml").read_text("utf-8")
+    text = text.replace("guided_min_tokens = 5", "guided_min_tokens = 4").replace(
+        'name = "default"', 'name = "four"'
+    )
+    pack = RulesRef.from_text(text, "four.toml").load()
+    found = routescope.inspect("fix the readme.md now", today=TODAY, rules=pack)
+    tokens = next(c for c in close_calls(found, pack) if c.measure == "tokens")
+    assert (tokens.outcome, tokens.threshold, tokens.margin) == ("guided", 4, 0)
+    with pytest.raises(routescope.InputError, match="rule pack 'four'"):
+        close_calls(found)
+
+
+def test_fit_threshold_and_runner_up(tmp_path: Path) -> None:
+    engine = ToolSearch(
+        load_catalog(routescope.resources_root() / "catalog"), cache=tmp_path, semantic=False
+    )
+    request = Request.build("show the git log", today=TODAY)
+    plain = routescope.inspect(request, tools=engine)
+    assert plain.tools is not None
+    best, second = plain.tools.results[0], plain.tools.results[1]
+    assert not [c for c in close_calls(plain) if c.decision.startswith("tools")]
+    near = request.replace(search=SearchSettings(fit_threshold=round(best.score + 0.01, 3)))
+    found = routescope.inspect(near, tools=engine)
+    (fit,) = [c for c in close_calls(found) if c.decision == "tools.fits"]
+    assert fit.outcome == "no tool fits" and fit.flips_to == "fits" and fit.margin < 0
+    assert fit.value == best.score
+    (top,) = [c for c in close_calls(plain, tool_margin=0.5) if c.decision == "tools.top"]
+    assert (top.outcome, top.flips_to, top.threshold) == ("git.log", second.tool_name, second.score)
+    assert top.margin == pytest.approx(best.score - second.score)
+    assert '"margin"' in to_json(close_calls(found), list[CloseCall])
