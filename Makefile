@@ -37,6 +37,7 @@ bench: $(VENV)/.dev-installed
 	$(BIN)/python tests/bench/bench_research.py --json .bench/research.json
 	$(BIN)/python tests/bench/bench_batch.py --json .bench/batch.json
 	$(BIN)/python tests/bench/bench_compare.py --json .bench/compare.json
+	$(BIN)/python tests/bench/bench_history.py --json .bench/history.json
 	QT_QPA_PLATFORM=offscreen $(BIN)/python tests/bench/bench_gui.py --json .bench/gui.json
 
 # Tool-search retrieval quality (issue 11): BFCL-derived tasks built from the bfcl-eval wheel

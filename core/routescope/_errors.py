@@ -8,7 +8,8 @@ RoutescopeError            every message is one line a user can act on
  ├── CatalogError          no tool could be loaded from a catalog path
  ├── EmbedderError         no embedding model can run here (searches go keyword-only)
  ├── ResearchConfigError   research settings cannot be used (a missing URL or key)
- └── OfflineIndexError     the offline research index can be neither opened nor built
+ ├── OfflineIndexError     the offline research index can be neither opened nor built
+ └── HistoryError          the history store or a session file cannot be used
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ __all__ = [
     "CatalogError",
     "ContextError",
     "EmbedderError",
+    "HistoryError",
     "InputError",
     "OfflineIndexError",
     "ResearchConfigError",
@@ -88,6 +90,12 @@ class ResearchConfigError(RoutescopeError):
 class OfflineIndexError(RoutescopeError):
     """The offline research index can be neither opened nor built (one line); its search
     reports this as a failed search, `OfflineSearch.open` raises it."""
+
+
+class HistoryError(RoutescopeError):
+    """The history store or a session file cannot be used (one line naming the file): a
+    corrupt or foreign store is moved aside and a new one started, a read-only one turns history
+    off; a session file that does not validate is refused."""
 
 
 def dotted(loc: Location) -> str:

@@ -1,6 +1,7 @@
 """Regression suites for every router: YAML cases, field-by-field diffs, per-class reports."""
 
 from .._diff import MISSING, FieldDiff, resolve
+from ._append import append_case, case_expectations
 from ._run import (
     CaseResult,
     ClassReport,
@@ -29,6 +30,8 @@ __all__ = [
     "Suite",
     "SuiteError",
     "SuiteResult",
+    "append_case",
+    "case_expectations",
     "changed_cases",
     "class_report",
     "evaluate",
