@@ -160,6 +160,9 @@ class Similarities(Protocol):
     def __gt__(self, value: float, /) -> Any: ...
 
 
+_NONE = np.zeros(0, dtype=np.int64)
+
+
 @dataclass(slots=True)
 class Context:
     """What the fusions read of one engine: the catalog, its keyword index, the canonical
@@ -174,10 +177,23 @@ class Context:
     """The rerank fields' words as the English analyzer makes them (weighted; made once)."""
     names: list[str] = field(init=False)
     categories: list[str] = field(init=False)
+    _holders: dict[str, np.ndarray] | None = field(init=False, default=None)
 
     def __post_init__(self) -> None:
         self.names = [tool.tool_name for tool in self.tools]
         self.categories = [tool.category for tool in self.tools]
+
+    def holders(self, term: str) -> np.ndarray:
+        """The tools (catalog positions, ascending) whose `stemmed_words` hold `term`: one
+        lookup per query word, where reading each candidate's words one by one costs a cache
+        miss or more per candidate (made once)."""
+        if self._holders is None:
+            found: dict[str, list[int]] = {}
+            for index, words in enumerate(self.stemmed_words()):
+                for word in words:
+                    found.setdefault(word, []).append(index)
+            self._holders = {w: np.asarray(t, dtype=np.int64) for w, t in found.items()}
+        return self._holders.get(term, _NONE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -272,22 +288,28 @@ class KeywordEvidence:
         above = int(np.count_nonzero(self.totals > value))
         return above + int(np.count_nonzero(self.totals[:tool] == value)) + 1
 
+    def held(self, wanted: np.ndarray) -> list[tuple[int, np.ndarray, np.ndarray]]:
+        """Per term of some weight, over the tools `wanted` (catalog positions, int64): (term
+        position, whether each tool holds it, its BM25 for it: 0.0 where it does not)."""
+        found: list[tuple[int, np.ndarray, np.ndarray]] = []
+        if not len(wanted) or self.mass <= 0:
+            return found
+        for position, (weight, scores) in enumerate(zip(self.weights, self.stats, strict=True)):
+            if weight <= 0:  # a term of some weight is held by some tool
+                continue
+            spots = np.minimum(np.searchsorted(scores.tools, wanted), len(scores.tools) - 1)
+            holds = scores.tools[spots] == wanted
+            found.append((position, holds, np.where(holds, scores.scores[spots], 0.0)))
+        return found
+
     def parts(self, tools: list[int]) -> list[list[tuple[int, float, float]]]:
         """Per tool: (term position, weight · match / mass, BM25) of each term it holds."""
         found: list[list[tuple[int, float, float]]] = [[] for _ in tools]
-        if not tools or self.mass <= 0:
-            return found
-        wanted = np.asarray(tools, dtype=np.int64)
-        for position, (weight, scores) in enumerate(zip(self.weights, self.stats, strict=True)):
-            if weight <= 0:
-                continue
-            spots = np.searchsorted(scores.tools, wanted)
-            inside = spots < len(scores.tools)
-            held = np.zeros(len(wanted), dtype=bool)
-            held[inside] = scores.tools[spots[inside]] == wanted[inside]
-            for slot in np.flatnonzero(held).tolist():
-                bm25 = float(scores.scores[spots[slot]])
-                found[slot].append((position, weight * bm25 / scores.best / self.mass, bm25))
+        for position, holds, bm25 in self.held(np.asarray(tools, dtype=np.int64)):
+            weight, best = self.weights[position], self.stats[position].best
+            for slot in np.flatnonzero(holds).tolist():
+                value = float(bm25[slot])
+                found[slot].append((position, weight * value / best / self.mass, value))
         return found
 
 
@@ -359,6 +381,68 @@ def mark_ties(hits: list[ToolHit]) -> None:
                 hit.tied_with = [n for n in names if n != hit.tool_name]
 
 
+_MARGIN = 1e-9
+"""How far below the k-th best score (computed over arrays) a candidate is still scored one by
+one: rounding to 12 places, or adding in another order, moves a score far less."""
+
+
+def _contenders(
+    ctx: Context,
+    candidates: list[int],
+    evidence: KeywordEvidence | None,
+    cosines: list[float],
+    term_set: frozenset[str],
+    words: list[frozenset[str]],
+    settings: SearchSettings,
+    weight_k: float,
+    weight_v: float,
+    most: int,
+    file_boost: float,
+    vector: bool,
+) -> list[int]:
+    """The candidates (their positions in `candidates`, in order) that may be among the top
+    `k` hits or tied with the last of them: every candidate's score computed over arrays, those
+    within `_MARGIN` of the k-th best kept, to be scored and explained one by one. The others
+    score below every kept one, rounded or not."""
+    count, limit = len(candidates), settings.k
+    if count <= limit:
+        return list(range(count))
+    final = np.zeros(count, dtype=np.float64)
+    if evidence is not None:
+        raw = np.zeros(count, dtype=np.float64)
+        values = []
+        for position, _, bm25 in evidence.held(np.asarray(candidates, dtype=np.int64)):
+            value = evidence.weights[position] * bm25 / evidence.stats[position].best
+            value /= evidence.mass
+            raw += value
+            values.append(value)
+        scale = np.full(count, weight_k, dtype=np.float64)
+        over = raw > 1
+        scale[over] = weight_k / raw[over]
+        for value in values:
+            final += value * scale
+    if vector:
+        cosine = np.asarray(cosines, dtype=np.float64)
+        final += weight_v * np.where(cosine > 0.0, cosine, 0.0)
+    wanted = np.asarray(candidates, dtype=np.int64)
+    held = np.zeros(count, dtype=np.int64)  # how many query terms each candidate's words hold
+    for term in term_set:
+        holders = ctx.holders(term)
+        if len(holders):
+            spots = np.minimum(np.searchsorted(holders, wanted), len(holders) - 1)
+            held += holders[spots] == wanted
+    final += WEIGHTED_ALIGNMENT * np.minimum(held, most).astype(np.float64)
+    if file_boost:
+        categories = ctx.categories
+        final += np.asarray(
+            [file_boost if categories[i] == "file_discovery" else 0.0 for i in candidates]
+        )
+    if not np.isfinite(final).all():
+        return list(range(count))
+    kth = np.partition(final, count - limit)[count - limit]
+    return np.flatnonzero(final >= kth - _MARGIN).tolist()
+
+
 class WeightedFusion:
     name: Fusion = "weighted"
 
@@ -367,10 +451,17 @@ class WeightedFusion:
     ) -> Candidates:
         evidence = KeywordEvidence.of(ctx, query, boosts)
         ranked = evidence.ranked(max(1, limit))
-        bm25 = evidence.parts(ranked)
+        # each tool's BM25 summed over the terms it holds, in term order (as `sum` adds them)
+        total = np.zeros(len(ranked), dtype=np.float64)
+        holds_any = np.zeros(len(ranked), dtype=bool)
+        for _, holds, bm25 in evidence.held(np.asarray(ranked, dtype=np.int64)):
+            total += bm25
+            holds_any |= holds
         hits = [
-            KeywordHit(index, sum(b for _, _, b in parts), rank, {}, {})
-            for rank, (index, parts) in enumerate(zip(ranked, bm25, strict=True), start=1)
+            KeywordHit(index, score if held else 0, rank, {}, {})
+            for rank, (index, score, held) in enumerate(
+                zip(ranked, total.tolist(), holds_any.tolist(), strict=True), start=1
+            )
         ]
         return Candidates(hits, evidence)
 
@@ -405,20 +496,31 @@ class WeightedFusion:
             for index in dict.fromkeys(proposed)
             if category is None or categories[index] == category
         ]
-        parts = evidence.parts(candidates) if evidence is not None else [[] for _ in candidates]
         cosines: list[float] = (
-            [float(c) for c in sims[candidates]] if sims is not None and candidates else []
+            np.asarray(sims[candidates], dtype=np.float64).tolist()
+            if sims is not None and candidates
+            else []
+        )
+        chosen = _contenders(
+            ctx, candidates, evidence, cosines, term_set, words, settings, weight_k, weight_v,
+            most, file_boost, sims is not None,
+        )
+        parts = (
+            evidence.parts([candidates[slot] for slot in chosen])
+            if evidence is not None
+            else [[] for _ in chosen]
         )
         scored: list[tuple[float, str, int]] = []
         shares_of: dict[int, dict[str, float]] = {}
         term_shares: dict[int, list[tuple[int, float, float]]] = {}
         raws: dict[int, float] = {}
-        for position, (index, held) in enumerate(zip(candidates, parts, strict=True)):
+        for position, held in zip(chosen, parts, strict=True):
+            index = candidates[position]
             shares: dict[str, float] = {}  # in this order, so that sum(shares) is `final`
             if evidence is not None:
                 raw = raws[index] = sum(value for _, value, _ in held)
                 scale = weight_k / raw if raw > 1 else weight_k
-                split = [(position, value * scale, bm25) for position, value, bm25 in held]
+                split = [(term, value * scale, bm25) for term, value, bm25 in held]
                 shares["keyword"] = sum(share for _, share, _ in split)
                 term_shares[index] = split
             if sims is not None:
@@ -437,7 +539,7 @@ class WeightedFusion:
         top = [index for _, _, index in scored[:cut]]
         ranks = _vector_ranks(sims, top, vector_hits)
         listed = {h.tool_index: h.rank for h in keyword.hits}
-        cosine_of = dict(zip(candidates, cosines, strict=False))
+        cosine_of = {candidates[slot]: cosines[slot] for slot in chosen} if cosines else {}
         hits = []
         for rank, (negative, name, index) in enumerate(scored[:cut], start=1):
             shares = shares_of[index]
