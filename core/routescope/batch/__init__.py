@@ -51,7 +51,7 @@ if TYPE_CHECKING:
         read_results,
         report_data,
     )
-    from ._run import DEFAULT_K, BatchSummary, run_batch
+    from ._run import DEFAULT_K, BatchProgress, BatchSummary, run_batch
     from ._state import out_paths
 
 __all__ = [
@@ -65,6 +65,7 @@ __all__ = [
     "BadLine",
     "Bar",
     "BatchError",
+    "BatchProgress",
     "BatchSummary",
     "Change",
     "ChangeGroup",
@@ -113,6 +114,7 @@ _LAZY = {
     "record_from_inspection": "_record",
     "route_record": "_record",
     "DEFAULT_K": "_run",
+    "BatchProgress": "_run",
     "BatchSummary": "_run",
     "run_batch": "_run",
     "out_paths": "_state",

@@ -8,6 +8,7 @@ import datetime as dt
 import json
 import shutil
 import sys
+import threading
 import time
 from collections.abc import Callable, Generator, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -20,7 +21,14 @@ from ._common import DEFAULT_BLOCK_BYTES, MAX_LINE_BYTES, BadLine, BatchError, C
 from ._read import Column, InputFile, Position, csv_column, expand_inputs, plan_partitions
 from ._state import OutPaths, Output, State, finish, open_output, out_paths
 
-__all__ = ["CHECKPOINT_S", "DEFAULT_K", "BatchSummary", "ProgressHook", "run_batch"]
+__all__ = [
+    "CHECKPOINT_S",
+    "DEFAULT_K",
+    "BatchProgress",
+    "BatchSummary",
+    "ProgressHook",
+    "run_batch",
+]
 
 CHECKPOINT_S = 0.5
 """How often (at most) what was written is committed to the state."""
@@ -31,6 +39,44 @@ BAD_LINES_KEPT = 10
 
 ProgressHook = Callable[[int, int], None]
 """Called after each chunk is written with the prompts and bad lines written so far."""
+
+
+@dataclass(frozen=True, slots=True)
+class BatchProgress:
+    """How far a running batch got: told to `on_progress` once it has planned its work, then
+    after each chunk written. Counts are of the whole output (earlier runs included)."""
+
+    prompts: int
+    bad: int
+    done_before: int
+    """Prompts and bad lines an earlier, interrupted run had already written."""
+    read: int
+    """Input bytes done (compressed, for gzip), earlier runs included."""
+    read_before: int
+    """Input bytes an earlier run had done."""
+    size: int
+    """Input bytes in all."""
+    seconds: float
+    """Since this run started."""
+
+    @property
+    def share(self) -> float:
+        """The share of the input done, 0 to 1."""
+        return min(self.read / self.size, 1.0) if self.size else 1.0
+
+    @property
+    def rate(self) -> float:
+        """Lines (prompts and bad) per second in this run."""
+        new = self.prompts + self.bad - self.done_before
+        return new / self.seconds if self.seconds > 0 else 0.0
+
+    @property
+    def seconds_left(self) -> float | None:
+        """At this run's pace so far (None until it has read something)."""
+        read = self.read - self.read_before
+        if read <= 0 or self.seconds <= 0:
+            return None
+        return max(self.size - self.read, 0) * self.seconds / read
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,6 +123,8 @@ def run_batch(
     max_line_bytes: int = MAX_LINE_BYTES,
     progress: bool | None = None,
     on_chunk: ProgressHook | None = None,
+    on_progress: Callable[[BatchProgress], None] | None = None,
+    cancel: threading.Event | None = None,
 ) -> BatchSummary:
     """Route every prompt of `inputs` (paths or globs: JSONL, CSV or text, gzip too) into
     `out` (JSON lines, or Parquet when it ends in `.parquet`). Re-running with the same `out`
@@ -87,7 +135,10 @@ def run_batch(
     also rank this catalog's tools (top `k`, default 5); `engine` "dask" with `scheduler`
     (an address; default: a new `LocalCluster` of `workers` processes); `timings`: without
     them two runs give byte-identical files; `progress`: a progress bar on stderr (default:
-    when stderr is a terminal). Bad input or options raise `BatchError` (one line)."""
+    when stderr is a terminal); `on_progress`: told how far the batch got, once it has planned
+    and after each chunk (a window's progress); `cancel`: once set, the batch stops after the
+    chunk it is writing, keeps what it wrote and returns (`complete` False): re-running resumes.
+    Bad input or options raise `BatchError` (one line)."""
     started = time.monotonic()
     _check_options(workers, engine, scheduler, block_size, max_line_bytes, k, catalog)
     field_path = _field_path(field)
@@ -131,11 +182,16 @@ def run_batch(
         timings=timings,
         max_line_bytes=max_line_bytes,
     )
+    hooks = _Hooks(progress, on_chunk, on_progress, cancel)
     try:
-        _drive(output, files, columns, job, summary, engine, workers, scheduler, block_size,
-               progress, on_chunk)  # fmt: skip
+        finished = _drive(output, files, columns, job, summary, engine, workers, scheduler,
+                          block_size, hooks)  # fmt: skip
     finally:
         output.close()
+    if not finished:
+        lines = state.prompts + state.bad
+        summary.notes.append(f"cancelled after {lines:,} lines: run again to continue")
+        return summary.build(already_complete=False)
     if paths.parquet:
         from ._parquet import write_parquet
 
@@ -194,6 +250,16 @@ def _catalog(catalog: str | Path | None) -> tuple[str | None, str | None, list[s
     return str(path), f"{ref.digest}/{ref.model}", notes
 
 
+@dataclass(frozen=True, slots=True)
+class _Hooks:
+    """Who hears of a batch's progress, and the event that cancels it."""
+
+    bar: bool | None
+    on_chunk: ProgressHook | None
+    on_progress: Callable[[BatchProgress], None] | None
+    cancel: threading.Event | None
+
+
 class _Summary:
     """The running counts of a batch, and its summary at the end."""
 
@@ -245,15 +311,31 @@ def _drive(
     workers: int,
     scheduler: str | None,
     block_size: int,
-    progress: bool | None,
-    on_chunk: ProgressHook | None,
-) -> None:
-    """Plan from where the state says, run the engine, and write its chunks in order."""
+    hooks: _Hooks,
+) -> bool:
+    """Plan from where the state says, run the engine, and write its chunks in order. False:
+    cancelled (what was written is committed)."""
     state = output.state
     start = state.position
     partitions = plan_partitions(files, columns, start, block_size, job.max_line_bytes)
-    bar = _bar(progress, files, start, summary.done_before)
+    size, read = _input_bytes(files, start)
+    read_before = read
+    bar = _bar(hooks.bar, size, read, summary.done_before)
+
+    def tell() -> None:
+        if hooks.on_progress is not None:
+            seconds = time.monotonic() - summary.started
+            hooks.on_progress(
+                BatchProgress(
+                    state.prompts, state.bad, summary.done_before, read, read_before, size, seconds
+                )
+            )
+
+    tell()
+    if hooks.cancel is not None and hooks.cancel.is_set():
+        return False
     chunks = _chunks(partitions, job, engine, workers, scheduler)
+    finished = False
     committed = time.monotonic()
     whole = True  # the state in memory matches the files: every chunk written whole
     try:
@@ -269,11 +351,17 @@ def _drive(
             if time.monotonic() - committed >= CHECKPOINT_S:
                 output.commit()
                 committed = time.monotonic()
+            read += partition.progress
             if bar is not None:
                 bar.step(partition.progress, state.prompts, state.bad)
-            if on_chunk is not None:
-                on_chunk(state.prompts, state.bad)
-        state.position = Position(len(files), 0, 0)
+            if hooks.on_chunk is not None:
+                hooks.on_chunk(state.prompts, state.bad)
+            tell()
+            if hooks.cancel is not None and hooks.cancel.is_set():
+                break
+        else:
+            state.position = Position(len(files), 0, 0)
+            finished = True
     except BaseException:
         _stop(chunks, bar)
         if whole:  # keep what was written (a failed write is cut off on the next run)
@@ -282,6 +370,7 @@ def _drive(
         raise
     _stop(chunks, bar)
     output.commit()
+    return finished
 
 
 def _stop(chunks: Generator[tuple[Partition, Chunk], None, None], bar: _Bar | None) -> None:
@@ -382,9 +471,16 @@ class _Bar:
         self.bar.close()
 
 
-def _bar(
-    progress: bool | None, files: list[InputFile], start: Position, lines_before: int
-) -> _Bar | None:
+def _input_bytes(files: list[InputFile], start: Position) -> tuple[int, int]:
+    """The input's bytes in all, and those done before `start` (compressed, for gzip)."""
+    total = sum(file.size for file in files)
+    before = sum(file.size for file in files[: start.file])
+    if start.file < len(files) and not files[start.file].gzip:
+        before += min(start.offset, files[start.file].size)
+    return total, before
+
+
+def _bar(progress: bool | None, total: int, before: int, lines_before: int) -> _Bar | None:
     if progress is None:
         progress = sys.stderr is not None and sys.stderr.isatty()
     if not progress:
@@ -393,8 +489,4 @@ def _bar(
         import tqdm  # noqa: F401
     except ImportError:  # the bar is a comfort, not a reason to fail
         return None
-    total = sum(file.size for file in files)
-    before = sum(file.size for file in files[: start.file])
-    if start.file < len(files) and not files[start.file].gzip:
-        before += min(start.offset, files[start.file].size)
     return _Bar(total, before, lines_before)

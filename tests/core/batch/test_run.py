@@ -8,6 +8,7 @@ import datetime as dt
 import fcntl
 import gzip
 import json
+import threading
 from pathlib import Path
 
 import pytest
@@ -248,7 +249,7 @@ def test_outputs_that_are_not_the_batchs_are_never_written(logs: list[str], tmp_
     with pytest.raises(BatchError, match=r"link\.jsonl is a symbolic link"):
         run(logs, tmp_path / "link.jsonl")
     with pytest.raises(BatchError, match=r"is also an input"):
-        run(logs, logs[0])
+        run(logs, Path(logs[0]))
     with pytest.raises(BatchError, match=r"no such folder"):
         run(logs, tmp_path / "nowhere" / "out.jsonl")
     assert mine.read_text() == "precious\n" and not target.exists()
@@ -329,3 +330,55 @@ def test_a_write_that_fails_half_way_is_cut_off_and_done_again(
     assert (tmp_path / "out.bad.jsonl").read_bytes() == (
         tmp_path / "reference.bad.jsonl"
     ).read_bytes()
+
+
+def test_progress_is_told_with_the_share_of_the_input_and_a_cancel_resumes(
+    logs: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The hooks a window needs: how far the batch got (input bytes, counts, rate) when it has
+    planned and after each chunk, and an event that stops it with what it wrote kept."""
+    monkeypatch.setattr(run_module, "CHECKPOINT_S", 3600.0)  # a cancel commits by itself
+    reference = tmp_path / "reference.jsonl"
+    run(logs, reference)
+    out = tmp_path / "out.jsonl"
+    cancel = threading.Event()
+    seen: list[routescope.batch.BatchProgress] = []
+
+    def told(progress: routescope.batch.BatchProgress) -> None:
+        seen.append(progress)
+        if len(seen) == 4:  # the start, then three chunks
+            cancel.set()
+
+    summary = run(logs, out, on_progress=told, cancel=cancel)
+    assert not summary.complete and summary.notes[-1].startswith("cancelled after")
+    assert len(seen) == 4 and seen[0].prompts == seen[0].read == seen[0].read_before == 0
+    assert seen[-1].prompts + seen[-1].bad == summary.prompts + summary.bad > 0
+    reads = [p.read for p in seen]
+    assert reads == sorted(reads) and 0 < seen[-1].share < 1
+    assert seen[-1].rate > 0 and seen[-1].seconds_left is not None
+    partial = out.read_bytes()
+    assert 0 < len(partial) < len(reference.read_bytes())
+    assert reference.read_bytes().startswith(partial)
+    # Cancelled before it starts: nothing more is written.
+    cancel_now = threading.Event()
+    cancel_now.set()
+    assert run(logs, out, cancel=cancel_now).prompts == summary.prompts
+    assert out.read_bytes() == partial
+    # Run again: it resumes, and ends in the file an uninterrupted run writes.
+    resumed: list[routescope.batch.BatchProgress] = []
+    again = run(logs, out, on_progress=resumed.append)
+    assert again.complete and again.done_before == summary.prompts + summary.bad
+    assert resumed[0].done_before == again.done_before and resumed[0].read_before > 0
+    assert resumed[-1].share == 1.0
+    assert out.read_bytes() == reference.read_bytes()
+
+
+def test_a_cancelled_parquet_batch_writes_no_parquet_file_until_resumed(
+    logs: list[str], tmp_path: Path
+) -> None:
+    pytest.importorskip("pyarrow.parquet")
+    cancel = threading.Event()
+    out = tmp_path / "out.parquet"
+    summary = run(logs, out, on_chunk=lambda prompts, bad: cancel.set(), cancel=cancel)
+    assert not summary.complete and not out.exists()
+    assert run(logs, out).complete and out.exists()
