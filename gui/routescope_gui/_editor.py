@@ -9,7 +9,14 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
 from PySide6.QtCore import QEvent, Qt
-from PySide6.QtGui import QFont, QHelpEvent, QTextCharFormat, QTextCursor, QTextFormat
+from PySide6.QtGui import (
+    QColor,
+    QFont,
+    QHelpEvent,
+    QTextCharFormat,
+    QTextCursor,
+    QTextFormat,
+)
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPlainTextEdit, QTextEdit, QToolTip, QWidget
 
 from ._style import LABELS, accent, fill
@@ -24,6 +31,10 @@ _MAX_HIGHLIGHTS = 400
 _MAX_ANCHORS = 2_000
 """Linter anchors kept for tooltips; a pasted book can have tens of thousands."""
 _ASTRAL = re.compile("[\U00010000-\U0010ffff]")
+_FLIP = "#d84315"
+"""The wavy underline of a word whose removal flips a decision ("why this decision")."""
+_TRACE = "#ffe082"
+"""The fill of a traced entity's mentions."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,18 +106,37 @@ class PromptEditor(QPlainTextEdit):
         )
         self.setTabChangesFocus(True)
         self._hovered: list[Highlight] = []
+        self._spans: list[Highlight] = []
+        self._spans_text = ""
+        self._marks: dict[str, tuple[str, list[Highlight]]] = {}
         self._offsets = _Utf16("")
         self.setMouseTracking(True)
 
     def show_highlights(self, spans: list[Highlight]) -> None:
-        self._offsets = _Utf16(self.toPlainText())
+        self._spans = spans
+        self._spans_text = self.toPlainText()
+        self._paint()
+
+    def show_marks(self, layer: str, marks: list[Highlight], text: str) -> None:
+        """Marks painted over the highlights, one layer each (`flip`: a word whose removal
+        flips a decision; `trace`: a traced entity), for the prompt `text`: a layer is painted
+        only while the prompt is that text."""
+        self._marks[layer] = (text, marks)
+        self._paint()
+
+    def _paint(self) -> None:
+        text = self.toPlainText()
+        self._offsets = _Utf16(text)
         to_qt = self._offsets.to_qt
+        marks = [m for shown, layer in self._marks.values() if shown == text for m in layer]
+        spans = self._spans if self._spans_text == text else []  # (marks may come first)
         selections = []
         # Entities and places as fills first, then keywords as underlines on top of them.
         ordered = sorted(
-            spans[:_MAX_HIGHLIGHTS], key=lambda h: h.label not in ("entity", "place", "anchor")
+            spans[:_MAX_HIGHLIGHTS],
+            key=lambda h: h.label not in ("entity", "place", "anchor"),
         )
-        for span in ordered:
+        for span in [*ordered, *marks[:_MAX_HIGHLIGHTS]]:
             selection = QTextEdit.ExtraSelection()
             cursor = QTextCursor(self.document())
             cursor.setPosition(to_qt(span.start))
@@ -115,10 +145,18 @@ class PromptEditor(QPlainTextEdit):
             selection.format = self._format(span.label)
             selections.append(selection)
         self.setExtraSelections(selections)
-        self._hovered = spans
+        self._hovered = [*spans, *marks]
 
     def _format(self, label: str) -> QTextCharFormat:
         fmt = QTextCharFormat()
+        if label == "flip":  # a word that matters: a wavy underline over its other colours
+            fmt.setUnderlineStyle(QTextCharFormat.UnderlineStyle.WaveUnderline)
+            fmt.setUnderlineColor(QColor(_FLIP))
+            return fmt
+        if label == "trace":
+            fmt.setBackground(QColor(_TRACE))
+            fmt.setFontWeight(QFont.Weight.Bold)
+            return fmt
         if label in ("entity", "place", "anchor"):
             fmt.setBackground(fill(label))
         else:

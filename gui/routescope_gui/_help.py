@@ -16,6 +16,15 @@ _HELP = """
 <ul>
 <li><b>Prompt</b>: the evidence is highlighted in place (entities, the place, intent keywords,
 linter anchors); hover a highlight to read it.</li>
+<li><b>why:</b> under the prompt, each word is removed in turn and every router run again: the
+words whose removal flips a decision (the strategy, the linter's class, the contract's agent or
+mode, the task route, the top tool) are marked there and wavy-underlined in the prompt; hover
+one to read what flips, and to what. Click any word, or an entity of the Context tree, to trace
+where it flows: its words marked in the prompt and the Plan, and the line under the strip lists
+the queries, intent keywords, linter anchors, contract rules and tools it reaches. A
+<b>⚠ close call</b> (a class one token or anchor from another, a best tool near the fit
+threshold or its runner-up, local winning over tech by precedence alone) is shown under the
+decision it concerns: the strategy badge, the linter's class, the tools' fit line.</li>
 <li><b>Context</b> and <b>Strategy</b>: what the search-strategy router extracted and the rule
 that picked the strategy. <b>Plan</b>: its queries before and after sanitizing.</li>
 <li><b>Linter</b>: guided / semi / vague with the arithmetic, the anchors and the expansion.</li>
@@ -33,12 +42,26 @@ the prompt does not: the run is marked stale, to re-run or cancel): each attempt
 scores and pages, the best one starred, the next step; the pane under the table spells out the
 selected attempt or page (the scores' reasons, the full URL, the goal terms a page supports);
 copy the report as Markdown.</li>
+<li><b>Compare</b>: A (the live prompt, editable there too) beside B — another prompt, or the
+same prompt under another rule pack or catalog — as you type: the headline decisions with the
+changed ones highlighted, the intent flags that flipped with the words that set them, the
+planned queries with removed words struck out and added ones in green, the contract's plan, and
+each tool's rank in A and B (↑ better in B, ↓ worse, new, dropped). <i>Run a suite under both
+packs…</i> runs every case of a suite on both sides and lists those that differ; double-click
+one to open it live.</li>
 <li><b>Regression</b>: run a suite, read each diff, accept a golden, open a case live.</li>
+<li><b>Batch</b>: route every prompt of a log (JSONL, CSV or text, gzip too) in the background
+with the toolbar's rules and date; Cancel keeps what was done and Run continues it. Its report
+puts the leak checks first, then strategy, linter class, intents, contract, tools and latency;
+click a bar or a leak check to list its prompts, double-click one to open it live.
+<i>Open results…</i> reads the report of a finished batch.</li>
 </ul>
 <table cellspacing="4">
 <tr><td>Ctrl+O</td><td>open a rule pack</td></tr>
 <tr><td>Ctrl+1 … Ctrl+6</td><td>Plan, Linter, Contract, Tools, Research, Raw JSON</td></tr>
 <tr><td>Ctrl+7</td><td>Regression</td></tr>
+<tr><td>Ctrl+8</td><td>Batch</td></tr>
+<tr><td>Ctrl+9</td><td>Compare</td></tr>
 <tr><td>Ctrl+C</td><td>copy the selected rows of a table or tree, tab-separated</td></tr>
 <tr><td>Ctrl+Q</td><td>quit</td></tr>
 </table>

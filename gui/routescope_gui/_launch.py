@@ -18,7 +18,7 @@ from PySide6.QtWidgets import QApplication, QWidget
 
 import routescope
 
-from ._window import RESULT_TABS, MainWindow
+from ._window import RESULT_TABS, VIEWS, MainWindow
 
 if TYPE_CHECKING:
     from routescope import Request
@@ -31,7 +31,8 @@ _FIRST_PAINT_SECONDS = 2.0
 """How long start-up waits for the first paint before it loads the routers anyway."""
 _ENGINE_SECONDS = 300.0
 """How long a screenshot of the Tools tab waits for the catalog's engine and the ranking, or
-of the Research tab for the offline index and the run."""
+of the Research tab for the offline index and the run, or of the Batch view for the report, or
+of the Compare view for the comparison (its tools' engine), or for the words that matter."""
 
 
 def launch(args: argparse.Namespace) -> int:
@@ -140,7 +141,7 @@ async def _screenshot(
     rules: routescope.RulesRef | None,
     search: SearchSettings,
 ) -> int:
-    names = [*RESULT_TABS, "Regression"]
+    names = [*RESULT_TABS, *VIEWS]
     if args.tab not in names:
         print(
             f"routescope-gui: error: no tab {args.tab!r} (one of {', '.join(names)})",
@@ -172,11 +173,59 @@ async def _screenshot(
             print(f"routescope-gui: error: {window.research_view.error}", file=sys.stderr)
             return 2
         window.research_view.expand_best()
+    elif args.tab == "Batch" and getattr(args, "batch_results", None):
+        if not await _batch_report(window, args.batch_results):
+            return 2
+    elif args.tab == "Compare" and getattr(args, "compare_b", None):
+        if not await _comparison(window, args.compare_b):
+            return 2
     else:
         window.show_tab(args.tab)
+    await _why_settled(window)
     await asyncio.sleep(0.1)  # let the new contents lay themselves out before the grab
     if not window.grab().save(args.screenshot):
         print(f"routescope-gui: error: cannot write {args.screenshot}", file=sys.stderr)
         return 2
     print(args.screenshot)
     return 0
+
+
+async def _batch_report(window: MainWindow, results: str) -> bool:
+    """Show the report of a results file in the Batch view, with the prompts behind a figure
+    listed: the first leak check that found any, else the most frequent strategy."""
+    batch = window.session.batch
+    read = _first_of([batch.finished, batch.failed])
+    window.show_tab("Batch")
+    batch.open_results(results)
+    if await asyncio.wait_for(read, _ENGINE_SECONDS) is batch.failed:
+        print(f"routescope-gui: error: {window.batch_view.error}", file=sys.stderr)
+        return False
+    view = window.batch_view
+    report = view.report
+    assert report is not None
+    leaks = [number for number, check in enumerate(report.leaks) if check.count]
+    if leaks:
+        view.pick_leak(leaks[0])
+    else:
+        view.pick_bar("strategies", 0)
+    return True
+
+
+async def _comparison(window: MainWindow, text_b: str) -> bool:
+    """Show the Compare view with the start-up prompt as A and `text_b` as B, compared."""
+    compare = window.session.compare
+    window.compare_view.set_text_b(text_b)
+    done = _first_of([compare.compared, compare.failed])
+    window.show_tab("Compare")
+    if await asyncio.wait_for(done, _ENGINE_SECONDS) is compare.failed:
+        print(f"routescope-gui: error: {window.compare_view.status.text()}", file=sys.stderr)
+        return False
+    return True
+
+
+async def _why_settled(window: MainWindow) -> None:
+    """Wait for the words that matter (they follow the prompt once it rests)."""
+    insight = window.session.insight
+    deadline = asyncio.get_running_loop().time() + _ENGINE_SECONDS
+    while insight.busy and asyncio.get_running_loop().time() < deadline:
+        await asyncio.sleep(0.05)

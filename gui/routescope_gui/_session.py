@@ -8,7 +8,10 @@ signals:
 - `inspection` (`InspectionModel`): the request's `Inspection` and the plan's step-through;
 - `tools` (`ToolsModel`): the catalog's engine, the ranking of its tools, why-not;
 - `research` (`ResearchModel`): deep research on the prompt;
-- `regress` (`RegressModel`): regression suites, their runs and goldens.
+- `regress` (`RegressModel`): regression suites, their runs and goldens;
+- `batch` (`BatchModel`): batches over logs, their progress and reports;
+- `compare` (`CompareModel`): the request beside a side B, and suites under both sides;
+- `insight` (`InsightModel`): why the routers decided — counterfactuals, close calls, traces.
 
 Slow work never runs on the UI thread: each model has its worker lanes (`_lanes`). The
 routers are imported on first use, not with this module, so the window can be painted before
@@ -24,6 +27,9 @@ from PySide6.QtCore import QObject, Signal
 
 import routescope
 
+from ._batch_model import BatchModel
+from ._compare_model import CompareModel
+from ._insight_model import InsightModel
 from ._inspection_model import InspectionModel
 from ._regress_model import RegressModel
 from ._research_model import ResearchModel, SearchFactory
@@ -35,7 +41,7 @@ if TYPE_CHECKING:
     from routescope import CatalogRef, Request, RulesRef
     from routescope.contract import RouterContext
     from routescope.research import KeyStore
-    from routescope.toolsearch import SearchSettings
+    from routescope.toolsearch import SearchSettings, ToolSearch
 
 __all__ = ["Session"]
 
@@ -45,7 +51,8 @@ class Session(QObject):
 
     Attributes:
         inspection: the `InspectionModel`; tools: the `ToolsModel`; research: the
-            `ResearchModel`; regress: the `RegressModel`.
+            `ResearchModel`; regress: the `RegressModel`; batch: the `BatchModel`;
+            compare: the `CompareModel`; insight: the `InsightModel`.
 
     Signals:
         changed: emitted with the name of the request's field that changed ("text", "today",
@@ -79,12 +86,31 @@ class Session(QObject):
             current, cache=cache, search=research_search, keys=keys, reports=reports, parent=self
         )
         self.regress = RegressModel(cache=cache, parent=self)
-        self._followers = (self.inspection, self.tools, self.research)
+        self.batch = BatchModel(current, parent=self)
+        engine = self._engine
+        self.compare = CompareModel(current, cache=cache, known_engine=engine, parent=self)
+        self.insight = InsightModel(current, tools=engine, parent=self)
+        self._followers = (self.inspection, self.tools, self.research, self.compare, self.insight)
+        self.inspection.inspected.connect(self.insight.set_inspection)
+        self.inspection.failed.connect(lambda _message: self.insight.set_inspection(None))
+        self.tools.ranked.connect(self.insight.set_ranking)
+        self.tools.engine_ready.connect(self._engine_ready)
+        self.compare.case_opened.connect(self.open_request)
         self.tools.catalog_loaded.connect(self._adopt_catalog)
         self.regress.case_opened.connect(self.open_request)
+        self.batch.prompt_opened.connect(self.open_request)
 
     def _current(self) -> Request:
         return self.request
+
+    def _engine(self) -> ToolSearch | None:
+        """The engine the Tools tab loaded (others borrow it for the same catalog)."""
+        return self.tools.engine
+
+    def _engine_ready(self, *_ready: object) -> None:
+        """The request's catalog has its engine now: the top tool can be watched too."""
+        self.insight.follow("engine")
+        self.compare.follow("engine")
 
     @property
     def request(self) -> Request:
@@ -98,7 +124,16 @@ class Session(QObject):
     def busy(self) -> bool:
         """Whether background work is under way (an inspection, the engine, a ranking, …)."""
         return any(
-            model.busy for model in (self.inspection, self.tools, self.research, self.regress)
+            model.busy
+            for model in (
+                self.inspection,
+                self.tools,
+                self.research,
+                self.regress,
+                self.batch,
+                self.compare,
+                self.insight,
+            )
         )
 
     # -- the request -----------------------------------------------------------------------
@@ -122,15 +157,21 @@ class Session(QObject):
         self._replace("catalog", catalog)
 
     def open_request(self, request: Request) -> None:
-        """Replace the whole request (a regression case's exact inputs, a start-up prompt)."""
+        """Replace the whole request (a regression case's exact inputs, a batch's prompt, a
+        start-up prompt)."""
         if request == self._request:
             return
         self._request = request
         self._changed("request")
 
     def close(self) -> None:
-        """Stop background research (the window is closing): a run under way is cancelled."""
+        """Stop background work (the window is closing): a research run under way is
+        cancelled, a batch stops with its results resumable, comparisons and counterfactuals
+        under way are dropped."""
         self.research.close()
+        self.batch.close()
+        self.compare.close()
+        self.insight.close()
 
     def _replace(self, field: str, value: object) -> None:
         if getattr(self.request, field) != value:

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt, Signal
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -31,10 +31,12 @@ import routescope
 
 from ._html import HTML_ROLE, HtmlDelegate, clip, word_diff_html
 from ._style import LABELS, MUTED, accent, fill
+from ._why_strip import marked_html
 from ._widgets import Badge, HeaderedTableModel, enable_copy, ensure_children, fill_row
 
 if TYPE_CHECKING:
     from routescope import Inspection
+    from routescope.compare import Trace
     from routescope.strategy import Action, IntentName, Plan, QueryContext, StrategyDecision
 
 __all__ = [
@@ -50,6 +52,8 @@ _Index = QModelIndex | QPersistentModelIndex
 _FLAG_EVIDENCE = 6
 """Keyword matches named per intent flag; the rest are counted."""
 _NO_RESULT = "Type a prompt to see which strategy the router picks, and why."
+_TRACED = "background-color:#ffe082; font-weight:600"
+"""A traced entity's words in a query of the plan."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,7 +97,14 @@ class StrategyView:
 
 class ContextTree(QTreeWidget):
     """Entities (ranked, with kind, score and span), the place hint, the intent flags with the
-    words that set them, the normalised goal and OpenClaw mentions."""
+    words that set them, the normalised goal and OpenClaw mentions.
+
+    Signals:
+        entity_clicked: emitted with an entity's (or the place hint's) text when its row is
+            clicked (where it flows is wanted).
+    """
+
+    entity_clicked = Signal(str)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -109,6 +120,13 @@ class ContextTree(QTreeWidget):
         self.setColumnWidth(1, 150)
         enable_copy(self)
         self._rows: dict[str, QTreeWidgetItem] = {}
+        self.itemClicked.connect(self._clicked)
+
+    def _clicked(self, item: QTreeWidgetItem, _column: int) -> None:
+        entities, place = self._rows.get("entities"), self._rows.get("place")
+        entity = entities is not None and item.parent() is entities and bool(item.text(0))
+        if entity or (item is place and item.text(1) != "—"):
+            self.entity_clicked.emit(item.text(1))
 
     def show_result(self, context: QueryContext | None) -> None:
         if context is None:
@@ -247,6 +265,25 @@ class PlanModel(HeaderedTableModel):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.rows: list[Action] = []
+        self.trace: Trace | None = None
+
+    def set_trace(self, trace: Trace | None) -> None:
+        """Mark where a traced entity stands in the sanitized queries (None: no trace)."""
+        if trace == self.trace:
+            return
+        self.trace = trace
+        if self.rows:
+            last = len(self.HEADERS) - 1
+            self.dataChanged.emit(self.index(0, 0), self.index(len(self.rows) - 1, last))
+
+    def _traced_html(self, row: int, query: str) -> str | None:
+        trace = self.trace
+        if trace is None:
+            return None
+        for found in trace.queries:
+            if found.where == "actions" and found.index == row and found.query == query:
+                return marked_html(query, found.spans, _TRACED)
+        return None
 
     def set_actions(self, actions: Sequence[Action]) -> None:
         new, old = list(actions), self.rows
@@ -273,8 +310,12 @@ class PlanModel(HeaderedTableModel):
         action, column = self.rows[index.row()], index.column()
         if role == Qt.ItemDataRole.DisplayRole:
             return self._text(index.row(), action, column)
-        if role == HTML_ROLE and column == 4 and action.edits:
-            return word_diff_html(clip(action.raw_query, 600), action.query)
+        if role == HTML_ROLE and column == 4:
+            traced = self._traced_html(index.row(), action.query)
+            if traced is not None:
+                return traced
+            if action.edits:
+                return word_diff_html(clip(action.raw_query, 600), action.query)
         if role == Qt.ItemDataRole.ToolTipRole:
             return self._tooltip(action, column)
         if role == Qt.ItemDataRole.BackgroundRole and column == 1 and action.priority == 0:
@@ -332,3 +373,7 @@ class PlanTable(QTableView):
 
     def show_result(self, actions: Sequence[Action]) -> None:
         self.plan_model.set_actions(actions)
+
+    def show_trace(self, trace: Trace | None, _text: str = "") -> None:
+        """Mark the traced entity's words in the queries (None: no trace)."""
+        self.plan_model.set_trace(trace)

@@ -2,8 +2,9 @@
 (`_wiring`), nothing more.
 
 Prompt on top; the context and the strategy below; the plan, linter, contract, tools, research
-and raw JSON in tabs (a hidden tab is filled when it is shown); the regression view beside the live
-one; timings in the status bar.
+and raw JSON in tabs (a hidden tab is filled when it is shown); under the prompt, why the routers
+decided (the words that matter, a trace), with close calls beside their decisions; the compare,
+regression and batch views beside the live one; timings in the status bar.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from PySide6.QtGui import QAction, QCloseEvent, QIcon, QImage, QKeySequence, QPi
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QApplication,
+    QBoxLayout,
     QDateEdit,
     QFileDialog,
     QGroupBox,
@@ -34,7 +36,9 @@ from PySide6.QtWidgets import (
 
 import routescope
 
+from ._batch_view import BatchView
 from ._catalog_dialog import choose_catalog
+from ._compare_view import CompareView
 from ._contract_view import ContractView
 from ._editor import Legend, PromptEditor, highlights
 from ._help import show_about, show_help
@@ -46,17 +50,29 @@ from ._session import Session
 from ._strategy_view import StrategySlice, StrategyView
 from ._style import STYLE_SHEET
 from ._toolsearch_view import ToolSearchView
+from ._why_strip import CloseCallLine, WhyStrip
 from ._widgets import LazyTabs, copy_selection
-from ._wiring import connect_inspection, connect_regress, connect_research, connect_tools
+from ._wiring import (
+    connect_batch,
+    connect_compare,
+    connect_insight,
+    connect_inspection,
+    connect_regress,
+    connect_research,
+    connect_tools,
+)
 
 if TYPE_CHECKING:
     from routescope import Inspection
+    from routescope.batch import PromptRef
     from routescope.research import ResearchSettings
 
 __all__ = ["MainWindow"]
 
 RESULT_TABS = ("Plan", "Linter", "Contract", "Tools", "Research", "Raw JSON")
 """The tabs under the strategy, in order (View ▸ Ctrl+1 … Ctrl+6); "Regression" is Ctrl+7."""
+VIEWS = ("Regression", "Batch", "Compare")
+"""The views beside the live one (View ▸ Ctrl+7, Ctrl+8, Ctrl+9); Compare sits next to Live."""
 _SETTINGS = ("Routescope", "routescope-gui")
 _FIRST_SIZE = (1280, 720)
 """The largest first size: it fits a 1366×768 screen with its panels and title bar."""
@@ -70,8 +86,10 @@ class MainWindow(QMainWindow):
     Attributes:
         session: the model the views are wired to, each to its feature's model.
         editor: the prompt; strategy_view, linter_view, contract_view, toolsearch_view,
-            research_view, regress_view: the routers' views; json_view: the raw inspection.
-        tabs: the result tabs; views: the live and regression views; splitter: the context
+            research_view, regress_view, batch_view, compare_view: the routers' views;
+            json_view: the raw inspection; why_strip: the words that matter and the trace;
+            strategy_close, lint_close, tools_close: the close calls beside their decisions.
+        tabs: the result tabs; views: the live, regression and batch views; splitter: the context
             beside the strategy and the tabs.
     """
 
@@ -117,7 +135,7 @@ class MainWindow(QMainWindow):
         self.copy_action = self._action("Copy", self.copy, keys.Copy)
         self.tab_actions = [
             self._tab_action(name, number)
-            for number, name in enumerate((*RESULT_TABS, "Regression"), start=1)
+            for number, name in enumerate((*RESULT_TABS, *VIEWS), start=1)
         ]
         self.research_action = self._action("Run research", self.run_research, "Ctrl+Return")
         self.research_action.setShortcuts([QKeySequence("Ctrl+Return"), QKeySequence("Ctrl+Enter")])
@@ -187,7 +205,9 @@ class MainWindow(QMainWindow):
         self.editor.setMinimumHeight(60)
         prompt_box = QGroupBox("Prompt")
         prompt_layout = QVBoxLayout(prompt_box)
+        self.why_strip = WhyStrip()
         prompt_layout.addWidget(self.editor)
+        prompt_layout.addWidget(self.why_strip)
         prompt_layout.addWidget(Legend())
 
         self.strategy_view = StrategyView()
@@ -211,6 +231,16 @@ class MainWindow(QMainWindow):
         )
         for title, (page, render) in zip(RESULT_TABS, pages, strict=True):
             self.tabs.add_page(page, title, render)
+        # Close calls under the decision each concerns: the strategy badge, the linter's class,
+        # the tools' fit line.
+        self.strategy_close = CloseCallLine(("strategy",))
+        self.lint_close = CloseCallLine(("lint.query_class",))
+        self.tools_close = CloseCallLine(("tools.fits", "tools.top"))
+        _insert_under(self.strategy_view.decision_panel, self.strategy_close)
+        _insert_under(self.linter_view, self.lint_close)
+        _insert_under(
+            self.toolsearch_view, self.tools_close, self.toolsearch_view.verdict.parentWidget()
+        )
         right = QWidget()
         right_layout = QVBoxLayout(right)
         right_layout.setContentsMargins(0, 0, 0, 0)
@@ -224,7 +254,7 @@ class MainWindow(QMainWindow):
         body = QSplitter(Qt.Orientation.Vertical)
         body.addWidget(prompt_box)
         body.addWidget(self.splitter)
-        body.setSizes([140, 580])
+        body.setSizes([160, 560])
         self.banner = QLabel("")
         self.banner.setObjectName("banner")
         self.banner.setWordWrap(True)
@@ -239,6 +269,10 @@ class MainWindow(QMainWindow):
         self.views.setDocumentMode(True)
         self.views.addTab(self.live, "Live")
         self.views.addTab(self.regress_view, "Regression")
+        self.batch_view = BatchView()
+        self.views.addTab(self.batch_view, "Batch")
+        self.compare_view = CompareView()
+        self.views.insertTab(1, self.compare_view, "Compare")
         self.setCentralWidget(self.views)
 
     def _wire(self) -> None:
@@ -274,6 +308,25 @@ class MainWindow(QMainWindow):
             choose_suite=self._choose_suite,
             open_case=self._open_case,
         )
+        connect_batch(self.batch_view, session.batch, open_prompt=self._open_batch_prompt)
+        connect_compare(
+            self.compare_view,
+            session.compare,
+            set_prompt=self.set_prompt,
+            choose_rules=self._choose_rules_b,
+            choose_catalog=self._choose_catalog_b,
+            choose_suite=self._choose_compare_suite,
+            open_case=self._open_compare_case,
+        )
+        connect_insight(
+            session.insight,
+            self.why_strip,
+            self.strategy_view.context_tree,
+            self.strategy_view.plan_table,
+            mark=self.editor.show_marks,
+            close_lines=(self.strategy_close, self.lint_close, self.tools_close),
+        )
+        session.insight.set_enabled(True)  # the live view is shown first
 
     # -- geometry --------------------------------------------------------------------------
     def _restore_research_settings(self) -> None:
@@ -345,9 +398,16 @@ class MainWindow(QMainWindow):
             self.session.research.save_report(Path(folder))
 
     def show_tab(self, name: str) -> None:
-        """Bring a result tab (Plan, Linter, …) or the Regression view to the front."""
+        """Bring a result tab (Plan, Linter, …), the Regression, Batch or Compare view to the
+        front."""
+        if name == "Compare":
+            self.views.setCurrentWidget(self.compare_view)
+            return
         if name == "Regression":
             self.views.setCurrentWidget(self.regress_view)
+            return
+        if name == "Batch":
+            self.views.setCurrentWidget(self.batch_view)
             return
         self.views.setCurrentWidget(self.live)
         self.tabs.setCurrentIndex(RESULT_TABS.index(name))
@@ -394,9 +454,40 @@ class MainWindow(QMainWindow):
         self.views.setCurrentWidget(self.live)
         self.session.regress.open_case(case_id)
 
+    def _open_batch_prompt(self, ref: PromptRef) -> None:
+        self.views.setCurrentWidget(self.live)
+        self.session.batch.open_prompt(ref)
+
+    def _choose_rules_b(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(
+            self, "Rule pack of side B", "", "Rule packs (*.toml)"
+        )
+        if path:
+            self.session.compare.set_rules_b(path)
+
+    def _choose_catalog_b(self) -> None:
+        sample = Path(str(routescope.resources_root() / "catalog"))
+        path = choose_catalog(self, sample)
+        if path:
+            self.session.compare.set_catalog_b(path)
+
+    def _choose_compare_suite(self) -> None:
+        start = str(routescope.resources_root() / "fixtures")
+        path, _ = QFileDialog.getOpenFileName(
+            self, "Run a suite under both sides", start, "Suites (*.yaml *.yml)"
+        )
+        if path:
+            self.session.compare.run_suite(path)
+
+    def _open_compare_case(self, case_id: str) -> None:
+        self.views.setCurrentWidget(self.live)
+        self.session.compare.open_case(case_id)
+
     def _page_changed(self) -> None:
-        """Tools are ranked, and the prompt researched, only while someone looks at them."""
+        """Tools are ranked, the prompt researched and compared, only while someone looks."""
+        self.session.compare.set_enabled(self.views.currentWidget() is self.compare_view)
         live = self.views.currentWidget() is self.live
+        self.session.insight.set_enabled(live)
         page = self.tabs.currentWidget()
         self.session.tools.set_enabled(live and page is self.toolsearch_view)
         self.session.research.set_enabled(live and page is self.research_view)
@@ -413,6 +504,8 @@ class MainWindow(QMainWindow):
             self.rules_label.setText(f"{name}  ({source})")
         if field in ("request", "search"):
             self.toolsearch_view.show_settings(request.search)
+        if field in ("request", "text"):
+            self.compare_view.show_text_a(request.text)
         if field == "request":
             self.contract_view.show_context(request.context)
             if self.editor.toPlainText() != request.text:
@@ -455,3 +548,11 @@ class MainWindow(QMainWindow):
         """The raw JSON: rendered only while its tab is shown (it can be megabytes)."""
         inspection = self.session.inspection.result
         self.json_view.setPlainText(inspection.model_dump_json(indent=2) if inspection else "")
+
+
+def _insert_under(view: QWidget, line: QWidget, above: QWidget | None = None) -> None:
+    """Put `line` in `view`'s column of widgets, under `above` (default: its first row)."""
+    layout = view.layout()
+    assert isinstance(layout, QBoxLayout)
+    index = layout.indexOf(above) if above is not None else 0
+    layout.insertWidget(max(index, 0) + 1, line)

@@ -4,23 +4,40 @@ back to the model). The window calls them once; the views know nothing of the mo
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from routescope import Inspection
+    from routescope.batch import PromptRef
 
+    from ._batch_model import BatchModel
+    from ._batch_view import BatchView
+    from ._compare_model import CompareModel
+    from ._compare_view import CompareView
     from ._contract_view import ContractView
+    from ._editor import Highlight
+    from ._insight_model import InsightModel
     from ._inspection_model import InspectionModel
     from ._regress_model import RegressModel
     from ._regress_view import RegressView
     from ._research_model import ResearchModel
     from ._research_view import ResearchView
     from ._session import Session
+    from ._strategy_view import ContextTree, PlanTable
     from ._tools_model import ToolsModel
     from ._toolsearch_view import ToolSearchView
+    from ._why_strip import CloseCallLine, WhyStrip
 
-__all__ = ["connect_inspection", "connect_regress", "connect_research", "connect_tools"]
+__all__ = [
+    "connect_batch",
+    "connect_compare",
+    "connect_insight",
+    "connect_inspection",
+    "connect_regress",
+    "connect_research",
+    "connect_tools",
+]
 
 
 def connect_inspection(
@@ -103,3 +120,82 @@ def connect_regress(
     view.run_requested.connect(model.run)
     view.accept_requested.connect(model.accept_golden)
     view.open_case_requested.connect(open_case)
+
+
+def connect_batch(
+    view: BatchView,
+    model: BatchModel,
+    *,
+    open_prompt: Callable[[PromptRef], object],
+) -> None:
+    """The Batch view follows the batch and shows the report; it asks to run a log, cancel,
+    open a results file or open a prompt live."""
+    model.started.connect(view.show_started)
+    model.progress.connect(view.show_progress)
+    model.reading.connect(view.show_reading)
+    model.finished.connect(view.show_result)
+    model.failed.connect(view.show_error)
+    model.cancelled.connect(view.show_cancelled)
+    model.note.connect(view.show_note)
+    view.run_requested.connect(
+        lambda log, out, catalog, workers: model.run(log, out, catalog=catalog, workers=workers)
+    )
+    view.cancel_requested.connect(model.cancel)
+    view.open_results_requested.connect(model.open_results)
+    view.open_prompt_requested.connect(open_prompt)
+
+
+def connect_compare(
+    view: CompareView,
+    model: CompareModel,
+    *,
+    set_prompt: Callable[[str], object],
+    choose_rules: Callable[[], object],
+    choose_catalog: Callable[[], object],
+    choose_suite: Callable[[], object],
+    open_case: Callable[[str], object],
+) -> None:
+    """The Compare view shows A and B and their comparison, and suites under both sides; its
+    A field edits the live prompt (`set_prompt`), its B controls set side B, and it asks for a
+    rule pack, a catalog or a suite to be chosen, or a case opened live."""
+    model.compared.connect(view.show_result)
+    model.failed.connect(view.show_error)
+    model.loading.connect(view.show_loading)
+    model.b_source.connect(view.show_b_source)
+    model.suite_started.connect(view.show_suite_running)
+    model.suite_compared.connect(view.show_suite)
+    model.suite_failed.connect(view.show_suite_error)
+    view.text_a_edited.connect(set_prompt)
+    view.text_b_edited.connect(model.set_text_b)
+    view.mode_changed.connect(model.set_mode)
+    view.rank_tools_changed.connect(model.set_rank_tools)
+    view.rules_b_requested.connect(choose_rules)
+    view.catalog_b_requested.connect(choose_catalog)
+    view.suite_requested.connect(choose_suite)
+    view.open_case_requested.connect(open_case)
+    model.set_rank_tools(view.rank_tools.isChecked())
+
+
+def connect_insight(
+    model: InsightModel,
+    strip: WhyStrip,
+    tree: ContextTree,
+    plan: PlanTable,
+    *,
+    mark: Callable[[str, list[Highlight], str], object],
+    close_lines: Sequence[CloseCallLine],
+) -> None:
+    """Why this decision: the strip shows the words that matter and the trace; `mark`
+    paints them in the prompt; the close-call lines beside each decision show theirs. A word
+    of the strip or an entity of the Context tree clicked is traced; the plan marks it."""
+    model.explained.connect(strip.show_result)
+    model.stale.connect(strip.mark_stale)
+    model.failed.connect(strip.show_error)
+    model.close_calls_changed.connect(strip.show_close_calls)
+    for line in close_lines:
+        model.close_calls_changed.connect(line.show_calls)
+    model.traced.connect(strip.show_trace)
+    model.traced.connect(plan.show_trace)
+    strip.marks_changed.connect(mark)
+    strip.trace_requested.connect(model.trace)
+    tree.entity_clicked.connect(model.trace)

@@ -27,7 +27,17 @@ def _parse(argv: Sequence[str]) -> argparse.Namespace:
     parser.add_argument("--rules", metavar="FILE", help="a TOML rule pack")
     parser.add_argument("--screenshot", metavar="PNG", help="render the window to PNG and exit")
     parser.add_argument(
-        "--tab", default="Plan", help="the tab to show (Plan, Linter, Contract, Tools, …)"
+        "--tab", default="Plan", help="the tab to show (Plan, Linter, Contract, Tools, …, Batch)"
+    )
+    parser.add_argument(
+        "--batch-results",
+        metavar="FILE",
+        help="with --tab Batch: show the report of this results file of `routescope batch`",
+    )
+    parser.add_argument(
+        "--compare-b",
+        metavar="TEXT",
+        help="with --tab Compare: compare the prompt (A) with this prompt (B)",
     )
     parser.add_argument(
         "--fusion", help="the tool search's fusion to start with (weighted, canonical)"

@@ -245,7 +245,17 @@ def test_menus_name_every_action_with_its_shortcut(window) -> None:  # type: ign
     assert menus == {
         "&File": ["Open rule pack…", "Built-in rules", "Open catalog…", "Open suite…", "Quit"],
         "&Edit": ["Copy"],
-        "&View": ["Plan", "Linter", "Contract", "Tools", "Research", "Raw JSON", "Regression"],
+        "&View": [
+            "Plan",
+            "Linter",
+            "Contract",
+            "Tools",
+            "Research",
+            "Raw JSON",
+            "Regression",
+            "Batch",
+            "Compare",
+        ],
         "&Research": ["Run research", "Cancel research", "Research settings…"],
         "&Help": ["Routescope help", "About Routescope"],
     }

@@ -1,0 +1,387 @@
+"""Why this decision: a strip under the prompt that marks the words whose removal flips a
+decision (hover one: which decisions flip, and to what; click any word: where it flows), the
+trace of the entity clicked, and close-call lines placed beside the decisions they concern.
+Mirrors `routescope.compare` (`counterfactuals`, `trace`, `close_calls`)."""
+
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QCursor
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QLabel,
+    QSizePolicy,
+    QToolTip,
+    QVBoxLayout,
+    QWidget,
+)
+
+from ._editor import Highlight
+
+if TYPE_CHECKING:
+    from routescope.compare import CloseCall, Counterfactuals, Flip, TextSpan, Trace, WordEffect
+
+__all__ = [
+    "CLOSE_CALL_NAMES",
+    "DECISION_NAMES",
+    "CloseCallLine",
+    "WhyStrip",
+    "flip_text",
+    "marked_html",
+]
+
+DECISION_NAMES = {
+    "strategy": "strategy",
+    "lint_class": "linter class",
+    "agent": "contract agent",
+    "mode": "contract mode",
+    "task_route": "task route",
+    "top_tool": "top tool",
+    "tool_fit": "tool fit",
+}
+"""How the decisions a counterfactual watches are named on screen."""
+CLOSE_CALL_NAMES = {
+    "strategy": "strategy",
+    "lint.query_class": "linter class",
+    "tools.fits": "tool fit",
+    "tools.top": "top tool",
+}
+_DECISION_COLOURS = {
+    "strategy": ("#ffe4c2", "#8a4a00"),
+    "lint_class": ("#c8f1ee", "#00574d"),
+    "agent": ("#d6e6ff", "#1c4fa8"),
+    "mode": ("#d6e6ff", "#1c4fa8"),
+    "task_route": ("#e3e7ea", "#37474f"),
+    "top_tool": ("#ffd9e6", "#8e1246"),
+    "tool_fit": ("#ffd9e6", "#8e1246"),
+}
+"""Decision -> (fill, text) of a word whose removal flips it (the first decision it flips)."""
+_TRACE_FILL = "#ffe082"
+_FULL_WORDS = 16
+"""Prompts of up to this many words are shown whole; longer ones around the words that matter
+(the strip is one line: what does not fit is cut at the right edge)."""
+_AROUND = 2
+"""Words kept on each side of a word that matters in a long prompt."""
+_SUMMARY_FLIPS = 3
+_SPACES = re.compile(r"\s+")
+_NO_PROMPT = "type a prompt: the words whose removal flips a decision are marked here"
+_CLOSE_CSS = (
+    "QLabel { background: #fff4e0; color: #6d4100; border: 1px solid #f0b256;"
+    " border-radius: 4px; padding: 1px 6px; }"
+)
+
+
+def flip_text(flip: Flip) -> str:
+    """`strategy local → general`."""
+    name = DECISION_NAMES.get(flip.decision, flip.decision)
+    return f"{name} {flip.before or '—'} → {flip.after or '—'}"
+
+
+def marked_html(text: str, spans: Iterable[TextSpan], style: str) -> str:
+    """`text` as HTML with the characters of `spans` (offsets into `text`) in a `<span>` of
+    `style`; spans that do not match the text (a stale result) or overlap are left out."""
+    parts: list[str] = []
+    at = 0
+    for span in sorted(spans, key=lambda s: (s.start, s.end)):
+        if span.start < at or span.end > len(text) or text[span.start : span.end] != span.value:
+            continue
+        parts.append(html.escape(text[at : span.start]))
+        parts.append(f'<span style="{style}">{html.escape(text[span.start : span.end])}</span>')
+        at = span.end
+    parts.append(html.escape(text[at:]))
+    return "".join(parts)
+
+
+def _flips(result: Counterfactuals) -> list[tuple[str, str]]:
+    """Each distinct flip the words make, as (decision's name, `flip_text`), in text order."""
+    found: dict[tuple[str, str], None] = {}
+    for effect in result.flipping():
+        for flip in effect.flips:
+            found.setdefault((DECISION_NAMES.get(flip.decision, flip.decision), flip_text(flip)))
+    return list(found)
+
+
+def _word_tip(effect: WordEffect) -> str:
+    if not effect.flips:
+        return f"removing “{effect.word}” flips nothing — click to trace where it flows"
+    lines = [f"without “{effect.word}”:"] + [f"  {flip_text(flip)}" for flip in effect.flips]
+    return "\n".join([*lines, "click to trace where it flows"])
+
+
+def _shown(words: Sequence[WordEffect]) -> set[int]:
+    """The words a strip shows: all of a short prompt; of a long one, those that matter with a
+    few words on each side."""
+    if len(words) <= _FULL_WORDS:
+        return set(range(len(words)))
+    shown: set[int] = set()
+    for index, effect in enumerate(words):
+        if effect.flips:
+            shown.update(range(max(0, index - _AROUND), min(len(words), index + _AROUND + 1)))
+    return shown
+
+
+class WhyStrip(QWidget):
+    """One line of the prompt's words, those whose removal flips a decision marked; the trace
+    of the entity clicked below it.
+
+    Attributes:
+        result: the `Counterfactuals` shown; trace: the `Trace` shown (None: none).
+
+    Signals:
+        trace_requested: emitted with a word clicked (a trace of it is wanted; "" clears).
+        marks_changed: emitted with (layer, the `Highlight`s to mark in the prompt, the prompt
+            they point into): layer "why" for the words that matter, "trace" for a trace.
+    """
+
+    trace_requested = Signal(str)
+    marks_changed = Signal(str, object, str)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.result: Counterfactuals | None = None
+        self.trace: Trace | None = None
+        caption = QLabel("why:")
+        caption.setObjectName("muted")
+        caption.setToolTip(
+            "Each word removed in turn, every router run again: the marked words flip a "
+            "decision. Hover one to see what flips; click any word to trace where it flows."
+        )
+        self.words = QLabel(_NO_PROMPT)
+        self.words.setObjectName("muted")
+        self.words.setTextFormat(Qt.TextFormat.RichText)
+        self.words.setTextInteractionFlags(Qt.TextInteractionFlag.LinksAccessibleByMouse)
+        self.words.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.words.linkActivated.connect(self._activate)
+        self.words.linkHovered.connect(self._hover)
+        self.summary = QLabel("")
+        self.summary.setObjectName("muted")
+        self.close_summary = QLabel("")
+        self.close_summary.setStyleSheet(_CLOSE_CSS)
+        self.close_summary.setVisible(False)
+        self.trace_line = QLabel("")
+        self.trace_line.setTextFormat(Qt.TextFormat.RichText)
+        self.trace_line.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.trace_line.setTextInteractionFlags(Qt.TextInteractionFlag.LinksAccessibleByMouse)
+        self.trace_line.linkActivated.connect(lambda _href: self.trace_requested.emit(""))
+        self.trace_line.setVisible(False)
+        row = QHBoxLayout()
+        row.setContentsMargins(0, 0, 0, 0)
+        row.addWidget(caption, 0, Qt.AlignmentFlag.AlignTop)
+        row.addWidget(self.words, 1)
+        row.addWidget(self.summary, 0, Qt.AlignmentFlag.AlignTop)
+        row.addWidget(self.close_summary, 0, Qt.AlignmentFlag.AlignTop)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(2)
+        layout.addLayout(row)
+        layout.addWidget(self.trace_line)
+
+    # -- the words ---------------------------------------------------------------------------
+    def show_result(self, result: Counterfactuals | None) -> None:
+        self.result = result
+        self.setEnabled(True)
+        if result is None:
+            self.words.setText(_NO_PROMPT)
+            self.summary.setText("")
+            self.marks_changed.emit("why", [], "")
+            return
+        self.words.setText(self._words_html(result))
+        self.summary.setText(self._summary(result))
+        self.summary.setToolTip(
+            "\n".join([*(text for _name, text in _flips(result)), *result.notes])
+        )
+        marks = [Highlight(w.start, w.end, "flip", _word_tip(w)) for w in result.words if w.flips]
+        self.marks_changed.emit("why", marks, result.text)
+
+    def mark_stale(self) -> None:
+        """The prompt changed: what is shown is being worked out again."""
+        self.setEnabled(False)
+        self.summary.setText("working…")
+
+    def show_error(self, message: str) -> None:
+        self.result = None
+        self.setEnabled(True)
+        self.words.setText(html.escape(f"cannot say why: {message}"))
+        self.summary.setText("")
+
+    def tooltip_for(self, index: int) -> str:
+        """The tooltip of the `index`-th word tried (what hovering it shows)."""
+        if self.result is None or not 0 <= index < len(self.result.words):
+            return ""
+        return _word_tip(self.result.words[index])
+
+    def click(self, index: int) -> None:
+        """Click the `index`-th word tried (as a link would)."""
+        self._activate(f"w:{index}")
+
+    def _words_html(self, result: Counterfactuals) -> str:
+        words, text = result.words, result.text
+        shown = _shown(words)
+        if not shown:
+            return html.escape(f"none of the {result.words_total:,} words flips a decision")
+        parts: list[str] = []
+        for index, effect in enumerate(words):
+            if index not in shown:
+                if not parts or parts[-1] != " … ":
+                    parts.append(" … ")
+                continue
+            if index - 1 in shown:  # what stands between two words shown: spaces, commas
+                parts.append(
+                    html.escape(_SPACES.sub(" ", text[words[index - 1].end : effect.start]))
+                )
+            parts.append(self._word_html(index, effect))
+        if max(shown) == len(words) - 1:
+            parts.append(html.escape(_SPACES.sub(" ", text[words[-1].end :])[:20]))
+        return "".join(parts)
+
+    @staticmethod
+    def _word_html(index: int, effect: WordEffect) -> str:
+        word = html.escape(effect.word)
+        if not effect.flips:
+            return f'<a href="w:{index}" style="color:#263238; text-decoration:none">{word}</a>'
+        fill, ink = _DECISION_COLOURS.get(effect.flips[0].decision, ("#eeeeee", "#263238"))
+        return (
+            f'<a href="w:{index}" style="color:{ink}; background-color:{fill}; '
+            f'font-weight:600; text-decoration:underline">{word}</a>'
+        )
+
+    @staticmethod
+    def _summary(result: Counterfactuals) -> str:
+        """Short: the one flip in full, or the decisions that flip (the tooltip lists all)."""
+        flipping = result.flipping()
+        if not flipping:
+            return f"no word of {len(result.words)} flips a decision"
+        flips = _flips(result)
+        decisions = list(dict.fromkeys(name for name, _text in flips))
+        what = flips[0][1] if len(flips) == 1 else ", ".join(decisions[:_SUMMARY_FLIPS])
+        more = f" +{len(decisions) - _SUMMARY_FLIPS}" if len(decisions) > _SUMMARY_FLIPS else ""
+        count = len(flipping)
+        return (
+            f"{count} of {len(result.words)} word{'s' if len(result.words) != 1 else ''} "
+            f"flip{'s' if count == 1 else ''}: {what}{more}"
+        )
+
+    def _activate(self, href: str) -> None:
+        if self.result is None or not href.startswith("w:"):
+            return
+        index = int(href[2:])
+        if 0 <= index < len(self.result.words):
+            self.trace_requested.emit(self.result.words[index].word)
+
+    def _hover(self, href: str) -> None:
+        if not href.startswith("w:"):
+            QToolTip.hideText()
+            return
+        QToolTip.showText(QCursor.pos(), self.tooltip_for(int(href[2:])), self.words)
+
+    # -- close calls -------------------------------------------------------------------------
+    def show_close_calls(self, calls: Sequence[CloseCall]) -> None:
+        """A short count beside the words ("⚠ 1 close call: linter class"), each in full as
+        its tooltip; the lines beside each decision say the rest."""
+        if not calls:
+            self.close_summary.setVisible(False)
+            return
+        names = list(dict.fromkeys(CLOSE_CALL_NAMES.get(c.decision, c.decision) for c in calls))
+        plural = "s" if len(calls) > 1 else ""
+        self.close_summary.setText(f"⚠ {len(calls)} close call{plural}: {', '.join(names)}")
+        self.close_summary.setToolTip("\n".join(c.detail for c in calls))
+        self.close_summary.setVisible(True)
+
+    # -- the trace ---------------------------------------------------------------------------
+    def show_trace(self, trace: Trace | None, text: str) -> None:
+        """Where the entity clicked flows (None: no trace)."""
+        self.trace = trace
+        if trace is None:
+            self.trace_line.setVisible(False)
+            self.marks_changed.emit("trace", [], "")
+            return
+        self.trace_line.setText(_trace_html(trace))
+        self.trace_line.setToolTip(_trace_text(trace))
+        self.trace_line.setVisible(True)
+        tip = f"traced: “{trace.entity}”"
+        spans = [Highlight(m.start, m.end, "trace", tip) for m in trace.mentions]
+        spans += [
+            Highlight(a.start, a.end, "trace", f"{tip} — linter anchor {a.anchor} ({a.kind})")
+            for a in trace.anchors
+            if not any(m.start <= a.start and a.end <= m.end for m in trace.mentions)
+        ]
+        self.marks_changed.emit("trace", spans, text)
+
+
+def _trace_html(trace: Trace) -> str:
+    """The trace as one line: a link that clears it, the entity, then each place it flows."""
+    return (
+        '<a href="clear" style="color:#607d8b; text-decoration:none">✕</a>&nbsp;'
+        f'<span style="background-color:{_TRACE_FILL}">&nbsp;<b>trace “'
+        f"{html.escape(trace.entity)}”</b>&nbsp;</span> {html.escape(_trace_text(trace))}"
+    )
+
+
+def _trace_text(trace: Trace) -> str:
+    """What the entity is, then each place it flows, as plain text."""
+    parts: list[str] = []
+    if trace.candidate_rank is not None:
+        parts.append(f"entity #{trace.candidate_rank} ({trace.kind})")
+    else:
+        parts.append("not an entity candidate")
+    if trace.place:
+        parts.append("place hint")
+    if trace.plan_entity:
+        parts.append("used by the tech templates")
+    plan = [f"#{q.index + 1}" for q in trace.queries if q.where == "actions"]
+    task = [f"#{q.index + 1}" for q in trace.queries if q.where == "task"]
+    parts.append(f"plan queries {', '.join(plan)}" if plan else "in no plan query")
+    if task:
+        parts.append(f"task searches {', '.join(task)}")
+    if trace.intents:
+        parts.append("intent " + ", ".join(f"{i.intent} “{i.keyword}”" for i in trace.intents[:4]))
+    anchors = ", ".join(f"{a.anchor} ({a.kind})" for a in trace.anchors[:4])
+    parts.append(f"linter anchors: {anchors}" if anchors else "no linter anchor")
+    if trace.rules:
+        parts.append("contract rules " + ", ".join(r.rule for r in trace.rules[:4]))
+    if trace.tools is None:
+        parts.append("tools not ranked")
+    elif trace.tools:
+        parts.append(
+            "tools "
+            + ", ".join(
+                f"{t.tool} #{t.rank} ({', '.join(t.fields) or 'keywords'})" for t in trace.tools[:4]
+            )
+            + (f" +{len(trace.tools) - 4}" if len(trace.tools) > 4 else "")
+        )
+    else:
+        parts.append("no tool matches it")
+    return " · ".join(parts)
+
+
+class CloseCallLine(QLabel):
+    """The close calls of some decisions, one "⚠" line each, placed beside those decisions
+    (under the strategy badge, the linter's class, the tools' fit line); hidden when none."""
+
+    def __init__(self, decisions: Sequence[str], parent: QWidget | None = None) -> None:
+        super().__init__("", parent)
+        self._decisions = frozenset(decisions)
+        self.setObjectName("closeCall")
+        self.setStyleSheet(_CLOSE_CSS)
+        self.setWordWrap(True)
+        self.setVisible(False)
+        self.calls: list[CloseCall] = []
+
+    def show_calls(self, calls: Sequence[CloseCall]) -> None:
+        mine = [c for c in calls if c.decision in self._decisions]
+        self.calls = mine
+        self.setText("\n".join(f"⚠ close call — {c.detail}" for c in mine))
+        self.setToolTip(
+            "\n".join(
+                f"{CLOSE_CALL_NAMES.get(c.decision, c.decision)}: {c.measure} {c.value:g} "
+                f"against {c.against} {c.threshold:g} (margin {c.margin:+g})"
+                + (f" → would be {c.flips_to}" if c.flips_to else "")
+                for c in mine
+            )
+        )
+        self.setVisible(bool(mine))
