@@ -286,6 +286,10 @@ def _code(exc: sqlite3.Error) -> int | None:
     return None if code is None else int(code) & 0xFF
 
 
+class _BusyError(HistoryError):
+    """The store stayed locked by another window while it was being opened."""
+
+
 class _MovedAsideError(Exception):
     """The store was unusable and has been moved aside: open a new one at the path."""
 
@@ -357,11 +361,22 @@ class History:
     # -- opening ---------------------------------------------------------------------------
 
     def _start(self) -> None:
-        for _attempt in range(3):
+        deadline = time.monotonic() + self._busy_timeout
+        attempts = 0
+        while attempts < 3:
             try:
                 self._connect()
             except _MovedAsideError:
+                attempts += 1
                 continue
+            except _BusyError as exc:
+                # Two windows opening a new store race for WAL mode and the schema: SQLite
+                # answers one of them "busy" at once (no busy handler on that path). Retry.
+                if time.monotonic() < deadline:
+                    time.sleep(0.02)
+                    continue
+                self._off(str(exc))
+                return
             except HistoryError as exc:
                 self._off(str(exc))
                 return
@@ -408,7 +423,7 @@ class History:
             if code in (_CORRUPT, _NOTADB):
                 self._move_aside(f"it is damaged ({one_line(exc)})")
             if code in (_BUSY, _LOCKED):
-                raise HistoryError(
+                raise _BusyError(
                     f"{path}: history is off: another window holds the store "
                     f"(waited {self._busy_timeout:g} s)"
                 ) from None

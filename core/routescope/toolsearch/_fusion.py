@@ -502,8 +502,18 @@ class WeightedFusion:
             else []
         )
         chosen = _contenders(
-            ctx, candidates, evidence, cosines, term_set, words, settings, weight_k, weight_v,
-            most, file_boost, sims is not None,
+            ctx,
+            candidates,
+            evidence,
+            cosines,
+            term_set,
+            words,
+            settings,
+            weight_k,
+            weight_v,
+            most,
+            file_boost,
+            sims is not None,
         )
         parts = (
             evidence.parts([candidates[slot] for slot in chosen])
