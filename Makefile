@@ -54,6 +54,9 @@ screenshot: $(VENV)/.dev-installed
 		--tab Tools --today 2026-11-22 "why is my container crashing after the deploy?"
 	QT_QPA_PLATFORM=offscreen $(BIN)/routescope-gui --screenshot packaging/screenshot-research.png \
 		--tab Research --today 2026-11-23 "asyncio event loop in a thread"
+	QT_QPA_PLATFORM=offscreen $(BIN)/routescope-gui --screenshot packaging/screenshot-compare.png \
+		--tab Compare --today 2026-11-22 --compare-b "OpenClaw news this week" \
+		"How do I install OpenClaw on my server?"
 
 clean:
 	rm -rf $(VENV) .bench .eval build dist .mypy_cache .ruff_cache
