@@ -16,17 +16,18 @@ import datetime as dt
 import gc
 import json
 import os
-import platform
 import pty
-import random
 import subprocess
 import sys
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+from _figures import table, write_figures
+from bench_inspect import iter_prompts as prompts
 
 import routescope
 from routescope.batch import route_record, run_batch
@@ -40,35 +41,6 @@ TARGET_DASK = 1.3
 TARGET_MILLION_S = 180.0
 TARGET_MEMORY_GROWTH = 1.25
 """Peak RSS at 1M lines at most this many times the peak at 100k ("flat")."""
-
-_SENTENCES = [
-    "How do I install FastAPI on Ubuntu 24.04 with Docker?",
-    "Best ramen near Denver, Colorado open tonight.",
-    "What changed in the latest release of PostgreSQL this week?",
-    "My GitHub Actions build failed with a strange error in the logs.",
-    "Compare the iPhone and the Pixel on price and battery life.",
-    "Is OpenClaw safe to run with sandbox permissions?",
-    "Where can I buy a used bicycle in Austin this weekend?",
-    "Summarize the history of jazz in New Orleans.",
-    "See https://docs.python.org/3/library/re.html for the regex syntax.",
-    "The Kubernetes pod keeps crashing after the upgrade, how to fix it?",
-    "Recommend a good book about the Roman Empire.",
-    "Any news about the SpaceX launch from Cape Canaveral in 2026?",
-    "We deploy with Terraform and AWS Lambda behind CloudFront.",
-    "Which coffee shops nearby have the longest hours?",
-    "Explain how the TCP handshake works, step by step.",
-]
-
-
-def prompts(size: int, count: int, seed: int = 7) -> Iterator[str]:
-    """The prompts of `bench_inspect.py`: sentences joined and cut near `size` characters."""
-    rng = random.Random(seed * 1_000 + size)
-    for _ in range(count):
-        parts: list[str] = []
-        while sum(len(p) + 1 for p in parts) < size:
-            parts.append(rng.choice(_SENTENCES))
-        text = " ".join(parts)[:size]
-        yield text.rsplit(" ", 1)[0] if " " in text[size // 2 :] else text
 
 
 def write_log(path: Path, size: int, count: int) -> Path:
@@ -327,33 +299,11 @@ def main(argv: list[str] | None = None) -> int:
             )
         )
     print("routescope batch, JSON lines in and out, prompts per second (best of the rounds)")
-    print(_table(rows))
+    print(table(rows))
     print(f"progress bar at the end: {large['progress_bar']}")
     if args.json:
-        path = Path(args.json)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        figures["meta"] = {
-            "python": sys.version.split()[0],
-            "machine": platform.machine(),
-            "cpus": os.cpu_count(),
-            "date": str(dt.date.today()),
-            "load_average": os.getloadavg(),
-        }
-        names = ("figure", "value", "target", "verdict")
-        figures["table"] = [dict(zip(names, row, strict=True)) for row in rows]
-        path.write_text(json.dumps(figures, indent=2) + "\n")
-        print(f"written: {path}")
+        write_figures(args.json, figures, rows)
     return 0
-
-
-def _table(rows: list[tuple[str, str, str, str]]) -> str:
-    widths = [max(len(row[i]) for row in rows) for i in range(4)]
-    head = ("figure", "value", "target", "")
-    widths = [max(w, len(h)) for w, h in zip(widths, head, strict=True)]
-    lines = [" | ".join(h.ljust(w) for h, w in zip(head, widths, strict=True))]
-    lines.append("-+-".join("-" * w for w in widths))
-    lines += [" | ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)) for row in rows]
-    return "\n".join(lines)
 
 
 if __name__ == "__main__":

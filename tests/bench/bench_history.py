@@ -13,9 +13,7 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import gc
-import json
 import os
-import platform
 import random
 import statistics
 import sys
@@ -24,6 +22,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+from _figures import table, write_figures
 
 import routescope
 from routescope import Inspection, Request
@@ -220,36 +220,14 @@ def main(argv: list[str] | None = None) -> int:
         figures["store_mb"] = sum(p.stat().st_size for p in Path(folder).iterdir()) / 2**20
         rows.append(("store size on disk (with WAL)", f"{figures['store_mb']:.1f} MB", "", ""))
     print(f"history store, {args.entries:,} entries (timings: median and p95)")
-    print(_table(rows))
+    print(table(rows))
     if args.json:
-        out = Path(args.json)
-        out.parent.mkdir(parents=True, exist_ok=True)
-        figures["meta"] = {
-            "python": sys.version.split()[0],
-            "machine": platform.machine(),
-            "cpus": os.cpu_count(),
-            "date": str(dt.date.today()),
-            "load_average": os.getloadavg(),
-        }
-        names = ("figure", "value", "target", "verdict")
-        figures["table"] = [dict(zip(names, row, strict=True)) for row in rows]
-        out.write_text(json.dumps(figures, indent=2) + "\n")
-        print(f"written: {out}")
+        write_figures(args.json, figures, rows)
     return 0
 
 
 def _mark(ok: bool) -> str:
     return "met" if ok else "MISSED"
-
-
-def _table(rows: list[tuple[str, str, str, str]]) -> str:
-    widths = [max(len(row[i]) for row in rows) for i in range(4)]
-    head = ("figure", "value", "target", "")
-    widths = [max(w, len(h)) for w, h in zip(widths, head, strict=True)]
-    lines = [" | ".join(h.ljust(w) for h, w in zip(head, widths, strict=True))]
-    lines.append("-+-".join("-" * w for w in widths))
-    lines += [" | ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)) for row in rows]
-    return "\n".join(lines)
 
 
 if __name__ == "__main__":

@@ -18,7 +18,7 @@ import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from ruamel.yaml import YAML
@@ -56,16 +56,19 @@ _SENTENCES = [
 ]
 
 
-def prompts(size: int, count: int, seed: int = 7) -> list[str]:
+def iter_prompts(size: int, count: int, seed: int = 7) -> Iterator[str]:
+    """Sentences joined and cut near `size` characters (the batch bench reads the same)."""
     rng = random.Random(seed * 1_000 + size)
-    out = []
     for _ in range(count):
         parts: list[str] = []
         while sum(len(p) + 1 for p in parts) < size:
             parts.append(rng.choice(_SENTENCES))
         text = " ".join(parts)[:size]
-        out.append(text.rsplit(" ", 1)[0] if " " in text[size // 2 :] else text)
-    return out
+        yield text.rsplit(" ", 1)[0] if " " in text[size // 2 :] else text
+
+
+def prompts(size: int, count: int, seed: int = 7) -> list[str]:
+    return list(iter_prompts(size, count, seed))
 
 
 def _prototype() -> Callable[[str], dict[str, object]]:
