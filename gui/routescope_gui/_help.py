@@ -62,6 +62,7 @@ click a bar or a leak check to list its prompts, double-click one to open it liv
 <tr><td>Ctrl+7</td><td>Regression</td></tr>
 <tr><td>Ctrl+8</td><td>Batch</td></tr>
 <tr><td>Ctrl+9</td><td>Compare</td></tr>
+<tr><td>Ctrl+H</td><td>History: the prompts inspected, searchable; Enter reopens one</td></tr>
 <tr><td>Ctrl+C</td><td>copy the selected rows of a table or tree, tab-separated</td></tr>
 <tr><td>Ctrl+Q</td><td>quit</td></tr>
 </table>

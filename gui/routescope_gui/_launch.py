@@ -18,7 +18,7 @@ from PySide6.QtWidgets import QApplication, QWidget
 
 import routescope
 
-from ._window import RESULT_TABS, VIEWS, MainWindow
+from ._window import HISTORY, RESULT_TABS, VIEWS, MainWindow
 
 if TYPE_CHECKING:
     from routescope import Request
@@ -141,7 +141,7 @@ async def _screenshot(
     rules: routescope.RulesRef | None,
     search: SearchSettings,
 ) -> int:
-    names = [*RESULT_TABS, *VIEWS]
+    names = [*RESULT_TABS, *VIEWS, HISTORY]
     if args.tab not in names:
         print(
             f"routescope-gui: error: no tab {args.tab!r} (one of {', '.join(names)})",
@@ -179,6 +179,8 @@ async def _screenshot(
     elif args.tab == "Compare" and getattr(args, "compare_b", None):
         if not await _comparison(window, args.compare_b):
             return 2
+    elif args.tab == HISTORY:
+        await _history_listed(window)
     else:
         window.show_tab(args.tab)
     await _why_settled(window)
@@ -221,6 +223,16 @@ async def _comparison(window: MainWindow, text_b: str) -> bool:
         print(f"routescope-gui: error: {window.compare_view.status.text()}", file=sys.stderr)
         return False
     return True
+
+
+async def _history_listed(window: MainWindow) -> None:
+    """Show the History view once the store is open and the prompt recorded and listed."""
+    history = window.session.history
+    window.show_tab(HISTORY)
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + _ENGINE_SECONDS
+    while (history.store is None or history.busy) and loop.time() < deadline:
+        await asyncio.sleep(0.05)
 
 
 async def _why_settled(window: MainWindow) -> None:

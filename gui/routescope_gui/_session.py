@@ -11,7 +11,8 @@ signals:
 - `regress` (`RegressModel`): regression suites, their runs and goldens;
 - `batch` (`BatchModel`): batches over logs, their progress and reports;
 - `compare` (`CompareModel`): the request beside a side B, and suites under both sides;
-- `insight` (`InsightModel`): why the routers decided — counterfactuals, close calls, traces.
+- `insight` (`InsightModel`): why the routers decided — counterfactuals, close calls, traces;
+- `history` (`HistoryModel`): the inspected prompts kept, searched and reopened.
 
 Slow work never runs on the UI thread: each model has its worker lanes (`_lanes`). The
 routers are imported on first use, not with this module, so the window can be painted before
@@ -29,6 +30,7 @@ import routescope
 
 from ._batch_model import BatchModel
 from ._compare_model import CompareModel
+from ._history_model import HistoryModel
 from ._insight_model import InsightModel
 from ._inspection_model import InspectionModel
 from ._regress_model import RegressModel
@@ -52,7 +54,8 @@ class Session(QObject):
     Attributes:
         inspection: the `InspectionModel`; tools: the `ToolsModel`; research: the
             `ResearchModel`; regress: the `RegressModel`; batch: the `BatchModel`;
-            compare: the `CompareModel`; insight: the `InsightModel`.
+            compare: the `CompareModel`; insight: the `InsightModel`; history: the
+            `HistoryModel`.
 
     Signals:
         changed: emitted with the name of the request's field that changed ("text", "today",
@@ -69,6 +72,7 @@ class Session(QObject):
         research_search: SearchFactory | None = None,
         keys: KeyStore | None = None,
         reports: Path | None = None,
+        history: Path | None = None,
         parent: QObject | None = None,
     ) -> None:
         """`request` defaults to an empty prompt with the built-in rules; `cache` is the folder
@@ -76,7 +80,8 @@ class Session(QObject):
         (default: the user's cache folders); `research_search` makes the offline search backend
         for that folder (default: `OfflineSearch` over the machine's documentation); `keys`
         holds the providers' keys (default: the user's key file); reports of research over the
-        network are kept in `reports` (default: the user's data folder)."""
+        network are kept in `reports` (default: the user's data folder); `history` is the history
+        store's file (default: the user's data folder), opened by `history.start()`."""
         super().__init__(parent)
         self._request = request
         current = self._current
@@ -90,6 +95,9 @@ class Session(QObject):
         engine = self._engine
         self.compare = CompareModel(current, cache=cache, known_engine=engine, parent=self)
         self.insight = InsightModel(current, tools=engine, parent=self)
+        self.history = HistoryModel(current, path=history, parent=self)
+        self.inspection.inspected.connect(self.history.record_soon)
+        self.history.request_opened.connect(self.open_request)
         self._followers = (self.inspection, self.tools, self.research, self.compare, self.insight)
         self.inspection.inspected.connect(self.insight.set_inspection)
         self.inspection.failed.connect(lambda _message: self.insight.set_inspection(None))
@@ -133,6 +141,7 @@ class Session(QObject):
                 self.batch,
                 self.compare,
                 self.insight,
+                self.history,
             )
         )
 
@@ -172,6 +181,7 @@ class Session(QObject):
         self.batch.close()
         self.compare.close()
         self.insight.close()
+        self.history.close()
 
     def _replace(self, field: str, value: object) -> None:
         if getattr(self.request, field) != value:

@@ -42,6 +42,7 @@ from ._compare_view import CompareView
 from ._contract_view import ContractView
 from ._editor import Legend, PromptEditor, highlights
 from ._help import show_about, show_help
+from ._history_view import HistoryView
 from ._linter_view import LinterView
 from ._regress_view import RegressView
 from ._research_settings import ResearchSettingsDialog
@@ -55,6 +56,7 @@ from ._widgets import LazyTabs, copy_selection
 from ._wiring import (
     connect_batch,
     connect_compare,
+    connect_history,
     connect_insight,
     connect_inspection,
     connect_regress,
@@ -73,6 +75,8 @@ RESULT_TABS = ("Plan", "Linter", "Contract", "Tools", "Research", "Raw JSON")
 """The tabs under the strategy, in order (View ▸ Ctrl+1 … Ctrl+6); "Regression" is Ctrl+7."""
 VIEWS = ("Regression", "Batch", "Compare")
 """The views beside the live one (View ▸ Ctrl+7, Ctrl+8, Ctrl+9); Compare sits next to Live."""
+HISTORY = "History"
+"""The history of inspected prompts, the last view (View ▸ Ctrl+H)."""
 _SETTINGS = ("Routescope", "routescope-gui")
 _FIRST_SIZE = (1280, 720)
 """The largest first size: it fits a 1366×768 screen with its panels and title bar."""
@@ -137,6 +141,7 @@ class MainWindow(QMainWindow):
             self._tab_action(name, number)
             for number, name in enumerate((*RESULT_TABS, *VIEWS), start=1)
         ]
+        self.history_action = self._action(HISTORY, lambda: self.show_tab(HISTORY), "Ctrl+H")
         self.research_action = self._action("Run research", self.run_research, "Ctrl+Return")
         self.research_action.setShortcuts([QKeySequence("Ctrl+Return"), QKeySequence("Ctrl+Enter")])
         self.cancel_research_action = self._action(
@@ -170,6 +175,7 @@ class MainWindow(QMainWindow):
         view = bar.addMenu("&View")
         for action in self.tab_actions:
             view.addAction(action)
+        view.addAction(self.history_action)
         research = bar.addMenu("&Research")
         for action in (
             self.research_action,
@@ -273,6 +279,8 @@ class MainWindow(QMainWindow):
         self.views.addTab(self.batch_view, "Batch")
         self.compare_view = CompareView()
         self.views.insertTab(1, self.compare_view, "Compare")
+        self.history_view = HistoryView()
+        self.views.addTab(self.history_view, HISTORY)
         self.setCentralWidget(self.views)
 
     def _wire(self) -> None:
@@ -326,6 +334,13 @@ class MainWindow(QMainWindow):
             mark=self.editor.show_marks,
             close_lines=(self.strategy_close, self.lint_close, self.tools_close),
         )
+        connect_history(
+            self.history_view,
+            session.history,
+            open_entry=self._open_history_entry,
+            fail=self.statusBar().showMessage,
+        )
+        session.history.start()
         session.insight.set_enabled(True)  # the live view is shown first
 
     # -- geometry --------------------------------------------------------------------------
@@ -398,8 +413,8 @@ class MainWindow(QMainWindow):
             self.session.research.save_report(Path(folder))
 
     def show_tab(self, name: str) -> None:
-        """Bring a result tab (Plan, Linter, …), the Regression, Batch or Compare view to the
-        front."""
+        """Bring a result tab (Plan, Linter, …), the Regression, Batch, Compare or History view
+        to the front."""
         if name == "Compare":
             self.views.setCurrentWidget(self.compare_view)
             return
@@ -408,6 +423,9 @@ class MainWindow(QMainWindow):
             return
         if name == "Batch":
             self.views.setCurrentWidget(self.batch_view)
+            return
+        if name == HISTORY:
+            self.views.setCurrentWidget(self.history_view)
             return
         self.views.setCurrentWidget(self.live)
         self.tabs.setCurrentIndex(RESULT_TABS.index(name))
@@ -457,6 +475,10 @@ class MainWindow(QMainWindow):
     def _open_batch_prompt(self, ref: PromptRef) -> None:
         self.views.setCurrentWidget(self.live)
         self.session.batch.open_prompt(ref)
+
+    def _open_history_entry(self, entry_id: int) -> None:
+        self.views.setCurrentWidget(self.live)
+        self.session.history.reopen(entry_id)
 
     def _choose_rules_b(self) -> None:
         path, _ = QFileDialog.getOpenFileName(

@@ -17,6 +17,8 @@ if TYPE_CHECKING:
     from ._compare_view import CompareView
     from ._contract_view import ContractView
     from ._editor import Highlight
+    from ._history_model import HistoryModel
+    from ._history_view import HistoryView
     from ._insight_model import InsightModel
     from ._inspection_model import InspectionModel
     from ._regress_model import RegressModel
@@ -32,6 +34,7 @@ if TYPE_CHECKING:
 __all__ = [
     "connect_batch",
     "connect_compare",
+    "connect_history",
     "connect_insight",
     "connect_inspection",
     "connect_regress",
@@ -199,3 +202,27 @@ def connect_insight(
     strip.marks_changed.connect(mark)
     strip.trace_requested.connect(model.trace)
     tree.entity_clicked.connect(model.trace)
+
+
+def connect_history(
+    view: HistoryView,
+    model: HistoryModel,
+    *,
+    open_entry: Callable[[int], object],
+    fail: Callable[[str], object],
+) -> None:
+    """The History view lists the model's entries and its note; it asks to search, reopen an
+    entry (`open_entry`), pin or delete one. The model's failures reach `fail`."""
+    from ._history_model import HistoryQuery
+
+    model.opened.connect(view.show_note)
+    model.listed.connect(view.show_entries)
+    model.failed.connect(fail)
+    view.search_changed.connect(
+        lambda text, strategy, lint_class, top_tool, pinned: model.search(
+            HistoryQuery(text, strategy, lint_class, top_tool, pinned)
+        )
+    )
+    view.open_requested.connect(open_entry)
+    view.pin_requested.connect(model.pin)
+    view.delete_requested.connect(model.delete)

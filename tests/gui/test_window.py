@@ -255,6 +255,7 @@ def test_menus_name_every_action_with_its_shortcut(window) -> None:  # type: ign
             "Regression",
             "Batch",
             "Compare",
+            "History",
         ],
         "&Research": ["Run research", "Cancel research", "Research settings…"],
         "&Help": ["Routescope help", "About Routescope"],

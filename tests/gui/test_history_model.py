@@ -1,0 +1,78 @@
+"""The history model: the store opens in a worker thread; inspections are recorded once the
+prompt rests (a burst of keystrokes is one entry); entries are listed, pinned, deleted and
+reopened as their exact request."""
+
+from pathlib import Path
+
+import routescope
+from routescope.history import History
+from routescope_gui import Session
+from routescope_gui._history_model import HistoryModel, HistoryQuery
+from tests._support import TODAY
+
+
+def _session(tmp_path: Path, tool_cache: Path) -> Session:
+    return Session(
+        routescope.Request.build("", today=TODAY),
+        cache=tool_cache,
+        history=tmp_path / "history.sqlite3",
+    )
+
+
+def test_a_burst_of_keystrokes_is_recorded_once_after_the_prompt_rests(  # type: ignore[no-untyped-def]
+    qtbot, qloop, tmp_path: Path, tool_cache: Path
+) -> None:
+    session = _session(tmp_path, tool_cache)
+    model = session.history
+    with qtbot.waitSignal(model.opened, timeout=20_000) as opened:
+        model.start()
+    assert opened.args == [None] and model.enabled
+    for prefix in ("piz", "pizza", "pizza near", "pizza near me"):
+        session.set_text(prefix)
+    assert model.busy  # waiting for the prompt to rest: nothing recorded while typing
+
+    def one_entry() -> bool:
+        return not model.busy and model.store is not None and model.store.count() == 1
+
+    qtbot.waitUntil(one_entry, timeout=20_000)
+    with qtbot.waitSignal(model.listed, timeout=20_000) as listed:
+        model.refresh()
+    entries, facets = listed.args
+    (entry,) = entries
+    assert entry.text == "pizza near me" and entry.summary.strategy == "local"
+    assert ("local", 1) in facets.strategies
+    session.close()
+
+
+def test_reopen_pin_and_delete(qtbot, qloop, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    path = tmp_path / "history.sqlite3"
+    store = History.open(path)
+    requests = [
+        routescope.Request.build(text, today=TODAY)
+        for text in ("pizza near me", "How do I install FastAPI on Ubuntu?")
+    ]
+    ids = [store.record(r, routescope.inspect(r)).id for r in requests]  # type: ignore[union-attr]
+    store.close()
+    current = routescope.Request.build("", today=TODAY)
+    model = HistoryModel(lambda: current, path=path, delay_ms=10)
+    with qtbot.waitSignal(model.listed, timeout=20_000) as listed:
+        model.start()
+    assert len(listed.args[0]) == 2
+    with qtbot.waitSignal(model.request_opened, timeout=5_000) as opened:
+        model.reopen(ids[1])
+    assert opened.args == [requests[1]]
+    with qtbot.waitSignal(model.listed, timeout=20_000) as listed:
+        model.pin(ids[0])
+    assert [e.pinned for e in listed.args[0]] == [False, True]
+    with qtbot.waitSignal(model.listed, timeout=20_000) as listed:
+        model.search(HistoryQuery(pinned_only=True))
+    assert [e.id for e in listed.args[0]] == [ids[0]]
+    with qtbot.waitSignal(model.listed, timeout=20_000) as listed:
+        model.search(HistoryQuery(text="fast"))
+    assert [e.id for e in listed.args[0]] == [ids[1]]
+    with qtbot.waitSignal(model.listed, timeout=20_000) as listed:
+        model.delete(ids[1])
+    assert listed.args[0] == []
+    with qtbot.waitSignal(model.failed, timeout=5_000):
+        model.reopen(ids[1])
+    model.close()
