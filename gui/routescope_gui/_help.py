@@ -55,9 +55,16 @@ with the toolbar's rules and date; Cancel keeps what was done and Run continues 
 puts the leak checks first, then strategy, linter class, intents, contract, tools and latency;
 click a bar or a leak check to list its prompts, double-click one to open it live.
 <i>Open results…</i> reads the report of a finished batch.</li>
+<li><b>File</b>: save the request and its inspection as a session file, open one (where this
+machine differs — rule pack, catalog, model — is listed); export the inspection as JSON or
+Markdown; save the prompt as a regression case in a suite (new or existing). The window
+reopens with the last session's prompt, tab, catalog, rules and date unless a prompt is given
+(<code>--no-restore</code>: start blank).</li>
 </ul>
 <table cellspacing="4">
 <tr><td>Ctrl+O</td><td>open a rule pack</td></tr>
+<tr><td>Ctrl+E</td><td>edit the rule pack: applied as you type, an error shown at its line,
+the regression cases the edit changes counted</td></tr>
 <tr><td>Ctrl+1 … Ctrl+6</td><td>Plan, Linter, Contract, Tools, Research, Raw JSON</td></tr>
 <tr><td>Ctrl+7</td><td>Regression</td></tr>
 <tr><td>Ctrl+8</td><td>Batch</td></tr>

@@ -49,16 +49,21 @@ async def _start(app: QApplication, args: argparse.Namespace) -> int:
     except routescope.RoutescopeError as exc:
         print(f"routescope-gui: error: {exc}", file=sys.stderr)
         return 2
-    window = MainWindow()
+    restore = not args.screenshot and not args.prompt and not getattr(args, "no_restore", False)
+    window = MainWindow(restore=restore)
     if args.screenshot:
         return await _screenshot(window, args, rules, search)
     closed = asyncio.Event()
     app.aboutToQuit.connect(closed.set)
     window.show()
     await _first_paint(window)
-    if not closed.is_set():  # (a quit during the first paint)
+    if closed.is_set():  # (a quit during the first paint)
+        return 0
+    if restore:  # the last session comes back once the history store is open
+        _apply_arguments(window, args, rules, search)
+    else:
         window.session.open_request(_warm_request(args, rules, search))
-        await closed.wait()
+    await closed.wait()
     return 0
 
 
@@ -80,6 +85,22 @@ def _warm_request(
     request = routescope.Request.build(args.prompt, today=args.today, rules=rules, search=search)
     routescope.warm_up(request.rules.load())
     return request
+
+
+def _apply_arguments(
+    window: MainWindow,
+    args: argparse.Namespace,
+    rules: routescope.RulesRef | None,
+    search: SearchSettings,
+) -> None:
+    """Apply the start-up options over the restored session (its prompt is kept)."""
+    session = window.session
+    if args.today is not None:
+        window.set_today(args.today)
+    if rules is not None:
+        session.set_rules(rules)
+    session.set_search(search)
+    routescope.warm_up(session.request.rules.load())
 
 
 class _PaintWatch(QObject):

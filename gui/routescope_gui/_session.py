@@ -35,6 +35,7 @@ from ._insight_model import InsightModel
 from ._inspection_model import InspectionModel
 from ._regress_model import RegressModel
 from ._research_model import ResearchModel, SearchFactory
+from ._rules_editor_model import RulesEditorModel
 from ._tools_model import ToolsModel
 
 if TYPE_CHECKING:
@@ -55,7 +56,7 @@ class Session(QObject):
         inspection: the `InspectionModel`; tools: the `ToolsModel`; research: the
             `ResearchModel`; regress: the `RegressModel`; batch: the `BatchModel`;
             compare: the `CompareModel`; insight: the `InsightModel`; history: the
-            `HistoryModel`.
+            `HistoryModel`; rules_editor: the `RulesEditorModel` (the pack edited live).
 
     Signals:
         changed: emitted with the name of the request's field that changed ("text", "today",
@@ -96,6 +97,8 @@ class Session(QObject):
         self.compare = CompareModel(current, cache=cache, known_engine=engine, parent=self)
         self.insight = InsightModel(current, tools=engine, parent=self)
         self.history = HistoryModel(current, path=history, parent=self)
+        self.rules_editor = RulesEditorModel(current, parent=self)
+        self.rules_editor.applied.connect(self.set_rules)
         self.inspection.inspected.connect(self.history.record_soon)
         self.history.request_opened.connect(self.open_request)
         self._followers = (self.inspection, self.tools, self.research, self.compare, self.insight)
@@ -142,6 +145,7 @@ class Session(QObject):
                 self.compare,
                 self.insight,
                 self.history,
+                self.rules_editor,
             )
         )
 
@@ -182,6 +186,7 @@ class Session(QObject):
         self.compare.close()
         self.insight.close()
         self.history.close()
+        self.rules_editor.close()
 
     def _replace(self, field: str, value: object) -> None:
         if getattr(self.request, field) != value:

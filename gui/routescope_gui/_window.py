@@ -23,9 +23,11 @@ from PySide6.QtWidgets import (
     QDateEdit,
     QFileDialog,
     QGroupBox,
+    QInputDialog,
     QLabel,
     QLineEdit,
     QMainWindow,
+    QMessageBox,
     QPlainTextEdit,
     QSplitter,
     QTabWidget,
@@ -47,6 +49,7 @@ from ._linter_view import LinterView
 from ._regress_view import RegressView
 from ._research_settings import ResearchSettingsDialog
 from ._research_view import ResearchView
+from ._rules_editor import RulesEditorView
 from ._session import Session
 from ._strategy_view import StrategySlice, StrategyView
 from ._style import STYLE_SHEET
@@ -61,12 +64,14 @@ from ._wiring import (
     connect_inspection,
     connect_regress,
     connect_research,
+    connect_rules_editor,
     connect_tools,
 )
 
 if TYPE_CHECKING:
     from routescope import Inspection
     from routescope.batch import PromptRef
+    from routescope.history import LastSession
     from routescope.research import ResearchSettings
 
 __all__ = ["MainWindow"]
@@ -97,10 +102,14 @@ class MainWindow(QMainWindow):
             beside the strategy and the tabs.
     """
 
-    def __init__(self, session: Session | None = None, *, cache: Path | None = None) -> None:
+    def __init__(
+        self, session: Session | None = None, *, cache: Path | None = None, restore: bool = False
+    ) -> None:
         """`cache` is the tool-search cache folder of the session made here when none is
-        given (default: the user's cache folder)."""
+        given (default: the user's cache folder); `restore`: show the last session again (its
+        prompt, tab, catalog, rules and date) once the history store is open."""
         super().__init__()
+        self._restore = restore
         self.setWindowTitle("Routescope")
         icon = routescope.resources_root() / "icons" / "routescope.svg"
         self.setWindowIcon(QIcon(QPixmap.fromImage(QImage.fromData(icon.read_bytes()))))
@@ -133,8 +142,20 @@ class MainWindow(QMainWindow):
         keys = QKeySequence.StandardKey
         self.open_rules_action = self._action("Open rule pack…", self._choose_rules, keys.Open)
         self.builtin_rules_action = self._action("Built-in rules", self._use_builtin_rules)
+        self.edit_rules_action = self._action("Edit rule pack…", self.edit_rules, "Ctrl+E")
         self.open_catalog_action = self._action("Open catalog…", self._choose_catalog)
         self.open_suite_action = self._action("Open suite…", self._choose_suite)
+        self.save_session_action = self._action("Save session…", self._choose_session_save)
+        self.open_session_action = self._action("Open session…", self._choose_session_open)
+        self.export_json_action = self._action(
+            "Export inspection as JSON…", lambda: self._choose_export("json")
+        )
+        self.export_markdown_action = self._action(
+            "Export inspection as Markdown…", lambda: self._choose_export("md")
+        )
+        self.save_case_action = self._action(
+            "Save as regression case…", self._choose_regression_case
+        )
         self.quit_action = self._action("Quit", self.close, "Ctrl+Q")
         self.copy_action = self._action("Copy", self.copy, keys.Copy)
         self.tab_actions = [
@@ -165,8 +186,18 @@ class MainWindow(QMainWindow):
         for action in (
             self.open_rules_action,
             self.builtin_rules_action,
+            self.edit_rules_action,
             self.open_catalog_action,
             self.open_suite_action,
+        ):
+            file.addAction(action)
+        file.addSeparator()
+        for action in (
+            self.save_session_action,
+            self.open_session_action,
+            self.export_json_action,
+            self.export_markdown_action,
+            self.save_case_action,
         ):
             file.addAction(action)
         file.addSeparator()
@@ -340,7 +371,10 @@ class MainWindow(QMainWindow):
             open_entry=self._open_history_entry,
             fail=self.statusBar().showMessage,
         )
+        session.history.opened.connect(self._restore_last_session)
         session.history.start()
+        self.rules_editor_view = RulesEditorView(self)
+        connect_rules_editor(self.rules_editor_view, session.rules_editor)
         session.insight.set_enabled(True)  # the live view is shown first
 
     # -- geometry --------------------------------------------------------------------------
@@ -365,6 +399,7 @@ class MainWindow(QMainWindow):
 
     def closeEvent(self, event: QCloseEvent) -> None:
         QSettings(*_SETTINGS).setValue("window/geometry", self.saveGeometry())
+        self.session.history.save_last_session(self.last_session())
         self.session.close()
         super().closeEvent(event)
 
@@ -437,6 +472,13 @@ class MainWindow(QMainWindow):
             copy_selection(focus)
         elif isinstance(focus, QPlainTextEdit | QLineEdit):
             focus.copy()
+
+    def edit_rules(self) -> None:
+        """File ▸ Edit rule pack… (Ctrl+E): the current pack's TOML, applied as it is edited."""
+        self.session.rules_editor.open()
+        self.rules_editor_view.show()
+        self.rules_editor_view.raise_()
+        self.rules_editor_view.activateWindow()
 
     def _use_builtin_rules(self) -> None:
         self._set_banner("")
@@ -513,6 +555,178 @@ class MainWindow(QMainWindow):
         page = self.tabs.currentWidget()
         self.session.tools.set_enabled(live and page is self.toolsearch_view)
         self.session.research.set_enabled(live and page is self.research_view)
+
+    # -- the last session ------------------------------------------------------------------
+    def current_tab(self) -> str:
+        """The name of the view or result tab shown (as `show_tab` takes it)."""
+        for name, view in (
+            ("Compare", self.compare_view),
+            ("Regression", self.regress_view),
+            ("Batch", self.batch_view),
+            (HISTORY, self.history_view),
+        ):
+            if self.views.currentWidget() is view:
+                return name
+        return RESULT_TABS[max(self.tabs.currentIndex(), 0)]
+
+    def last_session(self) -> LastSession:
+        """What the window shows, to show again at the next start."""
+        from routescope.history import LastSession
+
+        request = self.session.request
+        catalog = request.catalog
+        sample = str(routescope.resources_root() / "catalog")
+        return LastSession(
+            prompt=self.editor.toPlainText(),
+            tab=self.current_tab(),
+            catalog=catalog.path if catalog is not None and catalog.path != sample else None,
+            rules=None if request.rules.is_builtin else request.rules.source,
+            today=request.today if request.today != dt.date.today() else None,
+        )
+
+    def _restore_last_session(self, _note: object = None) -> None:
+        """The history store is open: show what the window showed when it last closed."""
+        if not self._restore:
+            return
+        self._restore = False
+        last = self.session.history.last_session()
+        if last is None:
+            return
+        if last.rules:
+            self.open_rules(last.rules)
+        if last.today is not None:
+            self.set_today(last.today)
+        if last.catalog and Path(last.catalog).exists():
+            self.session.tools.open_catalog(last.catalog)
+        if last.prompt and not self.editor.toPlainText():
+            self.set_prompt(last.prompt)
+        if last.tab in (*RESULT_TABS, *VIEWS, HISTORY):
+            self.show_tab(last.tab)
+
+    # -- session files, exports, regression cases ------------------------------------------
+    def _ask_save_path(self, title: str, filters: str, *, append: bool = False) -> str:
+        """The file to write, or with `append` to add to (blank: cancelled); tests override
+        it."""
+        options = QFileDialog.Option.DontConfirmOverwrite if append else QFileDialog.Option(0)
+        path, _ = QFileDialog.getSaveFileName(self, title, "", filters, options=options)
+        return path
+
+    def _ask_open_path(self, title: str, filters: str) -> str:
+        """The file to read (blank: cancelled); tests override it."""
+        path, _ = QFileDialog.getOpenFileName(self, title, "", filters)
+        return path
+
+    def _ask_case_id(self) -> str:
+        """The new regression case's id (blank: cancelled); tests override it."""
+        text, ok = QInputDialog.getText(self, "Save as regression case", "Case id:")
+        return text.strip() if ok else ""
+
+    def _tell(self, title: str, message: str) -> None:
+        """Say something that needs reading (a failure, a session's warnings)."""
+        QMessageBox.warning(self, title, message)
+
+    def _inspected(self) -> Inspection | None:
+        inspection = self.session.inspection.result
+        if inspection is None:
+            self._tell("Routescope", "Nothing inspected yet: type a prompt first.")
+        return inspection
+
+    def save_session(self, path: str | Path) -> bool:
+        """Write the current request and its inspection to a session file."""
+        from routescope.history import save_session
+
+        inspection = self._inspected()
+        if inspection is None:
+            return False
+        try:
+            save_session(path, [(self.session.request, inspection)])
+        except routescope.RoutescopeError as exc:
+            self._tell("Save session", str(exc))
+            return False
+        self.statusBar().showMessage(f"session saved to {path}")
+        return True
+
+    def open_session(self, path: str | Path) -> list[str] | None:
+        """Open a session file's first request; returns its warnings (None: not opened)."""
+        from routescope.history import Fingerprints, open_session
+
+        request = self.session.request
+        try:
+            opened = open_session(path, here=Fingerprints.of(request.rules, request.catalog))
+        except routescope.RoutescopeError as exc:
+            self._tell("Open session", str(exc))
+            return None
+        if not opened.entries:
+            self._tell("Open session", f"{path}: the session holds no request")
+            return None
+        self.views.setCurrentWidget(self.live)
+        self.session.open_request(opened.entries[0].request)
+        if opened.warnings:
+            self._tell("Open session", "\n".join(opened.warnings))
+        self.statusBar().showMessage(f"session opened from {path}")
+        return opened.warnings
+
+    def export_inspection(self, path: str | Path, kind: str) -> bool:
+        """Write the current inspection as JSON (`kind` "json") or Markdown ("md")."""
+        from routescope.history import export_markdown, to_json
+
+        inspection = self._inspected()
+        if inspection is None:
+            return False
+        text = (
+            to_json(inspection)
+            if kind == "json"
+            else export_markdown(inspection, self.session.request)
+        )
+        try:
+            Path(path).write_text(text, encoding="utf-8")
+        except OSError as exc:
+            self._tell("Export inspection", f"{path}: {exc.strerror or exc}")
+            return False
+        self.statusBar().showMessage(f"inspection exported to {path}")
+        return True
+
+    def save_regression_case(self, path: str | Path, case_id: str) -> bool:
+        """Append the current request, its results as expectations, to a suite file."""
+        from routescope.regress import append_case
+
+        inspection = self._inspected()
+        if inspection is None:
+            return False
+        try:
+            append_case(path, case_id, self.session.request, inspection)
+        except routescope.RoutescopeError as exc:
+            self._tell("Save as regression case", str(exc))
+            return False
+        self.statusBar().showMessage(f"case {case_id} saved to {path}")
+        return True
+
+    def _choose_session_save(self) -> None:
+        path = self._ask_save_path("Save session", "Sessions (*.json)")
+        if path:
+            self.save_session(path)
+
+    def _choose_session_open(self) -> None:
+        path = self._ask_open_path("Open session", "Sessions (*.json)")
+        if path:
+            self.open_session(path)
+
+    def _choose_export(self, kind: str) -> None:
+        filters = "JSON (*.json)" if kind == "json" else "Markdown (*.md)"
+        path = self._ask_save_path("Export inspection", filters)
+        if path:
+            self.export_inspection(path, kind)
+
+    def _choose_regression_case(self) -> None:
+        if self.session.inspection.result is None:
+            self._inspected()
+            return
+        path = self._ask_save_path("Suite to add the case to", "Suites (*.yaml *.yml)", append=True)
+        if not path:
+            return
+        case_id = self._ask_case_id()
+        if case_id:
+            self.save_regression_case(path, case_id)
 
     # -- rendering -----------------------------------------------------------------------
     def _request_changed(self, field: str) -> None:

@@ -25,6 +25,8 @@ if TYPE_CHECKING:
     from ._regress_view import RegressView
     from ._research_model import ResearchModel
     from ._research_view import ResearchView
+    from ._rules_editor import RulesEditorView
+    from ._rules_editor_model import RulesEditorModel
     from ._session import Session
     from ._strategy_view import ContextTree, PlanTable
     from ._tools_model import ToolsModel
@@ -39,6 +41,7 @@ __all__ = [
     "connect_inspection",
     "connect_regress",
     "connect_research",
+    "connect_rules_editor",
     "connect_tools",
 ]
 
@@ -226,3 +229,24 @@ def connect_history(
     view.open_requested.connect(open_entry)
     view.pin_requested.connect(model.pin)
     view.delete_requested.connect(model.delete)
+
+
+def connect_rules_editor(view: RulesEditorView, model: RulesEditorModel) -> None:
+    """The rule pack editor: edits go to the model; its text, error, count and file come back."""
+
+    def show_source(*_args: object) -> None:
+        view.show_source(model.source, builtin=model.is_builtin, dirty=model.dirty)
+
+    view.edited.connect(model.edit)
+    view.edited.connect(show_source)
+    view.revert_requested.connect(model.revert)
+    view.save_requested.connect(lambda: model.save())
+    view.save_as_requested.connect(model.save)
+    model.opened.connect(view.show_text)
+    model.opened.connect(show_source)
+    model.applied.connect(lambda _rules: view.show_valid())
+    model.invalid.connect(view.show_error)
+    model.counting.connect(view.show_counting)
+    model.counted.connect(view.show_count)
+    model.saved.connect(show_source)
+    model.failed.connect(view.show_failure)

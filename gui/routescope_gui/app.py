@@ -27,6 +27,11 @@ def _parse(argv: Sequence[str]) -> argparse.Namespace:
     parser.add_argument("--rules", metavar="FILE", help="a TOML rule pack")
     parser.add_argument("--screenshot", metavar="PNG", help="render the window to PNG and exit")
     parser.add_argument(
+        "--no-restore",
+        action="store_true",
+        help="start blank: do not restore the last session (a prompt given never restores it)",
+    )
+    parser.add_argument(
         "--tab", default="Plan", help="the tab to show (Plan, Linter, Contract, Tools, …, Batch)"
     )
     parser.add_argument(

@@ -243,7 +243,19 @@ def test_menus_name_every_action_with_its_shortcut(window) -> None:  # type: ign
         for action in window.menuBar().actions()
     }
     assert menus == {
-        "&File": ["Open rule pack…", "Built-in rules", "Open catalog…", "Open suite…", "Quit"],
+        "&File": [
+            "Open rule pack…",
+            "Built-in rules",
+            "Edit rule pack…",
+            "Open catalog…",
+            "Open suite…",
+            "Save session…",
+            "Open session…",
+            "Export inspection as JSON…",
+            "Export inspection as Markdown…",
+            "Save as regression case…",
+            "Quit",
+        ],
         "&Edit": ["Copy"],
         "&View": [
             "Plan",

@@ -14,6 +14,7 @@ from ._contract import (
 )
 from ._linter import LinterAlias, LinterRules, LinterThresholds
 from ._pack import RulePack
+from ._save import save_pack
 from ._strategy import (
     INTENTS,
     EntityRules,
@@ -62,4 +63,5 @@ __all__ = [
     "load_rules",
     "parse_rules",
     "read_rules_text",
+    "save_pack",
 ]
