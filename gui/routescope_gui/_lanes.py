@@ -8,6 +8,7 @@ job has made it stale. Every model owns the lanes of its own work.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import sys
 import time
 from collections.abc import Callable, Iterator
@@ -50,9 +51,18 @@ class Lane:
         self, work: Callable[[], _T], deliver: Callable[[_T], None], fail: Callable[[str], None]
     ) -> None:
         self._generation += 1
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            # No loop runs any more (the window is closing and flushes, e.g. the last history
+            # entry): do the work now; nothing is left on screen to deliver to.
+            self._waiting = None
+            with contextlib.suppress(routescope.RoutescopeError):
+                work()
+            return
         self._waiting = _Job(self._generation, work, deliver, fail)
         if not self.busy:
-            self._task = asyncio.get_running_loop().create_task(self._drain())
+            self._task = loop.create_task(self._drain())
             self._task.add_done_callback(report_crash)
 
     def cancel(self) -> None:
@@ -61,6 +71,12 @@ class Lane:
         self._waiting = None
 
     async def _drain(self) -> None:
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            # qasync stepped the task while the window's loop shuts down (a debounced job
+            # submitted just before): nobody is left to deliver to.
+            return
         while (job := self._waiting) is not None:
             self._waiting = None
             try:

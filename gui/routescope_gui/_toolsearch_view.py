@@ -18,7 +18,7 @@ import html
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, cast, get_args
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QEvent, QObject, Qt, Signal
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
     QComboBox,
@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
     QPushButton,
     QSlider,
     QSplitter,
+    QToolButton,
     QTreeWidget,
     QTreeWidgetItem,
     QVBoxLayout,
@@ -69,6 +70,8 @@ _WEIGHT_STEPS = 20
 _THRESHOLD_STEPS = 100
 """Slider steps per unit of the fit threshold (0.01 a step)."""
 _TERM_COLOUR = QColor("#7a3fd1")
+RANKING_ROWS = 8
+"""The ranking keeps at least this many result rows visible when the steps tree appears."""
 _UNEXPLAINED_ROLE = Qt.ItemDataRole.UserRole + 6
 """Row data: the hit's per-field explanation is still to be asked for."""
 _COLUMNS = ("#", "Tool", "Final", "Keyword", "Vector", "Fused", "Boosts")
@@ -247,7 +250,6 @@ class ToolSearchView(QWidget):
 
     def _lay_out(self) -> None:
         controls = QFormLayout()
-        controls.addRow(_row((self.open_button, 0), (self.status, 1)))
         controls.addRow(
             _row(
                 QLabel("strategy"),
@@ -262,6 +264,17 @@ class ToolSearchView(QWidget):
         for name, slider in self.boosts.items():
             field_boosts += [QLabel(name), (slider, 1), self.boost_labels[name]]
         controls.addRow(_row(*field_boosts, self.reset_button))
+        # The sliders live in a drawer, closed by default: the ranking is what the tab is for.
+        self.drawer = QWidget()
+        self.drawer.setLayout(controls)
+        self.drawer.setVisible(False)
+        self.drawer_button = QToolButton()
+        self.drawer_button.setCheckable(True)
+        self.drawer_button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        self.drawer_button.setArrowType(Qt.ArrowType.RightArrow)
+        self.drawer_button.setText("Search settings")
+        self.drawer_button.setToolTip("the strategy, the fusion and its weights, the field boosts")
+        self.drawer_button.toggled.connect(self._toggle_drawer)
         fit_label = QLabel("no tool fits below")
         fit_label.setToolTip(_THRESHOLD_TIP)
         self.threshold.setMinimumWidth(120)
@@ -276,12 +289,28 @@ class ToolSearchView(QWidget):
         self.results_split.addWidget(self.table)
         self.results_split.addWidget(self.steps)
         self.results_split.setCollapsible(0, False)
+        self.results_split.setCollapsible(1, False)
+        self._split_moved = False
+        self.results_split.splitterMoved.connect(self._analyst_moved_split)
+        self.results_split.installEventFilter(self)
+        self.results_split.setStretchFactor(0, 3)
+        self.results_split.setStretchFactor(1, 1)
         layout = QVBoxLayout(self)
-        layout.addLayout(controls)
+        layout.addWidget(_row((self.open_button, 0), (self.status, 1), self.drawer_button))
+        layout.addWidget(self.drawer)
         layout.addWidget(self.header)
         layout.addWidget(verdict_row)
         layout.addWidget(self.results_split, 1)
         layout.addWidget(_row(QLabel("Why not:"), self.pin, (self.pin_text, 1), (self.legend, 0)))
+
+    def _analyst_moved_split(self) -> None:
+        self._split_moved = True
+
+    def _toggle_drawer(self, open_: bool) -> None:
+        self.drawer.setVisible(open_)
+        self.drawer_button.setArrowType(
+            Qt.ArrowType.DownArrow if open_ else Qt.ArrowType.RightArrow
+        )
 
     # -- controls ----------------------------------------------------------------------------
     def show_settings(self, settings: SearchSettings) -> None:
@@ -420,16 +449,42 @@ class ToolSearchView(QWidget):
                 self.explain_requested.emit(row.text(1))
 
     def _show_steps(self, result: ToolSearchResult) -> None:
-        """The per-step tree. When it appears it gets the height its rows want, up to half or
-        what the ranking leaves free: a splitter gives a widget that was hidden almost nothing."""
+        """The per-step tree; when it appears, the splitter is shared out again (`_fit_steps`)."""
         appearing = self.steps.isHidden() and bool(result.steps)
         self.steps.show_steps(result.steps, result.fit_threshold, result.fusion)
         if appearing:
-            total = sum(self.results_split.sizes())
-            rows = self.table.topLevelItemCount()
-            ranking = rows * self.table.sizeHintForRow(0) + self.table.header().height() + 6
-            wanted = min(self.steps.wanted_height(), max(total // 2, total - ranking))
-            self.results_split.setSizes([total - wanted, wanted])
+            self._split_moved = False
+            self._fit_steps()
+
+    def _fit_steps(self) -> None:
+        """The steps tree gets the height its rows want, but never more than leaves the ranking
+        its first `RANKING_ROWS` rows (and never less than a few rows of its own). Done again on
+        every resize until the analyst drags the splitter: a splitter gives a widget that was
+        hidden almost nothing, and the space is only known once the tab is laid out."""
+        if self.steps.isHidden() or self._split_moved:
+            return
+        split = self.results_split
+        rows = RANKING_ROWS  # rows, open or not: a result opened shows its fields
+        row = max(self.table.sizeHintForRow(0), self.table.fontMetrics().height())
+        ranking = rows * row + self.table.header().sizeHint().height() + 6
+        floor = min(self.steps.wanted_height(), 3 * row + self.steps.header().sizeHint().height())
+        # Too short for both one above the other: the steps go beside the ranking.
+        beside = split.height() < ranking + floor + split.handleWidth()
+        split.blockSignals(True)
+        split.setOrientation(Qt.Orientation.Horizontal if beside else Qt.Orientation.Vertical)
+        total = sum(split.sizes())
+        if beside:
+            wanted = total * 2 // 5
+        else:
+            wanted = max(floor, min(self.steps.wanted_height(), total - ranking))
+        if total > 0:
+            split.setSizes([total - wanted, wanted])
+        self.results_split.blockSignals(False)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if watched is self.results_split and event.type() == QEvent.Type.Resize:
+            self._fit_steps()
+        return super().eventFilter(watched, event)
 
     def _show_verdict(self, result: ToolSearchResult | None) -> None:
         """An amber banner when no tool fits; otherwise a muted line saying why one does."""

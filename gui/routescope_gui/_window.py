@@ -69,7 +69,7 @@ from ._wiring import (
 )
 
 if TYPE_CHECKING:
-    from routescope import Inspection
+    from routescope import Inspection, Request
     from routescope.batch import PromptRef
     from routescope.history import LastSession
     from routescope.research import ResearchSettings
@@ -86,6 +86,10 @@ _SETTINGS = ("Routescope", "routescope-gui")
 _FIRST_SIZE = (1280, 720)
 """The largest first size: it fits a 1366×768 screen with its panels and title bar."""
 _NO_PROMPT = "Type a prompt: results update as you type."
+_CASE_TABS = {"strategy": "Plan", "linter": "Linter", "contract": "Contract", "tools": "Tools"}
+"""The tab a regression case opens on, by its suite's router."""
+_MAX_ZOOM = 16
+"""The most 1-point steps the window's font grows (View ▸ Zoom in)."""
 
 
 class MainWindow(QMainWindow):
@@ -110,6 +114,7 @@ class MainWindow(QMainWindow):
         prompt, tab, catalog, rules and date) once the history store is open."""
         super().__init__()
         self._restore = restore
+        self._case_before: tuple[str, Request] | None = None
         self.setWindowTitle("Routescope")
         icon = routescope.resources_root() / "icons" / "routescope.svg"
         self.setWindowIcon(QIcon(QPixmap.fromImage(QImage.fromData(icon.read_bytes()))))
@@ -122,6 +127,14 @@ class MainWindow(QMainWindow):
         self._wire()
         self._restore_geometry()
         self._restore_research_settings()
+        self._base_point_size = self.font().pointSizeF()
+        self._zoom_steps = 0
+        self._apply_zoom(_saved_int(QSettings(*_SETTINGS).value("window/zoom")))
+        # The timings sit in a permanent widget: a menu's hints (transient messages) replace
+        # only the message beside it.
+        self.timings_label = QLabel("")
+        self.timings_label.setObjectName("timings")
+        self.statusBar().addPermanentWidget(self.timings_label)
         self.statusBar().showMessage(_NO_PROMPT)
         self.editor.setFocus()
 
@@ -173,6 +186,12 @@ class MainWindow(QMainWindow):
         )
         self.help_action = self._action("Routescope help", lambda: show_help(self), "F1")
         self.about_action = self._action("About Routescope", lambda: show_about(self))
+        self.focus_prompt_action = self._action("Focus prompt", self.focus_prompt, "Ctrl+L")
+        self.focus_prompt_action.setShortcuts([QKeySequence("Ctrl+L"), QKeySequence("F6")])
+        self.zoom_in_action = self._action("Zoom in", lambda: self.zoom(1), "Ctrl+=")
+        self.zoom_in_action.setShortcuts([QKeySequence("Ctrl+="), QKeySequence("Ctrl++")])
+        self.zoom_out_action = self._action("Zoom out", lambda: self.zoom(-1), "Ctrl+-")
+        self.zoom_reset_action = self._action("Actual size", lambda: self.zoom(0), "Ctrl+0")
 
     def _tab_action(self, name: str, number: int) -> QAction:
         def show() -> None:
@@ -207,6 +226,14 @@ class MainWindow(QMainWindow):
         for action in self.tab_actions:
             view.addAction(action)
         view.addAction(self.history_action)
+        view.addSeparator()
+        for action in (
+            self.focus_prompt_action,
+            self.zoom_in_action,
+            self.zoom_out_action,
+            self.zoom_reset_action,
+        ):
+            view.addAction(action)
         research = bar.addMenu("&Research")
         for action in (
             self.research_action,
@@ -312,6 +339,9 @@ class MainWindow(QMainWindow):
         self.views.insertTab(1, self.compare_view, "Compare")
         self.history_view = HistoryView()
         self.views.addTab(self.history_view, HISTORY)
+        # An explicit minimum: the banner (a rule-pack error) then takes its room from the
+        # body instead of growing the window past the screen (the views' own hint is ~720 px).
+        self.views.setMinimumSize(480, 320)
         self.setCentralWidget(self.views)
 
     def _wire(self) -> None:
@@ -347,6 +377,7 @@ class MainWindow(QMainWindow):
             choose_suite=self._choose_suite,
             open_case=self._open_case,
         )
+        session.regress.case_opened.connect(self._case_opened)
         connect_batch(self.batch_view, session.batch, open_prompt=self._open_batch_prompt)
         connect_compare(
             self.compare_view,
@@ -404,6 +435,31 @@ class MainWindow(QMainWindow):
         super().closeEvent(event)
 
     # -- actions ---------------------------------------------------------------------------
+    def focus_prompt(self) -> None:
+        """View ▸ Focus prompt (Ctrl+L, F6): back to the prompt from any view, tab or tree."""
+        self.views.setCurrentWidget(self.live)
+        self.editor.setFocus(Qt.FocusReason.ShortcutFocusReason)
+
+    def zoom(self, step: int) -> None:
+        """View ▸ Zoom in (+1, Ctrl+=), out (-1, Ctrl+-), actual size (0, Ctrl+0): the whole
+        window's font, for demos; kept for the next start."""
+        self._apply_zoom(self._zoom_steps + step if step else 0)
+        QSettings(*_SETTINGS).setValue("window/zoom", self._zoom_steps)
+
+    @property
+    def zoom_steps(self) -> int:
+        """How many 1-point steps the window's font is above (below) its normal size."""
+        return self._zoom_steps
+
+    def _apply_zoom(self, steps: int) -> None:
+        low = 1 - int(self._base_point_size) if self._base_point_size > 0 else 0
+        self._zoom_steps = max(low, min(steps, _MAX_ZOOM))
+        if self._base_point_size <= 0:  # a pixel-sized font: nothing to scale in points
+            return
+        font = self.font()
+        font.setPointSizeF(self._base_point_size + self._zoom_steps)
+        self.setFont(font)
+
     def set_prompt(self, text: str) -> None:
         """Replace the prompt, as if it had been typed."""
         self.editor.setPlainText(text)
@@ -511,8 +567,27 @@ class MainWindow(QMainWindow):
             self.session.regress.open(path)
 
     def _open_case(self, case_id: str) -> None:
-        self.views.setCurrentWidget(self.live)
+        """Open a regression case live, on the tab of its suite's router; the status bar says
+        which of the session's settings the case's own inputs replace."""
+        suite = self.session.regress.suite
+        self.show_tab(_CASE_TABS.get(suite.router, "Plan") if suite else "Plan")
+        self._case_before = (case_id, self.session.request)
         self.session.regress.open_case(case_id)
+
+    def _case_opened(self, request: Request) -> None:
+        """Say what the case changed in the session (its date, its search settings): they
+        stay for later prompts until changed back, so the change must not be silent."""
+        if self._case_before is None:
+            return
+        case_id, before = self._case_before
+        self._case_before = None
+        changes = []
+        if request.today != before.today:
+            changes.append(f"today {request.today.isoformat()} (was {before.today.isoformat()})")
+        if request.search != before.search:
+            changes.append("the suite's search settings")
+        said = f": now {', '.join(changes)}" if changes else ""
+        self.statusBar().showMessage(f"case {case_id} opened with its own inputs{said}")
 
     def _open_batch_prompt(self, ref: PromptRef) -> None:
         self.views.setCurrentWidget(self.live)
@@ -757,12 +832,15 @@ class MainWindow(QMainWindow):
         self.strategy_view.show_result(StrategySlice.of(inspection) if inspection else None)
         self.tabs.invalidate()
         if inspection is None:
+            self.timings_label.setText("")
             self.statusBar().showMessage(_NO_PROMPT)
             return
         timings = " · ".join(f"{stage} {us:,.0f} µs" for stage, us in inspection.timings_us.items())
-        self.statusBar().showMessage(
+        self.timings_label.setText(
             f"{timings}    rules: {inspection.rules}    today: {inspection.today.isoformat()}"
         )
+        if self.statusBar().currentMessage() == _NO_PROMPT:
+            self.statusBar().clearMessage()
 
     def _show_failure(self, message: str) -> None:
         self._show_inspection(None)
@@ -784,6 +862,14 @@ class MainWindow(QMainWindow):
         """The raw JSON: rendered only while its tab is shown (it can be megabytes)."""
         inspection = self.session.inspection.result
         self.json_view.setPlainText(inspection.model_dump_json(indent=2) if inspection else "")
+
+
+def _saved_int(value: object) -> int:
+    """A number QSettings kept (an int, or its text in an INI file); 0 when there is none."""
+    try:
+        return int(str(value))
+    except ValueError:
+        return 0
 
 
 def _insert_under(view: QWidget, line: QWidget, above: QWidget | None = None) -> None:

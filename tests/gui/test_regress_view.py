@@ -69,6 +69,10 @@ def test_filter_diff_open_live_and_accept(qtbot, window, tmp_path: Path) -> None
     assert window.views.currentWidget() is window.live
     assert window.editor.toPlainText() == "How do I install FastAPI?"
     assert window.today_edit.date().toPython() == dt.date(2030, 7, 4)
+    # The strategy suite's case opens on the Plan tab and says the session's date changed.
+    assert window.tabs.currentWidget() is window.strategy_view.plan_table
+    qtbot.waitUntil(lambda: "case wrong opened" in window.statusBar().currentMessage())
+    assert "today 2030-07-04 (was " in window.statusBar().currentMessage()
     assert window.strategy_view.decision_panel.badge.text() == "TECH"
     # Accept it as golden: the file keeps its comments, and the re-run passes.
     window.show_tab("Regression")
@@ -90,3 +94,20 @@ def test_a_bad_suite_is_reported_not_raised(qtbot, window, tmp_path: Path) -> No
         window.session.regress.open(path)
     assert "cases" in window.regress_view.summary.text()
     assert not window.regress_view.run_button.isEnabled()
+
+
+def test_a_linter_case_opens_on_the_linter_tab(qtbot, window, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    path = tmp_path / "lint.yaml"
+    path.write_text(
+        "suite: lint\nrouter: linter\ncases:\n"
+        "  - id: vague\n    prompt: config\n    expect: {query_class: vague}\n",
+        encoding="utf-8",
+    )
+    window.show_tab("Regression")
+    opened(qtbot, window, path)
+    ran(qtbot, window)
+    window.regress_view.cases.selectRow(0)
+    window.regress_view.live_button.click()
+    qtbot.waitUntil(lambda: window.editor.toPlainText() == "config")
+    assert window.views.currentWidget() is window.live
+    assert window.tabs.currentWidget() is window.linter_view

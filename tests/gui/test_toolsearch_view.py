@@ -1,3 +1,4 @@
+import itertools
 from pathlib import Path
 
 import pytest
@@ -239,13 +240,13 @@ def test_the_fusion_selector_asks_for_its_fusion_and_shows_only_its_controls(qtb
     )
     assert "seed" in view.fusion.toolTip() and "measurement" in view.fusion.toolTip()
     assert view.fusion.currentText() == "weighted"
-    assert view.weights_box.isVisibleTo(view) and not view.rrf_box.isVisibleTo(view)
+    assert view.weights_box.isVisibleTo(view.drawer) and not view.rrf_box.isVisibleTo(view.drawer)
     assert view.weight_labels["vector"].text() == "0.75"
     assert view.weights_box.toolTip() == f"weighted fusion: {SearchSettings().formula()}"
     with qtbot.waitSignal(view.settings_changed, timeout=1_000) as blocker:
         view.fusion.setCurrentText("canonical")
     assert blocker.args[0].fusion == "canonical"
-    assert view.rrf_box.isVisibleTo(view) and not view.weights_box.isVisibleTo(view)
+    assert view.rrf_box.isVisibleTo(view.drawer) and not view.weights_box.isVisibleTo(view.drawer)
     view.fusion.setCurrentText("weighted")
     with qtbot.waitSignal(view.settings_changed, timeout=1_000) as blocker:
         view.vector_weight.setValue(10)
@@ -287,7 +288,7 @@ def test_new_settings_shown_move_every_control(qtbot) -> None:  # type: ignore[n
     )
     with qtbot.assertNotEmitted(view.settings_changed):
         view.show_settings(settings)
-    assert view.fusion.currentText() == "canonical" and view.rrf_box.isVisibleTo(view)
+    assert view.fusion.currentText() == "canonical" and view.rrf_box.isVisibleTo(view.drawer)
     assert view.vector_weight.value() == 8 and view.keyword_weight.value() == 12
     assert view.threshold.value() == 30 and view.threshold_label.text() == "0.30"
     with qtbot.waitSignal(view.settings_changed, timeout=1_000) as blocker:
@@ -441,3 +442,39 @@ def test_each_step_says_where_its_best_tool_stands_in_the_ranking(qtbot) -> None
     second = view.steps.topLevelItem(1)
     assert second.text(3) == "fits · #10 in the ranking"
     assert "mail.send is #10 of the ranking" in second.toolTip(3)
+
+
+@pytest.mark.parametrize("size", [(1280, 720), (1024, 768), (800, 500)])
+def test_the_ranking_keeps_eight_rows_when_the_steps_appear(qtbot, size) -> None:  # type: ignore[no-untyped-def]
+    view = ToolSearchView()
+    qtbot.addWidget(view)
+    view.resize(*size)
+    view.show()
+    qtbot.waitExposed(view)
+    assert view.drawer.isHidden() and not view.drawer_button.isChecked()
+    found = [hit(n, f"files.t{n}", vector=0.9 - n / 20) for n in range(1, 11)]
+    mail = [hit(n, f"mail.t{n}", vector=0.3) for n in range(1, 6)]
+    steps = [
+        StepResult(step("find the config file", 0), found, True, "fits"),
+        StepResult(step("email it to Bob", 27, "then", (22, 26)), mail, False, "no tool fits"),
+    ]
+    view.show_result(result(found, steps=steps))
+    qtbot.waitUntil(lambda: view.steps.isVisible() and view.steps.height() > 0)
+    row = view.table.sizeHintForRow(0)
+    assert view.table.viewport().height() >= 8 * row
+    assert view.results_split.orientation() == Qt.Orientation.Vertical
+    parts = [view.header, view.verdict.parentWidget(), view.results_split, view.pin.parentWidget()]
+    spans = [(w.geometry().top(), w.geometry().bottom()) for w in parts if w is not None]
+    assert all(a[1] < b[0] for a, b in itertools.pairwise(spans)), spans
+    view.drawer_button.click()
+    assert view.drawer.isVisible()
+    view.drawer_button.click()
+    assert view.drawer.isHidden()
+    short = ToolSearchView()  # too short for both one above the other: the steps sit beside
+    qtbot.addWidget(short)
+    short.resize(size[0], 300)
+    short.show()
+    qtbot.waitExposed(short)
+    short.show_result(result(found, steps=steps))
+    qtbot.waitUntil(lambda: short.results_split.orientation() == Qt.Orientation.Horizontal)
+    assert short.steps.isVisible() and short.table.width() > short.steps.width() > 0

@@ -45,7 +45,7 @@ def test_typing_updates_every_panel(qtbot, window) -> None:  # type: ignore[no-u
     assert {h.label for h in window.editor.spans_at(prompt.index("FastAPI"))} == {"entity"}
     assert {h.label for h in window.editor.spans_at(prompt.index("install"))} == {"tech"}
     assert len(window.editor.extraSelections()) == 3
-    status = window.statusBar().currentMessage()
+    status = window.timings_label.text()
     assert "extract" in status and "µs" in status and "today: 2026-02-05" in status
 
 
@@ -62,6 +62,7 @@ def test_results_follow_every_edit(qtbot, window) -> None:  # type: ignore[no-un
     assert window.strategy_view.plan_table.plan_model.rowCount() == 0
     assert window.editor.extraSelections() == []
     assert window.statusBar().currentMessage().startswith("Type a prompt")
+    assert window.timings_label.text() == ""
 
 
 def test_hidden_tabs_are_filled_when_shown(qtbot, window) -> None:  # type: ignore[no-untyped-def]
@@ -172,7 +173,8 @@ def test_the_tools_tab_loads_the_engine_only_when_first_shown(qtbot, window) -> 
     assert "tools from catalog" in view.status.text() and view.pin.count() > 40
     with qtbot.waitSignal(window.session.tools.ranked, timeout=20_000) as blocker:
         view.fusion.setCurrentText("canonical")
-    assert blocker.args[0].fusion == "canonical" and view.rrf_box.isVisibleTo(view)
+    # The RRF k slider shows for the canonical fusion, inside the settings drawer.
+    assert blocker.args[0].fusion == "canonical" and view.rrf_box.isVisibleTo(view.drawer)
     with qtbot.waitSignal(window.session.tools.ranked, timeout=20_000):
         view.rrf.setValue(5)
     assert window.session.request.search.rrf_k == 5
@@ -268,6 +270,10 @@ def test_menus_name_every_action_with_its_shortcut(window) -> None:  # type: ign
             "Batch",
             "Compare",
             "History",
+            "Focus prompt",
+            "Zoom in",
+            "Zoom out",
+            "Actual size",
         ],
         "&Research": ["Run research", "Cancel research", "Research settings…"],
         "&Help": ["Routescope help", "About Routescope"],
@@ -280,6 +286,10 @@ def test_menus_name_every_action_with_its_shortcut(window) -> None:  # type: ign
         window.tab_actions[1]: "Ctrl+2",
         window.research_action: "Ctrl+Return",
         window.cancel_research_action: "Esc",
+        window.focus_prompt_action: "Ctrl+L",
+        window.zoom_in_action: "Ctrl+=",
+        window.zoom_out_action: "Ctrl+-",
+        window.zoom_reset_action: "Ctrl+0",
     }
     for action, keys in shortcuts.items():
         assert action.shortcut().toString() == keys
