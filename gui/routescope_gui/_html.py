@@ -81,6 +81,8 @@ class HtmlDelegate(QStyledItemDelegate):
         self.initStyleOption(opt, index)
         view = self.parent()
         width = view.columnWidth(index.column()) if isinstance(view, QTableView) else 300
+        if isinstance(view, QTableView) and view.showGrid():
+            width -= 1  # the grid line takes a pixel: measure at the width `paint` draws at
         doc = self._document(markup, opt, width)
         return QSize(width, int(doc.size().height()) + 4)
 
