@@ -679,3 +679,29 @@ def test_a_case_that_cannot_run_names_the_suite_and_the_case(tmp_path: Path) -> 
     )
     with pytest.raises(SuiteError, match=rf"^{re.escape(str(path))}: case bad: .*nope\.toml"):
         run_suite(load_suite(path))
+
+
+def test_a_passing_tools_case_counts_its_hit_not_the_top_tool(tmp_path: Path) -> None:
+    """The matrix takes Got from the matcher's hit: a case whose expected family is in its top
+    three passes and is counted as right, even when another family ranks first."""
+    catalog = Path(str(resources_root() / "catalog"))
+    prompt = "read https://example.com/post and give me the gist"
+    from routescope.toolsearch import ToolSearch, load_catalog
+
+    search = ToolSearch(load_catalog(catalog), cache=tmp_path / "cache")
+    names = [hit.tool_name for hit in search.search(prompt).results[:3]]
+    families = [name.split(".")[0] for name in names]
+    other = next((f for f in families[1:] if f != families[0]), None)
+    if other is None:
+        pytest.skip("the top three tools share one family for this prompt")
+    path = tmp_path / "suite.yaml"
+    path.write_text(
+        f"suite: s\nrouter: tools\ncatalog: {catalog}\ncases:\n"
+        f"  - {{id: a, prompt: {prompt!r}, "
+        f'expect: {{"results[:3].tool_name": {{any_startswith: [{other}.]}}}}}}\n',
+        encoding="utf-8",
+    )
+    suite = load_suite(path)
+    result = run_case(suite.cases[0], suite, cache=tmp_path / "cache")
+    assert result.passed
+    assert (result.expected_class, result.predicted_class) == (other, other)
