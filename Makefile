@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 PIP := $(BIN)/python -m pip --disable-pip-version-check -q
 
-.PHONY: run test lint bench eval screenshot clean
+.PHONY: run test lint bench eval screenshot package clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -39,6 +39,7 @@ bench: $(VENV)/.dev-installed
 	$(BIN)/python tests/bench/bench_compare.py --json .bench/compare.json
 	$(BIN)/python tests/bench/bench_history.py --json .bench/history.json
 	QT_QPA_PLATFORM=offscreen $(BIN)/python tests/bench/bench_gui.py --json .bench/gui.json
+	$(BIN)/python tests/bench/bench_bundle.py --json .bench/bundle.json
 
 # Tool-search retrieval quality (issue 11): BFCL-derived tasks built from the bfcl-eval wheel
 # (downloaded once into .eval/), the scenario suite, every strategy beside plain cosine and
@@ -57,6 +58,10 @@ screenshot: $(VENV)/.dev-installed
 	QT_QPA_PLATFORM=offscreen $(BIN)/routescope-gui --screenshot packaging/screenshot-compare.png \
 		--tab Compare --today 2026-11-22 --compare-b "OpenClaw news this week" \
 		"How do I install OpenClaw on my server?"
+
+# The desktop bundle (PyInstaller one-folder): dist/routescope/ and dist/routescope-*.tar.gz.
+package: $(VENV)/.dev-installed
+	$(BIN)/python packaging/build_bundle.py --dist dist --work build
 
 clean:
 	rm -rf $(VENV) .bench .eval build dist .mypy_cache .ruff_cache

@@ -891,6 +891,7 @@ class BatchView(QWidget):
         bottom_layout.addLayout(heading)
         bottom_layout.addWidget(self.prompts, 1)
         self.splitter = QSplitter(Qt.Orientation.Vertical)
+        self.splitter.setObjectName("batch")
         self.splitter.addWidget(self.report_scroll)
         self.splitter.addWidget(bottom)
         self.splitter.setStretchFactor(0, 3)

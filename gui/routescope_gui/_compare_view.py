@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QBrush, QColor, QFont, QTextCharFormat, QTextCursor
+from PySide6.QtGui import QBrush, QColor, QFont, QShowEvent, QTextCharFormat, QTextCursor
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
@@ -157,6 +157,7 @@ class CompareView(QWidget):
         self.result: Comparison | None = None
         self.suite_result: SuiteComparison | None = None
         self._b_names: dict[str, str] = {}
+        self._text_a = ""
         self._build_sides()
         self._build_result()
         self._build_suite()
@@ -321,10 +322,12 @@ class CompareView(QWidget):
         tools_layout.addWidget(self.tools_note)
         tools_layout.addWidget(self.tools, 1)
         left = QSplitter(Qt.Orientation.Vertical)
+        left.setObjectName("compare_queries")
         left.addWidget(self.queries)
         left.addWidget(self.changes)
         left.setSizes([260, 160])
         self.split = QSplitter()
+        self.split.setObjectName("compare")
         self.split.addWidget(left)
         self.split.addWidget(tools_box)
         self.split.setStretchFactor(0, 3)
@@ -381,11 +384,21 @@ class CompareView(QWidget):
 
     # -- side A and side B -----------------------------------------------------------------
     def show_text_a(self, text: str) -> None:
-        """The live prompt changed elsewhere (A follows it)."""
-        if self.a_editor.toPlainText() != text:
+        """The live prompt changed elsewhere: A follows it (while the view is hidden, once it
+        is shown: a keystroke in the live view does not lay this editor out again)."""
+        self._text_a = text
+        if self.isVisible():
+            self._follow_text_a()
+
+    def _follow_text_a(self) -> None:
+        if self.a_editor.toPlainText() != self._text_a:
             self.a_editor.blockSignals(True)
-            self.a_editor.setPlainText(text)
+            self.a_editor.setPlainText(self._text_a)
             self.a_editor.blockSignals(False)
+
+    def showEvent(self, event: QShowEvent) -> None:
+        self._follow_text_a()
+        super().showEvent(event)
 
     def set_text_b(self, text: str) -> None:
         """Compare A with another prompt, as if it had been typed as B."""

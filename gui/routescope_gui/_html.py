@@ -6,11 +6,11 @@ import difflib
 import functools
 import html
 
-from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QRectF, QSize, Qt
-from PySide6.QtGui import QPainter, QTextDocument
+from PySide6.QtCore import QModelIndex, QObject, QPersistentModelIndex, QRectF, QSize, Qt
+from PySide6.QtGui import QPainter, QTextCursor, QTextDocument
 from PySide6.QtWidgets import QStyle, QStyledItemDelegate, QStyleOptionViewItem, QTableView
 
-__all__ = ["HTML_ROLE", "HtmlDelegate", "clip", "muted", "word_diff_html"]
+__all__ = ["HTML_ROLE", "HtmlDelegate", "clip", "cut_to_lines", "muted", "word_diff_html"]
 
 HTML_ROLE = Qt.ItemDataRole.UserRole + 1
 """The item-data role a model answers with rich text for `HtmlDelegate` to draw."""
@@ -49,11 +49,37 @@ def muted(text: str) -> str:
     return f"<span style='color:#607d8b'>{html.escape(text)}</span>"
 
 
+_ELLIPSIS = "…"
+_CELL_CHARACTERS = 2_000
+"""A cell of `max_lines` lays out at most this much of its text: more never shows in a few
+lines, and a prompt may be megabytes long."""
+
+
 class HtmlDelegate(QStyledItemDelegate):
-    """Draws a cell's HTML_ROLE rich text (the sanitize diff), else the plain text."""
+    """Draws a cell's HTML_ROLE rich text (the sanitize diff), else the plain text.
+
+    With `max_lines`, a cell is at most that many lines high: longer text (rich or plain) is cut
+    at the end of its last line with "…" (the model's tooltip and copy give it in full). Without,
+    a cell is as high as its text (the default)."""
+
+    def __init__(self, parent: QObject | None = None, *, max_lines: int | None = None) -> None:
+        super().__init__(parent)
+        self.max_lines = max_lines
+
+    def _markup(self, index: _Index) -> str | None:
+        """The rich text to draw: HTML_ROLE's, or with `max_lines` the plain text escaped."""
+        markup = index.data(HTML_ROLE)
+        if markup:
+            return str(markup)
+        if self.max_lines is None:
+            return None
+        text = index.data(Qt.ItemDataRole.DisplayRole)
+        if text is None or text == "":
+            return None
+        return html.escape(str(text)[:_CELL_CHARACTERS], quote=False).replace("\n", "<br>")
 
     def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: _Index) -> None:
-        markup = index.data(HTML_ROLE)
+        markup = self._markup(index)
         if not markup:
             super().paint(painter, option, index)
             return
@@ -74,7 +100,7 @@ class HtmlDelegate(QStyledItemDelegate):
         painter.restore()
 
     def sizeHint(self, option: QStyleOptionViewItem, index: _Index) -> QSize:
-        markup = index.data(HTML_ROLE)
+        markup = self._markup(index)
         if not markup:
             return super().sizeHint(option, index)
         opt = QStyleOptionViewItem(option)
@@ -86,11 +112,51 @@ class HtmlDelegate(QStyledItemDelegate):
         doc = self._document(markup, opt, width)
         return QSize(width, int(doc.size().height()) + 4)
 
-    @staticmethod
-    def _document(markup: str, option: QStyleOptionViewItem, width: int) -> QTextDocument:
+    def _document(self, markup: str, option: QStyleOptionViewItem, width: int) -> QTextDocument:
         doc = QTextDocument()
         doc.setDefaultFont(option.font)
         doc.setDocumentMargin(4)
         doc.setHtml(markup)
         doc.setTextWidth(width)
+        if self.max_lines is not None:
+            cut_to_lines(doc, self.max_lines)
         return doc
+
+
+def _line_count(doc: QTextDocument) -> int:
+    doc.size()  # lays the document out
+    block, lines = doc.begin(), 0
+    while block.isValid():
+        layout = block.layout()
+        lines += layout.lineCount() if layout is not None else 1
+        block = block.next()
+    return lines
+
+
+def cut_to_lines(doc: QTextDocument, lines: int) -> bool:
+    """Cut a laid-out document to its first `lines` lines, ending them with "…" (the text's
+    formats kept); False when it already fits."""
+    if _line_count(doc) <= lines:
+        return False
+    block, seen, end = doc.begin(), 0, 0
+    while block.isValid():
+        layout = block.layout()
+        count = layout.lineCount() if layout is not None else 0
+        if layout is not None and seen + count >= lines:
+            line = layout.lineAt(lines - seen - 1)
+            end = block.position() + line.textStart() + line.textLength()
+            break
+        seen += count
+        block = block.next()
+    cursor = QTextCursor(doc)
+    cursor.setPosition(end)
+    cursor.movePosition(QTextCursor.MoveOperation.End, QTextCursor.MoveMode.KeepAnchor)
+    cursor.removeSelectedText()
+    cursor.insertText(_ELLIPSIS)
+    # "…" may not fit on the last line: give it the room of the characters before it.
+    while end > 0 and _line_count(doc) > lines:
+        cursor.setPosition(end - 1)
+        cursor.setPosition(end, QTextCursor.MoveMode.KeepAnchor)
+        cursor.removeSelectedText()
+        end -= 1
+    return True

@@ -96,7 +96,13 @@ class InsightModel(QObject):
         self._enabled = enabled
         if enabled:
             self._closed = False
-            self.follow("enabled")
+            if self._explained_for is None:  # nothing worked out yet: once the request rests
+                # (without building the request now: the window enables it before its first
+                # paint, and the routers load after it)
+                self.stale.emit()
+                self._timer.start()
+            else:
+                self.follow("enabled")
             return
         self._timer.stop()
         self._lane.cancel()

@@ -49,8 +49,15 @@ async def _start(app: QApplication, args: argparse.Namespace) -> int:
     except routescope.RoutescopeError as exc:
         print(f"routescope-gui: error: {exc}", file=sys.stderr)
         return 2
-    restore = not args.screenshot and not args.prompt and not getattr(args, "no_restore", False)
-    window = MainWindow(restore=restore)
+    demo = getattr(args, "demo", None)
+    restore = (
+        not args.screenshot
+        and not args.prompt
+        and not demo
+        and not getattr(args, "no_restore", False)
+    )
+    window = MainWindow(restore=restore, open_history=False)
+    window.theme.set_choice(getattr(args, "theme", "system"))  # (--theme)
     if args.screenshot:
         return await _screenshot(window, args, rules, search)
     closed = asyncio.Event()
@@ -59,10 +66,15 @@ async def _start(app: QApplication, args: argparse.Namespace) -> int:
     await _first_paint(window)
     if closed.is_set():  # (a quit during the first paint)
         return 0
+    window.session.history.start()
     if restore:  # the last session comes back once the history store is open
         _apply_arguments(window, args, rules, search)
     else:
         window.session.open_request(_warm_request(args, rules, search))
+    if demo:
+        window.open_demo(demo)
+    if getattr(args, "presenter", False):
+        window.presenter.set_on(True)
     await closed.wait()
     return 0
 
@@ -170,9 +182,18 @@ async def _screenshot(
         )
         return 2
     session = window.session
-    window.resize(*_SCREENSHOT_SIZE)
+    session.history.start()
+    window.resize(*(getattr(args, "size", None) or _SCREENSHOT_SIZE))
     window.show()
     session.open_request(_warm_request(args, rules, search))  # a small prompt: inspected at once
+    if getattr(args, "demo", None):
+        try:
+            window.demo.load(routescope.demo.read_demo(args.demo))
+        except routescope.InputError as exc:
+            print(f"routescope-gui: error: {exc}", file=sys.stderr)
+            return 2
+    if getattr(args, "presenter", False):
+        window.presenter.set_on(True)
     if args.tab == "Tools":
         tools = session.tools
         ranked = _first_of([tools.ranked, tools.engine_failed])

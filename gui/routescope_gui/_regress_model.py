@@ -1,5 +1,5 @@
-"""The regression model: the suite opened last, its latest run, the goldens accepted, and the
-cases opened in the live view.
+"""The regression model: the suite opened last, its latest run, the goldens accepted (and their
+undo), and the cases opened in the live view.
 
 Suites load, run (in batches, reporting progress) and are updated in a worker lane; a case's
 request is built in another. What a run is and which cases changed since the previous one are
@@ -18,7 +18,7 @@ import routescope
 from ._lanes import Lane, take_for
 
 if TYPE_CHECKING:
-    from routescope.regress import CaseResult, Suite, SuiteResult
+    from routescope.regress import CaseResult, GoldenUpdate, Suite, SuiteResult
 
 __all__ = ["RegressModel"]
 
@@ -39,6 +39,8 @@ class RegressModel(QObject):
         finished: emitted with the `SuiteResult` and the ids of the cases whose outcome
             changed since the previous run of the same file (None: no previous run).
         accepted: emitted with (case id, values changed) after "accept as golden".
+        undone: emitted with (case id, values put back) after an accept is undone.
+        undo_changed: emitted with whether an accept can be undone (and with which case id).
         case_opened: emitted with a case's exact `Request` (the session makes it its own).
     """
 
@@ -47,6 +49,8 @@ class RegressModel(QObject):
     progress = Signal(int, int)
     finished = Signal(object, object)
     accepted = Signal(str, int)
+    undone = Signal(str, int)
+    undo_changed = Signal(bool, str)
     case_opened = Signal(object)
 
     def __init__(self, *, cache: Path | None = None, parent: QObject | None = None) -> None:
@@ -57,6 +61,8 @@ class RegressModel(QObject):
         self.result: SuiteResult | None = None
         self._previous: SuiteResult | None = None
         """The latest run of the suite's file, kept across reloads (accepting a golden)."""
+        self._undo: list[tuple[str, GoldenUpdate]] = []
+        """The accepts of the suite opened, oldest first: each case id and what it wrote."""
         self._suite_lane = Lane()
         self._case_lane = Lane()
 
@@ -71,9 +77,14 @@ class RegressModel(QObject):
             lambda: routescope.regress.load_suite(path), self._loaded, self.failed.emit
         )
 
+    @property
+    def can_undo(self) -> bool:
+        return bool(self._undo)
+
     def _loaded(self, suite: Suite) -> None:
         if self.suite is None or self.suite.path != suite.path:
             self._previous = None
+            self._set_undo([])
         self.suite, self.result = suite, None
         self.opened.emit(suite)
 
@@ -115,17 +126,48 @@ class RegressModel(QObject):
             return
         regress = routescope.regress
 
-        def accept() -> tuple[int, Suite]:
-            changed = regress.update_goldens(suite, result, only={case_id})
-            return changed, regress.load_suite(suite.path)
+        def accept() -> tuple[GoldenUpdate, Suite]:
+            update = regress.accept_goldens(suite, result, only={case_id})
+            return update, regress.load_suite(suite.path)
 
-        def accepted(outcome: tuple[int, Suite]) -> None:
-            changed, reloaded = outcome
+        def accepted(outcome: tuple[GoldenUpdate, Suite]) -> None:
+            update, reloaded = outcome
             self._loaded(reloaded)
-            self.accepted.emit(case_id, changed)
+            if update.changed:
+                self._set_undo([*self._undo, (case_id, update)])
+            self.accepted.emit(case_id, update.changed)
             self.run()
 
         self._suite_lane.submit(accept, accepted, self.failed.emit)
+
+    def undo_accept(self) -> None:
+        """Put the suite file back as it was before the last accept, byte for byte (through
+        `regress.undo_goldens`: refused when the file changed since), then load it again and
+        re-run it. Accepts are undone last first."""
+        if not self._undo:
+            return
+        case_id, update = self._undo[-1]
+        regress = routescope.regress
+
+        def undo() -> Suite:
+            regress.undo_goldens(update)
+            return regress.load_suite(update.path)
+
+        def undone(reloaded: Suite) -> None:
+            self._set_undo([entry for entry in self._undo if entry[1] is not update])
+            self._loaded(reloaded)
+            self.undone.emit(case_id, update.changed)
+            self.run()
+
+        def refused(reason: str) -> None:
+            self._set_undo([])  # the file is not what the accepts wrote any more
+            self.failed.emit(reason)
+
+        self._suite_lane.submit(undo, undone, refused)
+
+    def _set_undo(self, stack: list[tuple[str, GoldenUpdate]]) -> None:
+        self._undo = stack
+        self.undo_changed.emit(bool(stack), stack[-1][0] if stack else "")
 
     def open_case(self, case_id: str) -> None:
         """Make a case's exact inputs the request (`Case.request`), built off the UI thread."""

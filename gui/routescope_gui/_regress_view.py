@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt, Signal
-from PySide6.QtGui import QBrush, QColor
+from PySide6.QtGui import QAction, QBrush, QColor, QKeySequence
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -91,12 +91,15 @@ class RegressView(QWidget):
         open_requested: the analyst asks to open a suite file.
         run_requested: the analyst asks to run the suite.
         accept_requested: emitted with a failing case's id to accept its values as goldens.
+        undo_requested: the analyst asks to undo the last accept (the Undo button, or
+            `undo_action`'s Ctrl+Z while the focus is in this view).
         open_case_requested: emitted with a case's id to open it in the live view.
     """
 
     open_requested = Signal()
     run_requested = Signal()
     accept_requested = Signal(str)
+    undo_requested = Signal()
     open_case_requested = Signal(str)
 
     def __init__(self, parent: QWidget | None = None) -> None:
@@ -121,6 +124,15 @@ class RegressView(QWidget):
         self.diffs = self._table(["Path", "Matcher", "Expected", "Actual"])
         self.accept_button = QPushButton("Accept as golden")
         self.accept_button.clicked.connect(self._accept_selected)
+        self.undo_button = QPushButton("Undo accept")
+        self.undo_button.setToolTip("put the suite file back as it was before the last accept")
+        self.undo_button.clicked.connect(self.undo_requested)
+        self.undo_action = QAction("Undo accept as golden", self)
+        self.undo_action.setShortcut(QKeySequence.StandardKey.Undo)
+        self.undo_action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+        self.undo_action.triggered.connect(self.undo_requested)
+        self.addAction(self.undo_action)
+        self._can_undo = False
         self.live_button = QPushButton("Open in live view")
         self.live_button.clicked.connect(self._open_selected)
         self.matrix = self._table([])
@@ -170,6 +182,7 @@ class RegressView(QWidget):
         detail_layout.setContentsMargins(0, 0, 0, 0)
         buttons = QHBoxLayout()
         buttons.addWidget(self.accept_button)
+        buttons.addWidget(self.undo_button)
         buttons.addWidget(self.live_button)
         buttons.addStretch(1)
         detail_layout.addWidget(QLabel("Structured diff of the selected case"))
@@ -222,6 +235,18 @@ class RegressView(QWidget):
 
     def show_accepted(self, case_id: str, values: int) -> None:
         self.summary.setText(f"accepted {values} golden value(s) for {case_id}; re-running")
+
+    def show_undo(self, available: bool, case_id: str) -> None:
+        """Whether an accept can be undone, and the case of the last one."""
+        self._can_undo = available
+        tip = f"put the suite file back as it was before accepting {case_id}" if available else ""
+        self.undo_button.setToolTip(tip or "no accept to undo")
+        self._enable()
+
+    def show_undone(self, case_id: str, values: int) -> None:
+        self.summary.setText(
+            f"undid the accept of {case_id}: {values} golden value(s) put back; re-running"
+        )
 
     # -- cases -----------------------------------------------------------------------------
     def visible_cases(self) -> list[CaseResult]:
@@ -326,6 +351,8 @@ class RegressView(QWidget):
         self.run_button.setEnabled(self.suite is not None and not self._running)
         self.accept_button.setEnabled(selected is not None and not selected.passed)
         self.live_button.setEnabled(selected is not None)
+        self.undo_button.setEnabled(self._can_undo)
+        self.undo_action.setEnabled(self._can_undo)
 
 
 def _ratio(value: float | None) -> str:

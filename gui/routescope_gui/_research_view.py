@@ -201,6 +201,7 @@ class ResearchView(QWidget):
         self.detail.setOpenExternalLinks(True)
         self.detail.setPlaceholderText("select an attempt or a page: its details show here")
         splitter = QSplitter(Qt.Orientation.Vertical)
+        splitter.setObjectName("research")
         splitter.addWidget(self.table)
         splitter.addWidget(self.detail)
         splitter.setStretchFactor(0, 1)

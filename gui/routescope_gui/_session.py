@@ -85,6 +85,8 @@ class Session(QObject):
         store's file (default: the user's data folder), opened by `history.start()`."""
         super().__init__(parent)
         self._request = request
+        self._own: tuple[dt.date, SearchSettings] | None = None
+        """The session's own date and search settings while a case's replace them."""
         current = self._current
         self.inspection = InspectionModel(current, parent=self)
         self.tools = ToolsModel(current, cache=cache, parent=self)
@@ -106,9 +108,9 @@ class Session(QObject):
         self.inspection.failed.connect(lambda _message: self.insight.set_inspection(None))
         self.tools.ranked.connect(self.insight.set_ranking)
         self.tools.engine_ready.connect(self._engine_ready)
-        self.compare.case_opened.connect(self.open_request)
+        self.compare.case_opened.connect(self.open_case)
         self.tools.catalog_loaded.connect(self._adopt_catalog)
-        self.regress.case_opened.connect(self.open_request)
+        self.regress.case_opened.connect(self.open_case)
         self.batch.prompt_opened.connect(self.open_request)
 
     def _current(self) -> Request:
@@ -151,9 +153,18 @@ class Session(QObject):
 
     # -- the request -----------------------------------------------------------------------
     def set_text(self, text: str) -> None:
+        """A new prompt; after a case, with the session's own date and search settings."""
+        own, self._own = self._own, None
+        if own is not None and text != self.request.text:
+            today, search = own
+            self.open_request(self.request.replace(text=text, today=today, search=search))
+            return
+        self._own = own
         self._replace("text", text)
 
     def set_today(self, today: dt.date) -> None:
+        if self._own is not None:  # chosen while a case shows: the session's date from now on
+            self._own = (today, self._own[1])
         self._replace("today", today)
 
     def set_rules(self, rules: RulesRef) -> None:
@@ -163,6 +174,8 @@ class Session(QObject):
         self._replace("context", context)
 
     def set_search(self, settings: SearchSettings) -> None:
+        if self._own is not None:
+            self._own = (self._own[0], settings)
         self._replace("search", settings)
 
     def set_catalog(self, catalog: CatalogRef) -> None:
@@ -170,12 +183,24 @@ class Session(QObject):
         self._replace("catalog", catalog)
 
     def open_request(self, request: Request) -> None:
-        """Replace the whole request (a regression case's exact inputs, a batch's prompt, a
-        start-up prompt)."""
+        """Replace the whole request (a batch's prompt, a history entry, a start-up prompt)."""
+        self._own = None
         if request == self._request:
             return
         self._request = request
         self._changed("request")
+
+    def open_case(self, request: Request) -> None:
+        """Show a regression case with its exact inputs. Its date and search settings hold
+        while it is shown: the session's own come back with the next edit of the prompt."""
+        own = self._own or (self.request.today, self.request.search)
+        self.open_request(request)
+        self._own = own
+
+    @property
+    def case_inputs(self) -> bool:
+        """Whether a case's date and search settings stand in for the session's own."""
+        return self._own is not None
 
     def close(self) -> None:
         """Stop background work (the window is closing): a research run under way is

@@ -13,9 +13,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt, Signal
-from PySide6.QtGui import QBrush, QColor
+from PySide6.QtGui import QBrush, QColor, QResizeEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QApplication,
     QGroupBox,
     QHBoxLayout,
     QHeaderView,
@@ -30,9 +31,16 @@ from PySide6.QtWidgets import (
 import routescope
 
 from ._html import HTML_ROLE, HtmlDelegate, clip, word_diff_html
-from ._style import LABELS, MUTED, accent, fill
+from ._style import INK, LABELS, MUTED, accent, fill
 from ._why_strip import marked_html
-from ._widgets import Badge, HeaderedTableModel, enable_copy, ensure_children, fill_row
+from ._widgets import (
+    Badge,
+    HeaderedTableModel,
+    bounded_tip,
+    enable_copy,
+    ensure_children,
+    fill_row,
+)
 
 if TYPE_CHECKING:
     from routescope import Inspection
@@ -52,8 +60,17 @@ _Index = QModelIndex | QPersistentModelIndex
 _FLAG_EVIDENCE = 6
 """Keyword matches named per intent flag; the rest are counted."""
 _NO_RESULT = "Type a prompt to see which strategy the router picks, and why."
-_TRACED = "background-color:#ffe082; font-weight:600"
+_TRACED = "background-color:#ffe082; color:#263238; font-weight:600"
 """A traced entity's words in a query of the plan."""
+PLAN_LINES = 3
+"""The most lines a cell of the plan takes: a longer query is cut with "…" (its tooltip and a
+copy give it in full), so one long prompt does not push the other actions out of sight."""
+_TIP_CHARACTERS = 2_000
+"""How much of a query a tooltip shows (a prompt may be megabytes long; a copy has it all)."""
+_VALUE_WIDTHS = (70, 150)
+"""The context tree's Value column: 45 % of the room the first column leaves, within these
+widths; the Evidence column has the rest."""
+_VALUE_SHARE = 0.45
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,10 +134,34 @@ class ContextTree(QTreeWidget):
         header.setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
         header.setSectionResizeMode(1, QHeaderView.ResizeMode.Interactive)
         header.setStretchLastSection(True)
-        self.setColumnWidth(1, 150)
+        self.setColumnWidth(1, _VALUE_WIDTHS[1])
+        self._fitting = False
+        self._analyst_sized = False
+        header.sectionResized.connect(self._section_resized)
         enable_copy(self)
         self._rows: dict[str, QTreeWidgetItem] = {}
         self.itemClicked.connect(self._clicked)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self._fit_columns()
+
+    def _section_resized(self, column: int, _old: int, _new: int) -> None:
+        if column == 0:  # sized to its contents: the others share what it leaves
+            self._fit_columns()
+        elif column == 1 and not self._fitting and QApplication.mouseButtons():
+            self._analyst_sized = True  # dragged: the analyst's width stays
+
+    def _fit_columns(self) -> None:
+        """Value takes its share of the room the first column leaves, Evidence the rest, so
+        both stay in sight in a narrow pane (texts elide; each cell's tooltip has it whole)."""
+        if self._analyst_sized:
+            return
+        low, high = _VALUE_WIDTHS
+        free = self.viewport().width() - self.header().sectionSize(0)
+        self._fitting = True
+        self.setColumnWidth(1, max(low, min(high, round(free * _VALUE_SHARE))))
+        self._fitting = False
 
     def _clicked(self, item: QTreeWidgetItem, _column: int) -> None:
         entities, place = self._rows.get("entities"), self._rows.get("place")
@@ -149,12 +190,13 @@ class ContextTree(QTreeWidget):
             ],
         )
         place_row.setData(1, Qt.ItemDataRole.BackgroundRole, fill("place") if place else None)
+        place_row.setData(1, Qt.ItemDataRole.ForegroundRole, QColor(INK) if place else None)
         for name in routescope.strategy.INTENTS:
             self._show_flag(self._rows[name], context, name)
         fill_row(
             self._rows["goal"],
             ["Goal", clip(context.user_goal, 40), "normalised request"],
-            [None, clip(context.user_goal, 2000)],
+            [None, bounded_tip(clip(context.user_goal, _TIP_CHARACTERS))],
         )
         fill_row(
             self._rows["openclaw"],
@@ -193,6 +235,7 @@ class ContextTree(QTreeWidget):
                 ],
             )
             row.setData(1, Qt.ItemDataRole.BackgroundRole, fill("entity"))
+            row.setData(1, Qt.ItemDataRole.ForegroundRole, QColor(INK))  # light fill, any theme
             row.setData(2, Qt.ItemDataRole.ForegroundRole, None)
         for row, note in zip(rows[len(entities.details) :], entities.dropped, strict=True):
             fill_row(row, ["", "(not an entity)", note])
@@ -333,7 +376,7 @@ class PlanModel(HeaderedTableModel):
         if column == 2:
             return action.source
         if column == 3:
-            return clip(action.raw_query)
+            return action.raw_query  # whole, for a copy: the cell shows its first lines
         if column == 4:
             return "(same)" if not action.edits else action.query
         return "; ".join(f"{e.rule}: {e.detail}" for e in action.edits) or "—"
@@ -341,12 +384,18 @@ class PlanModel(HeaderedTableModel):
     @staticmethod
     def _tooltip(action: Action, column: int) -> str:
         if column == 5 and action.edits:
-            return "\n".join(
-                f"{e.rule}: {e.detail}\n  before: {e.before}\n  after: {e.after}"
-                for e in action.edits
+            return bounded_tip(
+                "\n".join(
+                    f"{e.rule}: {e.detail}\n  before: {clip(e.before, _TIP_CHARACTERS)}\n"
+                    f"  after: {clip(e.after, _TIP_CHARACTERS)}"
+                    for e in action.edits
+                )
             )
         if column in (3, 4):
-            return f"raw: {clip(action.raw_query, 1000)}\nfinal: {action.query}"
+            return bounded_tip(
+                f"raw: {clip(action.raw_query, _TIP_CHARACTERS)}\n"
+                f"final: {clip(action.query, _TIP_CHARACTERS)}"
+            )
         return ""
 
 
@@ -357,7 +406,9 @@ class PlanTable(QTableView):
         super().__init__(parent)
         self.plan_model = PlanModel(self)
         self.setModel(self.plan_model)
-        self.setItemDelegateForColumn(4, HtmlDelegate(self))
+        cells = HtmlDelegate(self, max_lines=PLAN_LINES)  # the diff (4); plain text elsewhere
+        for column in (3, 4, 5):
+            self.setItemDelegateForColumn(column, cells)
         self.setAlternatingRowColors(True)
         self.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.setWordWrap(True)

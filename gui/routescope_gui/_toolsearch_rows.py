@@ -7,6 +7,11 @@ Under the weighted fusion the keyword part of a bar is split into the query word
 tooltip names each word with what it adds: "0.702 = vector 0.516 + keyword 0.156 (crashing
 0.065, why 0.049, container 0.043) + align 0.030".
 
+Each row of the ranking shows its score equation under it, as the command line does
+(`routescope.toolsearch.score_equation`: "0.702 = 0.75·cos 0.688 + 0.25·kw 0.62 + align 0.030"),
+in a second, smaller, muted line (`RankingTree`); the tool's name is elided in the middle, where
+names like `github.pull_requests.create_review_comment` differ least.
+
 Nothing here ranks: the shares, the scores and the verdicts come from `routescope.toolsearch`.
 """
 
@@ -14,21 +19,29 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import Qt
-from PySide6.QtGui import QColor
-from PySide6.QtWidgets import QTreeWidgetItem
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QRect, QSize, Qt
+from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPalette
+from PySide6.QtWidgets import (
+    QApplication,
+    QStyle,
+    QStyledItemDelegate,
+    QStyleOptionViewItem,
+    QTreeWidget,
+    QTreeWidgetItem,
+    QWidget,
+)
 
 from ._widgets import BAR_ROLE, DIM_ROLE, MARK_ROLE, SEGMENTS_ROLE, StackedBarDelegate
 
 if TYPE_CHECKING:
-    from PySide6.QtWidgets import QWidget
-
     from routescope.toolsearch import KeywordSignal, ToolHit
 
 __all__ = [
     "DIMMED",
+    "EQUATION_ROLE",
     "KEYWORD_SHADE",
     "SHARE_COLOURS",
+    "RankingTree",
     "bar_segments",
     "keyword_words",
     "legend_html",
@@ -57,6 +70,12 @@ _SHADE_COLOUR = "#F5C96B"
 _LABELS = {"metadata_alignment_boost": "align", "file_discovery_boost": "files"}
 DIMMED = QColor("#9aa5ad")
 """The text of a row whose score is below the fit threshold."""
+EQUATION_ROLE = Qt.ItemDataRole.UserRole + 7
+"""Row data (column 0): the hit's score equation, painted under the row in a second line."""
+_EQUATION_COLOUR = QColor("#607d8b")
+_EQUATION_SCALE = 0.85
+"""The equation's font, of the table's."""
+_Index = QModelIndex | QPersistentModelIndex
 
 
 def share_delegate(parent: QWidget) -> StackedBarDelegate:
@@ -156,3 +175,132 @@ def show_score(
     item.setData(column, DIM_ROLE, below)
     for cell in range(item.columnCount()):
         item.setData(cell, Qt.ItemDataRole.ForegroundRole, DIMMED if below else None)
+
+
+# -- the ranking's rows: the equation under each, the name elided in the middle ------------------
+
+
+def equation_font(font: QFont) -> QFont:
+    """The equation line's font: the table's, smaller."""
+    small = QFont(font)
+    if font.pointSizeF() > 0:
+        small.setPointSizeF(font.pointSizeF() * _EQUATION_SCALE)
+    else:
+        small.setPixelSize(max(1, round(font.pixelSize() * _EQUATION_SCALE)))
+    return small
+
+
+def _equation_height(font: QFont) -> int:
+    return QFontMetrics(equation_font(font)).height() + 2
+
+
+def _has_equation(index: _Index) -> bool:
+    return bool(index.sibling(index.row(), 0).data(EQUATION_ROLE))
+
+
+def _top_line(option: QStyleOptionViewItem, index: _Index) -> QStyleOptionViewItem:
+    """The part of a cell its own content is painted in: all of it, or above the equation."""
+    if not _has_equation(index):
+        return option
+    top = QStyleOptionViewItem(option)
+    rect = QRect(option.rect)
+    rect.setHeight(rect.height() - _equation_height(option.font))
+    top.rect = rect
+    return top
+
+
+def _paint_background(
+    delegate: QStyledItemDelegate, painter: QPainter, option: QStyleOptionViewItem, index: _Index
+) -> None:
+    """The cell's background (selection, hover) over the whole row height, equation included."""
+    full = QStyleOptionViewItem(option)
+    delegate.initStyleOption(full, index)
+    widget = full.widget
+    style = widget.style() if widget is not None else QApplication.style()
+    style.drawPrimitive(QStyle.PrimitiveElement.PE_PanelItemViewItem, full, painter, widget)
+
+
+def _taller(size: QSize, option: QStyleOptionViewItem, index: _Index) -> QSize:
+    if _has_equation(index):
+        size.setHeight(size.height() + _equation_height(option.font))
+    return size
+
+
+class _RankingCells(QStyledItemDelegate):
+    """A ranking cell: painted above its row's equation; the tool's name elided in the middle."""
+
+    def __init__(self, name_column: int, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._name_column = name_column
+
+    def initStyleOption(self, option: QStyleOptionViewItem, index: _Index) -> None:
+        super().initStyleOption(option, index)
+        if index.column() == self._name_column:
+            option.textElideMode = Qt.TextElideMode.ElideMiddle
+
+    def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: _Index) -> None:
+        if _has_equation(index):
+            _paint_background(self, painter, option, index)
+        super().paint(painter, _top_line(option, index), index)
+
+    def sizeHint(self, option: QStyleOptionViewItem, index: _Index) -> QSize:
+        return _taller(super().sizeHint(option, index), option, index)
+
+
+class _RankingBars(StackedBarDelegate):
+    """The score bars of the ranking, above each row's equation."""
+
+    def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: _Index) -> None:
+        if _has_equation(index):
+            _paint_background(self, painter, option, index)
+        super().paint(painter, _top_line(option, index), index)
+
+    def sizeHint(self, option: QStyleOptionViewItem, index: _Index) -> QSize:
+        return _taller(super().sizeHint(option, index), option, index)
+
+
+class RankingTree(QTreeWidget):
+    """The ranking: a row per hit with its score equation (`EQUATION_ROLE`) under it, in a
+    smaller, muted line from the tool's name to the right edge; the name (column
+    `name_column`) elided in the middle; the score bars in `bar_column`."""
+
+    def __init__(self, name_column: int, bar_column: int, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._name_column = name_column
+        self.setUniformRowHeights(False)  # a hit's row has two lines, its details one
+        self.setItemDelegate(_RankingCells(name_column, self))
+        self.setItemDelegateForColumn(
+            bar_column,
+            _RankingBars({**SHARE_COLOURS, KEYWORD_SHADE: _SHADE_COLOUR}, _OTHER_COLOUR, self),
+        )
+
+    def drawBranches(self, painter: QPainter, rect: QRect, index: _Index) -> None:
+        """The arrow beside the first line, not in the middle of the two."""
+        if _has_equation(index):
+            rect = QRect(rect)
+            rect.setHeight(rect.height() - _equation_height(self.font()))
+        super().drawBranches(painter, rect, index)
+
+    def drawRow(self, painter: QPainter, options: QStyleOptionViewItem, index: _Index) -> None:
+        super().drawRow(painter, options, index)
+        equation = index.sibling(index.row(), 0).data(EQUATION_ROLE)
+        if not equation:
+            return
+        font = equation_font(self.font())
+        height = _equation_height(self.font())
+        left = self.header().sectionViewportPosition(self._name_column) + 4
+        rect = QRect(left, options.rect.bottom() + 1 - height, 0, height - 1)
+        rect.setRight(self.viewport().width() - 4)
+        selected = self.selectionModel().isSelected(index)
+        painter.save()
+        painter.setFont(font)
+        if selected:
+            painter.setPen(options.palette.color(QPalette.ColorRole.HighlightedText))
+        else:
+            below = index.sibling(index.row(), 0).data(Qt.ItemDataRole.ForegroundRole) is not None
+            painter.setPen(DIMMED if below else _EQUATION_COLOUR)
+        text = QFontMetrics(font).elidedText(
+            str(equation), Qt.TextElideMode.ElideRight, rect.width()
+        )
+        painter.drawText(rect, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, text)
+        painter.restore()

@@ -38,14 +38,15 @@ from PySide6.QtWidgets import (
 import routescope
 
 from ._toolsearch_rows import (
+    EQUATION_ROLE,
     SHARE_COLOURS,
+    RankingTree,
     legend_html,
-    share_delegate,
     share_label,
     show_score,
 )
 from ._toolsearch_steps import StepsTree
-from ._widgets import enable_copy, ensure_children, fill_row, set_tone
+from ._widgets import bounded_tip, enable_copy, ensure_children, fill_row, set_tone
 
 if TYPE_CHECKING:
     from routescope.toolsearch import (
@@ -75,6 +76,9 @@ RANKING_ROWS = 8
 _UNEXPLAINED_ROLE = Qt.ItemDataRole.UserRole + 6
 """Row data: the hit's per-field explanation is still to be asked for."""
 _COLUMNS = ("#", "Tool", "Final", "Keyword", "Vector", "Fused", "Boosts")
+_NAME_WIDTHS = (110, 260)
+"""The tool column fits the longest name shown, within these widths (longer names are elided
+in the middle, in full on hover)."""
 _FUSED = 5
 """The fused column: its title and tip follow the fusion that made the result."""
 _FUSION_INTRO = {
@@ -209,9 +213,9 @@ class ToolSearchView(QWidget):
         self._fusions = cast("tuple[Fusion, ...]", tuple(fusions))
         self.fusion = QComboBox()
         self.fusion.addItems(list(self._fusions))
-        for number, name in enumerate(self._fusions):
-            self.fusion.setItemData(number, _fusion_tip(name), Qt.ItemDataRole.ToolTipRole)
-        self.fusion.setToolTip("\n\n".join(_fusion_tip(name) for name in self._fusions))
+        self._fusion_tips = False
+        """Whether the fusion controls have their tips: written when the drawer first opens,
+        since the formulas come from the fusion module, which imports numpy and Tantivy."""
         self.fusion.currentTextChanged.connect(self._controls_moved)
         self.rrf = self._slider(1, 200)
         self.rrf_label = QLabel("")
@@ -228,7 +232,18 @@ class ToolSearchView(QWidget):
             (self.keyword_weight, 1),
             self.weight_labels["keyword"],
         )
-        self.weights_box.setToolTip(_fusion_tip("weighted"))
+
+    def _show_fusion_tips(self) -> None:
+        """The fusions' formulas as the core says them, on the controls that tune them."""
+        self._fusion_tips = True
+        for number, name in enumerate(self._fusions):
+            self.fusion.setItemData(
+                number, bounded_tip(_fusion_tip(name)), Qt.ItemDataRole.ToolTipRole
+            )
+        self.fusion.setToolTip(
+            bounded_tip("\n\n".join(_fusion_tip(name) for name in self._fusions))
+        )
+        self._update_labels()
 
     def _slider(self, low: int, high: int) -> QSlider:
         slider = QSlider(Qt.Orientation.Horizontal)
@@ -237,11 +252,9 @@ class ToolSearchView(QWidget):
         return slider
 
     def _results_table(self) -> QTreeWidget:
-        table = QTreeWidget()
+        table = RankingTree(name_column=1, bar_column=2)
         table.setHeaderLabels(list(_COLUMNS))
-        table.setItemDelegateForColumn(2, share_delegate(table))
         table.setAlternatingRowColors(True)
-        table.setUniformRowHeights(True)
         for column, width in enumerate((48, 130, 190, 88, 88, 70)):
             table.setColumnWidth(column, width)
         table.itemExpanded.connect(self._row_opened)
@@ -307,6 +320,8 @@ class ToolSearchView(QWidget):
         self._split_moved = True
 
     def _toggle_drawer(self, open_: bool) -> None:
+        if open_ and not self._fusion_tips:
+            self._show_fusion_tips()
         self.drawer.setVisible(open_)
         self.drawer_button.setArrowType(
             Qt.ArrowType.DownArrow if open_ else Qt.ArrowType.RightArrow
@@ -387,8 +402,8 @@ class ToolSearchView(QWidget):
         """The values beside the sliders, and only the controls the chosen fusion uses."""
         weighted = self.fusion.currentText() == "weighted"
         self.weights_box.setVisible(weighted)
-        if weighted:
-            self.weights_box.setToolTip(f"weighted fusion: {self._settings.formula()}")
+        if weighted and self._fusion_tips:
+            self.weights_box.setToolTip(bounded_tip(f"weighted fusion: {self._settings.formula()}"))
         self.rrf_box.setVisible(not weighted)
         self.rrf_label.setText(str(self.rrf.value()))
         self.weight_labels["vector"].setText(f"{self.vector_weight.value() / _WEIGHT_STEPS:.2f}")
@@ -443,6 +458,7 @@ class ToolSearchView(QWidget):
             self._show_hit(row, hit, top, result)
             row.setExpanded(hit.tool_name in expanded)
         self.table.blockSignals(False)
+        self._fit_names(result)
         self._show_steps(result)
         for row in rows:  # rows left open: explain them now (the view is complete)
             if row.isExpanded() and row.data(0, _UNEXPLAINED_ROLE):
@@ -502,7 +518,7 @@ class ToolSearchView(QWidget):
         header.setText(_FUSED, _fused_title(result.fusion))
         formula = result.formula or self._settings.formula()
         for column, tip in enumerate(_column_tips(result.fusion, self._settings, formula)):
-            header.setToolTip(column, tip)
+            header.setToolTip(column, bounded_tip(tip))
 
     def _show_hit(
         self, row: QTreeWidgetItem, hit: ToolHit, top: float, result: ToolSearchResult
@@ -525,19 +541,27 @@ class ToolSearchView(QWidget):
                 "tied with " + ", ".join(hit.tied_with) + " (broken by name)"
                 if hit.tied_with
                 else "rank",
-                f"category {hit.category}",
+                f"{hit.tool_name}\ncategory {hit.category}",
                 None,
-                _adds(s, "keyword", fusion),
+                _bounded(_adds(s, "keyword", fusion)),
                 _adds(s, "vector", fusion),
-                fused_tip,
+                bounded_tip(fused_tip),
                 ", ".join(f"{k} {v:.4f}" for k, v in s.boosts.items()),
             ],
         )
         show_score(row, 2, hit, top, result.fit_threshold, fusion)
+        row.setToolTip(2, bounded_tip(row.toolTip(2)))
+        row.setData(0, EQUATION_ROLE, routescope.toolsearch.score_equation(hit))
         self._show_fields(row, s)
 
+    def _fit_names(self, result: ToolSearchResult) -> None:
+        """The tool column as wide as the longest name shown, within `_NAME_WIDTHS`."""
+        metrics = self.table.fontMetrics()
+        longest = max((metrics.horizontalAdvance(h.tool_name) for h in result.results), default=0)
+        low, high = _NAME_WIDTHS
+        self.table.setColumnWidth(1, min(high, max(low, longest + 16)))
+
     def _row_opened(self, row: QTreeWidgetItem) -> None:
-        self.table.resizeColumnToContents(1)
         if row.parent() is None and row.data(0, _UNEXPLAINED_ROLE):
             self.explain_requested.emit(row.text(1))
 
@@ -559,7 +583,9 @@ class ToolSearchView(QWidget):
         if words and s.keyword is not None:  # one line across the row: the words are the point
             share = s.shares.get("keyword", 0.0)
             text = f"      keyword words: +{share:.3f} = {_words_text(s.keyword)}"
-            fill_row(children[0], [text, "", "", "", "", "", ""], [_words_tip(s.keyword)])
+            fill_row(
+                children[0], [text, "", "", "", "", "", ""], [bounded_tip(_words_tip(s.keyword))]
+            )
             children[0].setFirstColumnSpanned(True)
             children[0].setData(0, Qt.ItemDataRole.ForegroundRole, _TERM_COLOUR)
             children = children[1:]
@@ -620,6 +646,10 @@ def _header_html(result: ToolSearchResult) -> str:
         f"{result.category_filter or '—'} "
         f"({html.escape(result.category_filter_reason)}){gap}{warning}"
     )
+
+
+def _bounded(tip: str | None) -> str | None:
+    return None if tip is None else bounded_tip(tip)
 
 
 def _adds(s: Signals, source: str, fusion: str) -> str | None:

@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
 )
 
 from ._editor import Highlight
+from ._style import text_colour
 
 if TYPE_CHECKING:
     from routescope.compare import CloseCall, Counterfactuals, Flip, TextSpan, Trace, WordEffect
@@ -243,7 +244,8 @@ class WhyStrip(QWidget):
     def _word_html(index: int, effect: WordEffect) -> str:
         word = html.escape(effect.word)
         if not effect.flips:
-            return f'<a href="w:{index}" style="color:#263238; text-decoration:none">{word}</a>'
+            ink = text_colour()  # plain words in the theme's text colour
+            return f'<a href="w:{index}" style="color:{ink}; text-decoration:none">{word}</a>'
         fill, ink = _DECISION_COLOURS.get(effect.flips[0].decision, ("#eeeeee", "#263238"))
         return (
             f'<a href="w:{index}" style="color:{ink}; background-color:{fill}; '
@@ -317,7 +319,7 @@ def _trace_html(trace: Trace) -> str:
     """The trace as one line: a link that clears it, the entity, then each place it flows."""
     return (
         '<a href="clear" style="color:#607d8b; text-decoration:none">✕</a>&nbsp;'
-        f'<span style="background-color:{_TRACE_FILL}">&nbsp;<b>trace “'
+        f'<span style="background-color:{_TRACE_FILL}; color:#263238">&nbsp;<b>trace “'
         f"{html.escape(trace.entity)}”</b>&nbsp;</span> {html.escape(_trace_text(trace))}"
     )
 

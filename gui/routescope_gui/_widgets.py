@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 from collections.abc import Callable, Mapping, Sequence
 
 from PySide6.QtCore import (
@@ -12,7 +13,15 @@ from PySide6.QtCore import (
     QRect,
     Qt,
 )
-from PySide6.QtGui import QAction, QBrush, QColor, QGuiApplication, QPainter, QPalette
+from PySide6.QtGui import (
+    QAction,
+    QBrush,
+    QColor,
+    QFontMetrics,
+    QGuiApplication,
+    QPainter,
+    QPalette,
+)
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QApplication,
@@ -22,6 +31,7 @@ from PySide6.QtWidgets import (
     QStyledItemDelegate,
     QStyleOptionViewItem,
     QTabWidget,
+    QToolTip,
     QTreeWidget,
     QTreeWidgetItem,
     QWidget,
@@ -36,6 +46,7 @@ __all__ = [
     "BarDelegate",
     "LazyTabs",
     "StackedBarDelegate",
+    "bounded_tip",
     "copy_selection",
     "enable_copy",
     "ensure_children",
@@ -98,6 +109,21 @@ def fill_row(
         item.setText(column, text)
         tip = tooltips[column] if column < len(tooltips) else None
         item.setToolTip(column, text if tip is None else tip)
+
+
+TIP_WIDTH = 480
+"""The widest a tooltip of long text grows, in pixels: beyond it, it wraps."""
+
+
+def bounded_tip(text: str, width: int = TIP_WIDTH) -> str:
+    """`text` as a tooltip at most `width` pixels wide: unchanged when every line fits, else
+    as rich text wrapping at `width` (Qt shows plain text on one line however long it is).
+    Empty stays empty (no tooltip)."""
+    metrics = QFontMetrics(QToolTip.font())
+    if all(metrics.horizontalAdvance(line) <= width for line in text.splitlines()):
+        return text
+    body = html.escape(text, quote=False).replace("\n", "<br>")
+    return f"<table width={width}><tr><td>{body}</td></tr></table>"
 
 
 def selection_as_tsv(view: QAbstractItemView) -> str:

@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QMainWindow,
+    QMenu,
     QMessageBox,
     QPlainTextEdit,
     QSplitter,
@@ -42,23 +43,27 @@ from ._batch_view import BatchView
 from ._catalog_dialog import choose_catalog
 from ._compare_view import CompareView
 from ._contract_view import ContractView
+from ._demo_model import DemoModel
 from ._editor import Legend, PromptEditor, highlights
 from ._help import show_about, show_help
 from ._history_view import HistoryView
 from ._linter_view import LinterView
+from ._palette import CommandPalette, commands
+from ._presenter import DemoLabel, Presenter
 from ._regress_view import RegressView
 from ._research_settings import ResearchSettingsDialog
 from ._research_view import ResearchView
 from ._rules_editor import RulesEditorView
 from ._session import Session
 from ._strategy_view import StrategySlice, StrategyView
-from ._style import STYLE_SHEET
+from ._style import Theme
 from ._toolsearch_view import ToolSearchView
 from ._why_strip import CloseCallLine, WhyStrip
 from ._widgets import LazyTabs, copy_selection
 from ._wiring import (
     connect_batch,
     connect_compare,
+    connect_demo,
     connect_history,
     connect_insight,
     connect_inspection,
@@ -103,22 +108,30 @@ class MainWindow(QMainWindow):
             json_view: the raw inspection; why_strip: the words that matter and the trace;
             strategy_close, lint_close, tools_close: the close calls beside their decisions.
         tabs: the result tabs; views: the live, regression and batch views; splitter: the context
-            beside the strategy and the tabs.
+            beside the strategy and the tabs; body: the prompt above them.
     """
 
     def __init__(
-        self, session: Session | None = None, *, cache: Path | None = None, restore: bool = False
+        self,
+        session: Session | None = None,
+        *,
+        cache: Path | None = None,
+        restore: bool = False,
+        open_history: bool = True,
     ) -> None:
         """`cache` is the tool-search cache folder of the session made here when none is
         given (default: the user's cache folder); `restore`: show the last session again (its
-        prompt, tab, catalog, rules and date) once the history store is open."""
+        prompt, tab, catalog, rules and date) once the history store is open; `open_history`:
+        open the store now (`routescope-gui` opens it once the window is painted: its imports
+        would slow the first paint down)."""
         super().__init__()
         self._restore = restore
+        self._open_history = open_history
         self._case_before: tuple[str, Request] | None = None
         self.setWindowTitle("Routescope")
         icon = routescope.resources_root() / "icons" / "routescope.svg"
         self.setWindowIcon(QIcon(QPixmap.fromImage(QImage.fromData(icon.read_bytes()))))
-        self.setStyleSheet(STYLE_SHEET)
+        self.theme = Theme(self)
         self.session = session or Session(cache=cache, parent=self)
         self._build_actions()
         self._build_menus()
@@ -126,6 +139,7 @@ class MainWindow(QMainWindow):
         self._build_body()
         self._wire()
         self._restore_geometry()
+        self._restore_splitters()
         self._restore_research_settings()
         self._base_point_size = self.font().pointSizeF()
         self._zoom_steps = 0
@@ -192,6 +206,12 @@ class MainWindow(QMainWindow):
         self.zoom_in_action.setShortcuts([QKeySequence("Ctrl+="), QKeySequence("Ctrl++")])
         self.zoom_out_action = self._action("Zoom out", lambda: self.zoom(-1), "Ctrl+-")
         self.zoom_reset_action = self._action("Actual size", lambda: self.zoom(0), "Ctrl+0")
+        self.presenter = Presenter(self, RESULT_TABS)
+        self.palette_action = self._action("Command palette…", self.show_palette, "Ctrl+K")
+        self.open_demo_action = self._action("Open demo script…", self._choose_demo)
+        self.demo = DemoModel(self)
+        self.demo_next_action = self._action("Next demo prompt", self.demo.next, "PgDown")
+        self.demo_previous_action = self._action("Previous demo prompt", self.demo.previous, "PgUp")
 
     def _tab_action(self, name: str, number: int) -> QAction:
         def show() -> None:
@@ -217,6 +237,7 @@ class MainWindow(QMainWindow):
             self.export_json_action,
             self.export_markdown_action,
             self.save_case_action,
+            self.open_demo_action,
         ):
             file.addAction(action)
         file.addSeparator()
@@ -234,6 +255,17 @@ class MainWindow(QMainWindow):
             self.zoom_reset_action,
         ):
             view.addAction(action)
+        view.addSeparator()
+        view.addAction(self.presenter.action)
+        view.addMenu(self.presenter.panel_menu)
+        view.addAction(self.demo_next_action)
+        view.addAction(self.demo_previous_action)
+        view.addAction(self.palette_action)
+        # The window holds them too: their shortcuts then work while presenter mode hides the
+        # menu bar (a hidden menu bar's actions take no keys).
+        for entry in bar.actions():
+            if isinstance(menu := entry.menu(), QMenu):
+                self.addActions(menu.actions())
         research = bar.addMenu("&Research")
         for action in (
             self.research_action,
@@ -312,10 +344,12 @@ class MainWindow(QMainWindow):
         right_layout.addWidget(self.tabs, 1)
 
         self.splitter = QSplitter()
+        self.splitter.setObjectName("context")
         self.splitter.addWidget(context_box)
         self.splitter.addWidget(right)
         self.splitter.setSizes([480, 800])
-        body = QSplitter(Qt.Orientation.Vertical)
+        self.body = body = QSplitter(Qt.Orientation.Vertical)
+        self.body.setObjectName("body")
         body.addWidget(prompt_box)
         body.addWidget(self.splitter)
         body.setSizes([160, 560])
@@ -326,6 +360,8 @@ class MainWindow(QMainWindow):
         self.live = QWidget()
         self.live.setObjectName("central")
         layout = QVBoxLayout(self.live)
+        self.demo_label = DemoLabel()
+        layout.addWidget(self.demo_label)
         layout.addWidget(self.banner)
         layout.addWidget(body, 1)
         self.regress_view = RegressView()
@@ -403,10 +439,20 @@ class MainWindow(QMainWindow):
             fail=self.statusBar().showMessage,
         )
         session.history.opened.connect(self._restore_last_session)
-        session.history.start()
+        if self._open_history:
+            session.history.start()
         self.rules_editor_view = RulesEditorView(self)
         connect_rules_editor(self.rules_editor_view, session.rules_editor)
         session.insight.set_enabled(True)  # the live view is shown first
+        connect_demo(
+            self.demo,
+            self.demo_label,
+            set_prompt=self._show_demo_prompt,
+            fail=lambda message: self._tell("Open demo script", message),
+            actions=(self.demo_next_action, self.demo_previous_action),
+        )
+        self.tabs.currentChanged.connect(lambda at: self.presenter.show_panel(RESULT_TABS[at]))
+        self.presenter.show_panel(RESULT_TABS[0])
 
     # -- geometry --------------------------------------------------------------------------
     def _restore_research_settings(self) -> None:
@@ -428,8 +474,24 @@ class MainWindow(QMainWindow):
         self.resize(width, height)
         self.move(available.center() - self.rect().center())
 
+    def _restore_splitters(self) -> None:
+        """Each named splitter where the analyst left it (a state from another layout, with
+        another count of panes, is ignored by Qt and the default sizes stay)."""
+        settings = QSettings(*_SETTINGS)
+        for splitter in self.findChildren(QSplitter):
+            saved = settings.value(f"window/splitter/{splitter.objectName()}")
+            if splitter.objectName() and isinstance(saved, QByteArray):
+                splitter.restoreState(saved)
+
+    def _save_splitters(self) -> None:
+        settings = QSettings(*_SETTINGS)
+        for splitter in self.findChildren(QSplitter):
+            if splitter.objectName():
+                settings.setValue(f"window/splitter/{splitter.objectName()}", splitter.saveState())
+
     def closeEvent(self, event: QCloseEvent) -> None:
         QSettings(*_SETTINGS).setValue("window/geometry", self.saveGeometry())
+        self._save_splitters()
         self.session.history.save_last_session(self.last_session())
         self.session.close()
         super().closeEvent(event)
@@ -444,7 +506,8 @@ class MainWindow(QMainWindow):
         """View ▸ Zoom in (+1, Ctrl+=), out (-1, Ctrl+-), actual size (0, Ctrl+0): the whole
         window's font, for demos; kept for the next start."""
         self._apply_zoom(self._zoom_steps + step if step else 0)
-        QSettings(*_SETTINGS).setValue("window/zoom", self._zoom_steps)
+        steps = self._zoom_steps - self.presenter.zoom_offset  # the analyst's, not the room's
+        QSettings(*_SETTINGS).setValue("window/zoom", steps)
 
     @property
     def zoom_steps(self) -> int:
@@ -459,6 +522,33 @@ class MainWindow(QMainWindow):
         font = self.font()
         font.setPointSizeF(self._base_point_size + self._zoom_steps)
         self.setFont(font)
+        # The widgets the style sheet polished take their size from it, not from the window.
+        points = self._base_point_size + self._zoom_steps
+        self.theme.set_font(points if self._zoom_steps else None, points / self._base_point_size)
+
+    def show_palette(self) -> CommandPalette:
+        """View ▸ Command palette (Ctrl+K): every action by its menu path and shortcut."""
+        found = commands(self.menuBar(), self.actions(), skip=[self.palette_action])
+        palette = CommandPalette(self, found)
+        palette.popup()
+        return palette
+
+    def open_demo(self, path: str | Path) -> bool:
+        """File ▸ Open demo script…: prompts to step through with PageDown / PageUp (one per
+        line, `# caption` above); shows the first one."""
+        opened = self.demo.open(path)
+        if opened:
+            self.views.setCurrentWidget(self.live)
+        return opened
+
+    def _choose_demo(self) -> None:
+        path = self._ask_open_path("Open demo script", "Demo scripts (*.txt);;All files (*)")
+        if path:
+            self.open_demo(path)
+
+    def _show_demo_prompt(self, text: str) -> None:
+        self.views.setCurrentWidget(self.live)
+        self.set_prompt(text)
 
     def set_prompt(self, text: str) -> None:
         """Replace the prompt, as if it had been typed."""
@@ -575,19 +665,20 @@ class MainWindow(QMainWindow):
         self.session.regress.open_case(case_id)
 
     def _case_opened(self, request: Request) -> None:
-        """Say what the case changed in the session (its date, its search settings): they
-        stay for later prompts until changed back, so the change must not be silent."""
+        """Say which of the session's inputs the case's own stand in for while it shows (its
+        date, its search settings): the session's come back with the next edit."""
         if self._case_before is None:
             return
         case_id, before = self._case_before
         self._case_before = None
         changes = []
         if request.today != before.today:
-            changes.append(f"today {request.today.isoformat()} (was {before.today.isoformat()})")
+            changes.append(f"today {request.today.isoformat()}")
         if request.search != before.search:
             changes.append("the suite's search settings")
-        said = f": now {', '.join(changes)}" if changes else ""
-        self.statusBar().showMessage(f"case {case_id} opened with its own inputs{said}")
+        said = f" ({', '.join(changes)})" if changes else ""
+        back = "; the session's come back when you edit the prompt" if changes else ""
+        self.statusBar().showMessage(f"case {case_id} shown with its own inputs{said}{back}")
 
     def _open_batch_prompt(self, ref: PromptRef) -> None:
         self.views.setCurrentWidget(self.live)

@@ -8,19 +8,24 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from PySide6.QtGui import QAction
+
     from routescope import Inspection
     from routescope.batch import PromptRef
+    from routescope.demo import DemoScript
 
     from ._batch_model import BatchModel
     from ._batch_view import BatchView
     from ._compare_model import CompareModel
     from ._compare_view import CompareView
     from ._contract_view import ContractView
+    from ._demo_model import DemoModel
     from ._editor import Highlight
     from ._history_model import HistoryModel
     from ._history_view import HistoryView
     from ._insight_model import InsightModel
     from ._inspection_model import InspectionModel
+    from ._presenter import DemoLabel
     from ._regress_model import RegressModel
     from ._regress_view import RegressView
     from ._research_model import ResearchModel
@@ -36,6 +41,7 @@ if TYPE_CHECKING:
 __all__ = [
     "connect_batch",
     "connect_compare",
+    "connect_demo",
     "connect_history",
     "connect_insight",
     "connect_inspection",
@@ -116,15 +122,18 @@ def connect_regress(
     open_case: Callable[[str], object],
 ) -> None:
     """The Regression view shows the suite and its runs; it asks to open a suite, run it,
-    accept a golden or open a case live."""
+    accept a golden (and undo that) or open a case live."""
     model.opened.connect(view.show_suite)
     model.failed.connect(view.show_error)
     model.progress.connect(view.show_progress)
     model.finished.connect(view.show_result)
     model.accepted.connect(view.show_accepted)
+    model.undo_changed.connect(view.show_undo)
+    model.undone.connect(view.show_undone)
     view.open_requested.connect(choose_suite)
     view.run_requested.connect(model.run)
     view.accept_requested.connect(model.accept_golden)
+    view.undo_requested.connect(model.undo_accept)
     view.open_case_requested.connect(open_case)
 
 
@@ -250,3 +259,26 @@ def connect_rules_editor(view: RulesEditorView, model: RulesEditorModel) -> None
     model.counted.connect(view.show_count)
     model.saved.connect(show_source)
     model.failed.connect(view.show_failure)
+
+
+def connect_demo(
+    model: DemoModel,
+    label: DemoLabel,
+    *,
+    set_prompt: Callable[[str], object],
+    fail: Callable[[str], object],
+    actions: Sequence[QAction],
+) -> None:
+    """A demo script's steps reach the prompt (`set_prompt`) and the label that says where the
+    script stands; its stepping `actions` (PageDown, PageUp) work only while one is loaded."""
+
+    def loaded(script: DemoScript | None) -> None:
+        label.show_script(script)
+        for action in actions:
+            action.setEnabled(script is not None)
+
+    model.loaded.connect(loaded)
+    model.stepped.connect(lambda index, total, step: label.show_step(index, total, step))
+    model.stepped.connect(lambda _index, _total, step: set_prompt(step.prompt))
+    model.failed.connect(fail)
+    loaded(model.script)

@@ -186,3 +186,13 @@ def test_flag_words_are_underlined_after_an_emoji(qtbot, window) -> None:  # typ
         view.set_text_b("🚀🚀 docker news this week")
     assert [m.cursor.selectedText() for m in view.a_editor.extraSelections()] == ["install"]
     assert [m.cursor.selectedText() for m in view.b_editor.extraSelections()] == ["this week"]
+
+
+def test_a_follows_the_live_prompt_once_the_view_is_shown(qtbot, window) -> None:  # type: ignore[no-untyped-def]
+    window.show()
+    view = window.compare_view
+    assert not view.isVisible()
+    window.set_prompt("pizza near me")
+    assert view.a_editor.toPlainText() == ""  # hidden: not laid out again at each keystroke
+    compare_tab(window)
+    assert view.a_editor.toPlainText() == "pizza near me"

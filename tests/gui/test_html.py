@@ -21,7 +21,7 @@ def test_a_wrapped_cell_is_measured_at_the_width_it_is_painted(qtbot: QtBot) -> 
     option.font = table.font()
 
     def height_at(width: int) -> float:
-        return HtmlDelegate._document(TEXT, option, width).size().height()
+        return delegate._document(TEXT, option, width).size().height()
 
     # A width where one pixel less wraps one more line: the grid line's pixel decides.
     width = next(w for w in range(80, 600) if height_at(w - 1) > height_at(w))

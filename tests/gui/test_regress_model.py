@@ -94,3 +94,44 @@ def test_which_cases_changed_is_the_cores_answer(qtbot, session, tmp_path: Path)
     assert (after.passed, after.failed) == (2, 0) and after.report.field == "strategy"
     assert regress.changed_cases(before, after) == {"wrong"}
     assert regress.changed_cases(before, regress.suite_result(suite, flipped[:1])) == set()
+
+
+def test_an_accept_is_undone_byte_for_byte(qtbot, session, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    path = tmp_path / "demo.yaml"
+    original = SUITE.replace("\n", "\r\n").encode("utf-8")
+    path.write_bytes(original)
+    model = session.regress
+    undo = record(model.undo_changed)
+    with qtbot.waitSignal(model.opened, timeout=20_000):
+        model.open(path)
+    with qtbot.waitSignal(model.finished, timeout=20_000):
+        model.run()
+    assert not model.can_undo
+    with qtbot.waitSignal(model.finished, timeout=20_000):
+        model.accept_golden("wrong")
+    assert path.read_bytes() != original and model.can_undo and undo[-1] == (True, "wrong")
+    undone = record(model.undone)
+    with qtbot.waitSignal(model.finished, timeout=20_000) as blocker:
+        model.undo_accept()
+    assert path.read_bytes() == original
+    assert undone == [("wrong", 1)] and not model.can_undo and undo[-1] == (False, "")
+    result, changed = blocker.args
+    assert result.failed == 1 and changed == {"wrong"}
+
+
+def test_an_undo_is_refused_when_the_suite_changed_since(qtbot, session, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    path = tmp_path / "demo.yaml"
+    path.write_text(SUITE, encoding="utf-8")
+    model = session.regress
+    with qtbot.waitSignal(model.opened, timeout=20_000):
+        model.open(path)
+    with qtbot.waitSignal(model.finished, timeout=20_000):
+        model.run()
+    with qtbot.waitSignal(model.finished, timeout=20_000):
+        model.accept_golden("wrong")
+    edited = path.read_bytes() + b"# edited by hand\n"
+    path.write_bytes(edited)
+    with qtbot.waitSignal(model.failed, timeout=20_000) as blocker:
+        model.undo_accept()
+    assert "changed since the goldens were accepted" in blocker.args[0]
+    assert path.read_bytes() == edited and not model.can_undo

@@ -69,10 +69,11 @@ def test_filter_diff_open_live_and_accept(qtbot, window, tmp_path: Path) -> None
     assert window.views.currentWidget() is window.live
     assert window.editor.toPlainText() == "How do I install FastAPI?"
     assert window.today_edit.date().toPython() == dt.date(2030, 7, 4)
-    # The strategy suite's case opens on the Plan tab and says the session's date changed.
+    # The strategy suite's case opens on the Plan tab and says its own date stands in for the
+    # session's until the prompt is edited.
     assert window.tabs.currentWidget() is window.strategy_view.plan_table
-    qtbot.waitUntil(lambda: "case wrong opened" in window.statusBar().currentMessage())
-    assert "today 2030-07-04 (was " in window.statusBar().currentMessage()
+    qtbot.waitUntil(lambda: "case wrong shown" in window.statusBar().currentMessage())
+    assert "(today 2030-07-04); the session's come back" in window.statusBar().currentMessage()
     assert window.strategy_view.decision_panel.badge.text() == "TECH"
     # Accept it as golden: the file keeps its comments, and the re-run passes.
     window.show_tab("Regression")
@@ -111,3 +112,43 @@ def test_a_linter_case_opens_on_the_linter_tab(qtbot, window, tmp_path: Path) ->
     qtbot.waitUntil(lambda: window.editor.toPlainText() == "config")
     assert window.views.currentWidget() is window.live
     assert window.tabs.currentWidget() is window.linter_view
+
+
+def test_undo_accept_by_button_and_by_ctrl_z(qtbot, session, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    from PySide6.QtCore import Qt
+    from PySide6.QtWidgets import QApplication
+
+    from routescope_gui._regress_view import RegressView
+    from routescope_gui._wiring import connect_regress
+
+    path = tmp_path / "demo.yaml"
+    original = SUITE.encode("utf-8")
+    path.write_bytes(original)
+    model, view = session.regress, RegressView()
+    qtbot.addWidget(view)
+    connect_regress(view, model, choose_suite=lambda: None, open_case=lambda _case: None)
+    view.show()
+    with qtbot.waitSignal(model.opened, timeout=20_000):
+        model.open(path)
+    with qtbot.waitSignal(model.finished, timeout=20_000):
+        view.run_button.click()
+    assert not view.undo_button.isEnabled() and not view.undo_action.isEnabled()
+    view.filter.setCurrentText("Failures")
+    view.cases.selectRow(0)
+    with qtbot.waitSignal(model.finished, timeout=20_000):
+        view.accept_button.click()
+    assert path.read_bytes() != original and view.undo_button.isEnabled()
+    with qtbot.waitSignal(model.finished, timeout=20_000):
+        view.undo_button.click()
+    assert path.read_bytes() == original and not view.undo_button.isEnabled()
+    assert "1 failed, 1 changed since the last run" in view.summary.text()
+    # Ctrl+Z does the same while the focus is in the view.
+    view.cases.selectRow(0)
+    with qtbot.waitSignal(model.finished, timeout=20_000):
+        view.accept_button.click()
+    view.activateWindow()
+    qtbot.waitUntil(lambda: QApplication.activeWindow() is view)
+    view.cases.setFocus()
+    with qtbot.waitSignal(model.finished, timeout=20_000):
+        qtbot.keyClick(view.cases, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
+    assert path.read_bytes() == original

@@ -57,3 +57,40 @@ def test_a_session_starts_from_an_empty_prompt_with_the_built_in_rules(qtbot) ->
         session.set_text("history of jazz")
     assert session.inspection.result is not None
     assert session.inspection.result.strategy == "general"
+
+
+def test_a_case_shows_with_its_own_date_and_search_until_the_prompt_is_edited(
+    qtbot, session
+) -> None:  # type: ignore[no-untyped-def]
+    own_day = dt.date(2026, 11, 26)
+    own_search = routescope.toolsearch.SearchSettings(fusion="canonical")
+    session.set_today(own_day)
+    session.set_search(own_search)
+    session.set_text("latest news")
+    case = routescope.Request.build("OpenClaw news this week", today=dt.date(2026, 2, 5))
+    with qtbot.waitSignal(session.inspection.inspected) as blocker:
+        session.open_case(case)
+    assert session.request == case and session.case_inputs
+    assert blocker.args[0].today == dt.date(2026, 2, 5)  # the case's results, as in its suite
+    with qtbot.waitSignal(session.inspection.inspected) as blocker:
+        session.set_text("OpenClaw news this month")
+    assert not session.case_inputs
+    assert session.request.today == own_day and session.request.search == own_search
+    assert blocker.args[0].today == own_day
+
+
+def test_a_date_chosen_while_a_case_shows_becomes_the_sessions(qtbot, session) -> None:  # type: ignore[no-untyped-def]
+    session.set_today(dt.date(2026, 11, 26))
+    session.open_case(routescope.Request.build("latest news", today=dt.date(2026, 2, 5)))
+    session.set_today(dt.date(2030, 7, 4))
+    session.set_text("latest news today")
+    assert session.request.today == dt.date(2030, 7, 4)
+    assert session.request.search == routescope.toolsearch.SearchSettings()
+
+
+def test_a_whole_request_opened_is_the_sessions_own(qtbot, session) -> None:  # type: ignore[no-untyped-def]
+    session.open_case(routescope.Request.build("latest news", today=dt.date(2026, 2, 5)))
+    entry = routescope.Request.build("history entry", today=dt.date(2025, 1, 1))
+    session.open_request(entry)  # a history entry, a batch prompt: their inputs stay
+    session.set_text("history entry, edited")
+    assert session.request.today == dt.date(2025, 1, 1) and not session.case_inputs

@@ -1,4 +1,6 @@
+import html
 import itertools
+import re
 from pathlib import Path
 
 import pytest
@@ -80,6 +82,11 @@ def result(
     )
 
 
+def plain(tip: str) -> str:
+    """A tooltip's text: a long one is rich text wrapping at a bounded width (`bounded_tip`)."""
+    return html.unescape(re.sub(r"<[^>]+>", "", tip.replace("<br>", "\n")))
+
+
 def rows(view: ToolSearchView) -> list:  # type: ignore[type-arg]
     return [view.table.topLevelItem(i) for i in range(view.table.topLevelItemCount())]
 
@@ -99,12 +106,14 @@ def test_every_rank_is_explained(qtbot, engine: ToolSearch) -> None:  # type: ig
     view.show_result(ranked(engine, "find files named config.yaml"))  # weighted, the default
     top = view.table.topLevelItem(0)
     assert top is not None and view.table.headerItem().text(5) == "Fused"
-    assert view.table.headerItem().toolTip(5).startswith("0.75 · cosine + 0.25 · keyword evidence")
-    assert view.table.headerItem().toolTip(2).startswith(SearchSettings().formula())
-    assert top.toolTip(5).startswith(f"{top.text(5)} = vector ") and "evidence" in top.toolTip(5)
+    header = view.table.headerItem()
+    assert plain(header.toolTip(5)).startswith("0.75 · cosine + 0.25 · keyword evidence")
+    assert plain(header.toolTip(2)).startswith(SearchSettings().formula())
+    assert plain(top.toolTip(5)).startswith(f"{top.text(5)} = vector ")
+    assert "evidence" in top.toolTip(5)
     keyword = ranked(engine, "find files named config.yaml").results[0]
     share = keyword.signals.shares["keyword"]
-    assert top.toolTip(3).startswith(f"adds {share:.3f} to the final score: named +")
+    assert plain(top.toolTip(3)).startswith(f"adds {share:.3f} to the final score: named +")
     assert top.text(3) == f"#1 · {keyword.signals.keyword.evidence:.2f}"  # type: ignore[union-attr]
 
 
@@ -190,7 +199,7 @@ def test_the_segments_of_each_bar_add_up_to_it(qtbot, engine: ToolSearch, settin
         assert sum(fraction for _, fraction in segments) == pytest.approx(row.data(2, BAR_ROLE))
         assert row.data(2, BAR_ROLE) == pytest.approx(found.score / top)
     assert rows(view)[0].data(2, BAR_ROLE) == pytest.approx(ranking.results[0].score / top)
-    assert rows(view)[0].toolTip(2).startswith(f"{rows(view)[0].text(2)} = vector ")
+    assert plain(rows(view)[0].toolTip(2)).startswith(f"{rows(view)[0].text(2)} = vector ")
 
 
 def test_the_final_tooltip_names_each_share(qtbot) -> None:  # type: ignore[no-untyped-def]
@@ -221,7 +230,7 @@ def test_the_bar_is_painted_in_the_colours_of_the_legend(qtbot) -> None:  # type
     image = view.table.viewport().grab().toImage()
     left = view.table.header().sectionPosition(2)
     width = view.table.header().sectionSize(2)
-    y = rect.center().y()
+    y = rect.top() + 6  # the bar is on the row's first line, the equation under it
     colours = {image.pixelColor(x, y).name() for x in range(left, left + width)}
     assert QColor(SHARE_COLOURS["vector"]).name() in colours
     assert QColor(SHARE_COLOURS["keyword"]).name() in colours
@@ -238,11 +247,13 @@ def test_the_fusion_selector_asks_for_its_fusion_and_shows_only_its_controls(qtb
     assert [view.fusion.itemText(i) for i in range(view.fusion.count())] == list(
         routescope.toolsearch.FUSIONS
     )
+    assert view.fusion.toolTip() == ""  # the formulas are asked for when the drawer opens
+    view.drawer_button.click()
     assert "seed" in view.fusion.toolTip() and "measurement" in view.fusion.toolTip()
     assert view.fusion.currentText() == "weighted"
     assert view.weights_box.isVisibleTo(view.drawer) and not view.rrf_box.isVisibleTo(view.drawer)
     assert view.weight_labels["vector"].text() == "0.75"
-    assert view.weights_box.toolTip() == f"weighted fusion: {SearchSettings().formula()}"
+    assert plain(view.weights_box.toolTip()) == f"weighted fusion: {SearchSettings().formula()}"
     with qtbot.waitSignal(view.settings_changed, timeout=1_000) as blocker:
         view.fusion.setCurrentText("canonical")
     assert blocker.args[0].fusion == "canonical"

@@ -256,6 +256,7 @@ def test_menus_name_every_action_with_its_shortcut(window) -> None:  # type: ign
             "Export inspection as JSON…",
             "Export inspection as Markdown…",
             "Save as regression case…",
+            "Open demo script…",
             "Quit",
         ],
         "&Edit": ["Copy"],
@@ -274,6 +275,11 @@ def test_menus_name_every_action_with_its_shortcut(window) -> None:  # type: ign
             "Zoom in",
             "Zoom out",
             "Actual size",
+            "Presenter",
+            "Presenter panel",
+            "Next demo prompt",
+            "Previous demo prompt",
+            "Command palette…",
         ],
         "&Research": ["Run research", "Cancel research", "Research settings…"],
         "&Help": ["Routescope help", "About Routescope"],
@@ -290,6 +296,10 @@ def test_menus_name_every_action_with_its_shortcut(window) -> None:  # type: ign
         window.zoom_in_action: "Ctrl+=",
         window.zoom_out_action: "Ctrl+-",
         window.zoom_reset_action: "Ctrl+0",
+        window.presenter.action: "F11",
+        window.palette_action: "Ctrl+K",
+        window.demo_next_action: "PgDown",
+        window.demo_previous_action: "PgUp",
     }
     for action, keys in shortcuts.items():
         assert action.shortcut().toString() == keys

@@ -68,3 +68,79 @@ def test_timings_stay_when_a_message_is_shown(qtbot, window) -> None:  # type: i
     qtbot.waitUntil(lambda: "µs" in window.timings_label.text())
     window.statusBar().showMessage("Open a rule pack")  # what a menu's hint does
     assert "µs" in window.timings_label.text() and window.timings_label.isVisible()
+
+
+LONG_PROMPT = (
+    "Book a table for four at an Italian restaurant near the Ferry Building in San Francisco "
+    "tomorrow at 7pm, then email the confirmation to alice@example.com and add it to my "
+    "calendar with a reminder an hour before, and also check the weather forecast for the "
+    "evening, and find a parking garage close to the restaurant that is open late"
+)
+
+
+def test_the_context_evidence_column_stays_in_sight_at_1024(qtbot, window) -> None:  # type: ignore[no-untyped-def]
+    window.resize(1024, 768)
+    window.set_prompt(LONG_PROMPT)
+    tree = window.strategy_view.context_tree
+    qtbot.waitUntil(lambda: tree.topLevelItemCount() > 0)
+    QApplication.processEvents()
+    header = tree.header()
+    evidence = header.sectionViewportPosition(2)
+    assert header.sectionSize(2) >= 80
+    assert evidence + header.sectionSize(2) <= tree.viewport().width()
+    assert tree.horizontalScrollBar().maximum() == 0
+    goal = tree.topLevelItem(3)
+    assert goal is not None and goal.text(0) == "Goal"
+    assert "Ferry Building" in goal.toolTip(1)  # the whole goal on hover
+
+
+def test_a_long_query_takes_three_lines_of_the_plan_and_copies_whole(qtbot, window) -> None:  # type: ignore[no-untyped-def]
+    from routescope_gui._strategy_view import PLAN_LINES
+    from routescope_gui._widgets import selection_as_tsv
+
+    window.resize(1024, 768)
+    window.show_tab("Plan")
+    window.set_prompt(LONG_PROMPT)
+    table = window.strategy_view.plan_table
+    qtbot.waitUntil(lambda: table.model().rowCount() > 0)
+    QApplication.processEvents()
+    line = table.fontMetrics().lineSpacing()
+    assert table.rowHeight(0) <= PLAN_LINES * line + 16
+    assert table.rowHeight(0) >= 2 * line  # the query wraps onto its lines, not one
+    table.selectRow(0)
+    copied = selection_as_tsv(table)
+    assert "open late" in copied  # the query whole, not the lines shown
+    assert "open late" in str(table.model().index(0, 3).data(Qt.ItemDataRole.ToolTipRole))
+
+
+def test_each_tool_row_shows_its_equation_and_long_names_elide_in_the_middle(qtbot) -> None:  # type: ignore[no-untyped-def]
+    from PySide6.QtWidgets import QStyleOptionViewItem
+
+    from routescope.toolsearch import score_equation
+    from routescope_gui._toolsearch_rows import EQUATION_ROLE
+    from routescope_gui._toolsearch_view import ToolSearchView
+    from tests.gui.test_toolsearch_view import hit, result
+
+    view = ToolSearchView()
+    qtbot.addWidget(view)
+    view.resize(1280, 720)
+    view.show()
+    long_name = "github.pull_requests.create_review_comment"
+    hits = [hit(1, long_name, vector=0.6, keyword=0.2)]
+    hits += [hit(n, f"files.t{n}", vector=0.5 - n / 50) for n in range(2, 11)]
+    view.show_result(result(hits))
+    qtbot.waitExposed(view)
+    table = view.table
+    for n, found in enumerate(hits):
+        row = table.topLevelItem(n)
+        assert row is not None and row.data(0, EQUATION_ROLE) == score_equation(found)
+    assert table.topLevelItem(0).data(0, EQUATION_ROLE).startswith("0.800 = ")  # type: ignore[union-attr]
+    one_line = table.fontMetrics().height()
+    assert table.sizeHintForRow(0) >= one_line + 8  # a second line: the equation
+    assert table.viewport().height() >= 8 * table.sizeHintForRow(0)  # eight rows in sight
+    top = table.topLevelItem(0)
+    assert top is not None and top.toolTip(1).startswith(long_name)
+    option = QStyleOptionViewItem()
+    table.itemDelegate().initStyleOption(option, table.indexFromItem(top, 1))
+    assert option.textElideMode == Qt.TextElideMode.ElideMiddle
+    assert table.columnWidth(1) < table.fontMetrics().horizontalAdvance(long_name) + 16

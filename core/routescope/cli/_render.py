@@ -7,6 +7,7 @@ import json
 import os
 from typing import TYPE_CHECKING, TextIO
 
+from ..toolsearch import score_equation
 from ._terminal import escape
 
 if TYPE_CHECKING:
@@ -140,9 +141,7 @@ def tools_text(result: ToolSearchResult, style: Style) -> str:
                 for f, v in s.keyword.fields.items()
             )
             lines.append(style(f"       fields: {parts}", "2"))
-        if s.fusion == "weighted":
-            shares = " + ".join(f"{name} {value:.3f}" for name, value in s.shares.items() if value)
-            lines.append(style(f"       score = {shares or '0'}", "2"))
+        lines.append(style(f"       {score_equation(hit)}", "2"))
     if result.runner_up_gap is not None:
         lines.append(f"runner-up gap {result.runner_up_gap:.4f}")
     verdict = style(f"fit       {result.fit_reason}", "1" if result.fits else "1;33")

@@ -5,7 +5,9 @@ from ._append import append_case, case_expectations
 from ._run import (
     CaseResult,
     ClassReport,
+    GoldenUpdate,
     SuiteResult,
+    accept_goldens,
     changed_cases,
     class_report,
     iter_cases,
@@ -13,6 +15,7 @@ from ._run import (
     run_suite,
     skipped_goldens,
     suite_result,
+    undo_goldens,
     update_goldens,
 )
 from ._suite import MATCHERS, SUITE_TODAY, Case, Suite, SuiteError, is_matcher, load_suite
@@ -27,9 +30,11 @@ __all__ = [
     "ClassReport",
     "EvalRow",
     "FieldDiff",
+    "GoldenUpdate",
     "Suite",
     "SuiteError",
     "SuiteResult",
+    "accept_goldens",
     "append_case",
     "case_expectations",
     "changed_cases",
@@ -44,5 +49,6 @@ __all__ = [
     "run_suite",
     "skipped_goldens",
     "suite_result",
+    "undo_goldens",
     "update_goldens",
 ]

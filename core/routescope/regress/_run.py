@@ -43,7 +43,9 @@ if TYPE_CHECKING:
 __all__ = [
     "CaseResult",
     "ClassReport",
+    "GoldenUpdate",
     "SuiteResult",
+    "accept_goldens",
     "changed_cases",
     "class_report",
     "iter_cases",
@@ -51,6 +53,7 @@ __all__ = [
     "run_suite",
     "skipped_goldens",
     "suite_result",
+    "undo_goldens",
     "update_goldens",
 ]
 
@@ -288,9 +291,28 @@ def changed_cases(previous: SuiteResult, result: SuiteResult) -> frozenset[str]:
     )
 
 
+@dataclass(frozen=True, slots=True)
+class GoldenUpdate:
+    """What accepting goldens wrote (`accept_goldens`): enough to undo it byte for byte."""
+
+    path: Path
+    changed: int
+    """How many values changed (0: nothing was written)."""
+    before: bytes
+    """The suite file as it was."""
+    after: bytes
+    """The suite file as the update wrote it."""
+
+
 def update_goldens(suite: Suite, result: SuiteResult, only: set[str] | None = None) -> int:
+    """`accept_goldens`, returning how many values changed."""
+    return accept_goldens(suite, result, only).changed
+
+
+def accept_goldens(suite: Suite, result: SuiteResult, only: set[str] | None = None) -> GoldenUpdate:
     """Accept the current results as the goldens of failing exact expectations (all failing
-    cases, or the ids in `only`). Returns how many values changed.
+    cases, or the ids in `only`). Returns what was written (`GoldenUpdate`: how many values
+    changed, and the file's bytes before and after, for `undo_goldens`).
 
     The file is edited as text: only the changed values are replaced, each by one line of YAML
     (flow style, quoted where needed, the old quoting kept where it fits), so comments, order,
@@ -311,7 +333,7 @@ def update_goldens(suite: Suite, result: SuiteResult, only: set[str] | None = No
             if diff.matcher == "equals" and not _is_missing(diff):
                 wanted.setdefault(case.id, {})[diff.path] = diff.actual
     if not wanted:
-        return 0
+        return GoldenUpdate(path, 0, b"", b"")
     raw = read_bytes(path, what="suite", limit=MAX_SUITE_BYTES, error=SuiteError, streams=False)
     try:
         text = raw.decode("utf-8")
@@ -321,11 +343,25 @@ def update_goldens(suite: Suite, result: SuiteResult, only: set[str] | None = No
     root = compose_yaml(text, path)  # a tree of its own: building `document` merged `<<` keys
     edits = _golden_edits(path, text, document, root, wanted)
     if not edits:
-        return 0
+        return GoldenUpdate(path, 0, raw, raw)
     new_text = _apply(text, edits, path)
     _verify(path, text, document, new_text, edits)
-    _write_atomically(path, new_text.encode("utf-8"))
-    return len(edits)
+    data = new_text.encode("utf-8")
+    _write_atomically(path, data)
+    return GoldenUpdate(path, len(edits), raw, data)
+
+
+def undo_goldens(update: GoldenUpdate) -> None:
+    """Put the suite back as it was before `update` (`accept_goldens`), byte for byte, with
+    the same atomic write. Refuses (SuiteError, nothing written) when the file is no longer
+    what the update wrote: an edit made since would be lost."""
+    if not update.changed:
+        return
+    path = update.path
+    now = read_bytes(path, what="suite", limit=MAX_SUITE_BYTES, error=SuiteError, streams=False)
+    if now != update.after:
+        raise _error(f"{path}: the suite changed since the goldens were accepted; nothing undone")
+    _write_atomically(path, update.before)
 
 
 def skipped_goldens(result: SuiteResult, only: set[str] | None = None) -> list[tuple[str, str]]:

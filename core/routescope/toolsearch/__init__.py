@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from .._errors import CatalogError, EmbedderError
 from .._lazy import lazy_names
 from ._canonical import canonical, default_boosts
+from ._equation import boost_label, score_equation
 from ._models import (
     CALIBRATED_FIT_THRESHOLDS,
     FUSIONS,
@@ -74,6 +75,7 @@ __all__ = [
     "VectorScores",
     "VectorSignal",
     "WhyNot",
+    "boost_label",
     "cache_folder",
     "canonical",
     "default_boosts",
@@ -82,6 +84,7 @@ __all__ = [
     "embedding_text",
     "load_catalog",
     "redact_url",
+    "score_equation",
     "standardise",
     "tokens",
     "why_not",

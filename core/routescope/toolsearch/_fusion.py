@@ -585,6 +585,14 @@ class WeightedFusion:
                 -negative,
                 shares,
                 "weighted",
+                {
+                    name: weight
+                    for name, weight, used in (
+                        ("vector", weight_v, sims is not None),
+                        ("keyword", weight_k, evidence is not None),
+                    )
+                    if used
+                },
             )
             hits.append(ToolHit(rank, name, ctx.tools[index].category, -negative, signals))
         mark_ties(hits)

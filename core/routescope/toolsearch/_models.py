@@ -113,6 +113,9 @@ class Signals:
     """What each signal and boost adds to `final` (they sum to it): `keyword`, `vector`,
     then the boosts by name."""
     fusion: Fusion = "canonical"
+    weights: dict[str, float] = field(default_factory=dict)
+    """Weighted fusion: the weight of each signal it used (`vector`, `keyword`): the vector
+    share is weight · cosine, the keyword share weight · keyword evidence. Empty for RRF."""
 
 
 @dataclass(slots=True)

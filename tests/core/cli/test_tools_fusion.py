@@ -11,7 +11,7 @@ from tests._support import routescope_cli
 def test_the_text_output_shows_shares_the_verdict_and_the_steps() -> None:
     done = routescope_cli("tools", "find the config file, then email it to Bob")
     assert done.returncode == 0, done.stderr
-    assert "score = keyword" in done.stdout and "file_discovery_boost" in done.stdout
+    assert "·cos 0." in done.stdout and "·kw 0." in done.stdout and " + files 0." in done.stdout
     assert "fit       best score" in done.stdout and "calibrated fit threshold" in done.stdout
     assert "step 1    find the config file  (start)" in done.stdout
     assert "step 2    email it to Bob  (split at “, then” @20–26)" in done.stdout

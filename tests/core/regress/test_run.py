@@ -28,12 +28,14 @@ from routescope.regress import (
     SuiteError,
     SuiteResult,
     _run,
+    accept_goldens,
     class_report,
     is_matcher,
     iter_cases,
     load_suite,
     run_case,
     run_suite,
+    undo_goldens,
     update_goldens,
 )
 from routescope.regress._suite import MATCH_TIMEOUT_S
@@ -705,3 +707,41 @@ def test_a_passing_tools_case_counts_its_hit_not_the_top_tool(tmp_path: Path) ->
     result = run_case(suite.cases[0], suite, cache=tmp_path / "cache")
     assert result.passed
     assert (result.expected_class, result.predicted_class) == (other, other)
+
+
+# -- undoing an accept -------------------------------------------------------------------------
+def test_undo_puts_the_suite_back_byte_for_byte(tmp_path: Path) -> None:
+    original = DEMO_SUITE.replace("\n", "\r\n").encode("utf-8")  # CRLF: bytes, not text
+    path = tmp_path / "demo.yaml"
+    path.write_bytes(original)
+    path.chmod(0o640)
+    suite = load_suite(path)
+    update = accept_goldens(suite, run_suite(suite))
+    assert update.changed == 1 and update.before == original
+    assert path.read_bytes() == update.after != original
+    undo_goldens(update)
+    assert path.read_bytes() == original
+    assert stat.S_IMODE(path.stat().st_mode) == 0o640
+    assert [p.name for p in tmp_path.iterdir()] == ["demo.yaml"]  # no temporary file left
+
+
+def test_undo_refuses_when_the_suite_changed_since(tmp_path: Path) -> None:
+    path = write(tmp_path, DEMO_SUITE)
+    suite = load_suite(path)
+    update = accept_goldens(suite, run_suite(suite))
+    edited = update.after + b"# an edit made since\n"
+    path.write_bytes(edited)
+    with pytest.raises(SuiteError, match="changed since the goldens were accepted"):
+        undo_goldens(update)
+    assert path.read_bytes() == edited
+
+
+def test_nothing_to_accept_is_nothing_to_undo(tmp_path: Path) -> None:
+    path = write(tmp_path, DEMO_SUITE)
+    suite = load_suite(path)
+    update_goldens(suite, run_suite(suite))
+    again = accept_goldens(load_suite(path), run_suite(load_suite(path)), only={"nope"})
+    assert again.changed == 0
+    before = path.read_bytes()
+    undo_goldens(again)
+    assert path.read_bytes() == before

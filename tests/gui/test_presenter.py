@@ -1,0 +1,170 @@
+"""Presenter mode and demo scripts (issue 20 §2)."""
+
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import QSettings, Qt
+from PySide6.QtWidgets import QApplication, QToolBar
+
+from routescope_gui import MainWindow
+from routescope_gui._editor import Legend
+from routescope_gui._presenter import PRESENTER_ZOOM
+from routescope_gui._window import _SETTINGS
+
+SCRIPT = """# Routescope in five minutes
+
+# A local search
+pizza near me
+history of jazz
+# Tech docs
+How do I install FastAPI on Ubuntu?
+"""
+
+
+def focus(qtbot, window: MainWindow) -> None:  # type: ignore[no-untyped-def]
+    window.activateWindow()
+    window.editor.setFocus()
+    qtbot.waitUntil(lambda: QApplication.focusWidget() is window.editor)
+
+
+def shown(window: MainWindow) -> dict[str, bool]:
+    toolbar = window.findChild(QToolBar)
+    legend = window.findChild(Legend)
+    assert toolbar is not None and legend is not None
+    return {
+        "menus": window.menuBar().isVisibleTo(window),
+        "toolbar": toolbar.isVisibleTo(window),
+        "status": window.statusBar().isVisibleTo(window),
+        "context": window.splitter.widget(0).isVisibleTo(window),  # type: ignore[union-attr]
+        "why": window.why_strip.isVisibleTo(window),
+        "legend": legend.isVisibleTo(window),
+        "views": window.views.tabBar().isVisibleTo(window),
+        "prompt": window.editor.isVisibleTo(window),
+        "decision": window.strategy_view.decision_panel.isVisibleTo(window),
+        "panel": window.tabs.isVisibleTo(window),
+    }
+
+
+def test_f11_shows_the_prompt_the_decision_and_one_panel_in_large_type(qtbot, window) -> None:  # type: ignore[no-untyped-def]
+    window.set_prompt("pizza near me")
+    before = shown(window)
+    assert all(before.values())
+    window.show_tab("Batch")
+    zoom = window.zoom_steps
+    badge = window.strategy_view.decision_panel.badge
+    small = badge.font().pixelSize()
+    focus(qtbot, window)
+    qtbot.keyClick(window.editor, Qt.Key.Key_F11)
+    assert window.presenter.on and window.presenter.action.isChecked()
+    assert shown(window) == {
+        **{name: False for name in before},
+        "prompt": True,
+        "decision": True,
+        "panel": True,
+    }
+    assert window.views.currentWidget() is window.live  # from the Batch view
+    assert window.zoom_steps == zoom + PRESENTER_ZOOM
+    assert badge.font().pixelSize() >= 2 * small and badge.text() == "LOCAL"
+    reason = window.strategy_view.decision_panel.reason
+    assert reason.font().pixelSize() >= 24 and "intent.local" in reason.text()
+    assert window.windowState() == Qt.WindowState.WindowNoState  # no window manager here
+    # Esc leaves presenter mode; every part comes back, at the analyst's zoom.
+    qtbot.keyClick(window.editor, Qt.Key.Key_Escape)
+    assert not window.presenter.on and not window.presenter.action.isChecked()
+    assert shown(window) == before
+    assert window.zoom_steps == zoom and badge.font().pixelSize() == small
+
+
+def test_esc_cancels_research_unless_presenting(window) -> None:  # type: ignore[no-untyped-def]
+    cancel = window.cancel_research_action
+    assert cancel.shortcut().toString() == "Esc"
+    window.presenter.action.trigger()
+    assert cancel.shortcut().isEmpty()
+    assert [k.toString() for k in window.presenter.action.shortcuts()] == ["F11", "Esc"]
+    window.presenter.action.trigger()
+    assert cancel.shortcut().toString() == "Esc"
+    assert [k.toString() for k in window.presenter.action.shortcuts()] == ["F11"]
+
+
+def test_the_panel_is_chosen_from_the_menu_or_ctrl_digit(qtbot, window) -> None:  # type: ignore[no-untyped-def]
+    window.set_prompt("config")
+    window.presenter.set_on(True)
+    panels = {a.text(): a for a in window.presenter.panel_menu.actions()}
+    assert list(panels) == ["Plan", "Linter", "Contract", "Tools", "Research", "Raw JSON"]
+    assert panels["Plan"].isChecked()
+    panels["Linter"].trigger()
+    assert window.tabs.currentWidget() is window.linter_view
+    assert window.linter_view.badge.text() == "VAGUE"
+    focus(qtbot, window)  # the menu bar is hidden: its shortcuts still work
+    qtbot.keyClick(window.editor, Qt.Key.Key_6, Qt.KeyboardModifier.ControlModifier)
+    assert window.tabs.currentWidget() is window.json_view and panels["Raw JSON"].isChecked()
+    window.presenter.set_on(False)
+    assert window.current_tab() == "Raw JSON"
+
+
+def test_zooming_while_presenting_keeps_the_analysts_zoom(window, tool_cache) -> None:  # type: ignore[no-untyped-def]
+    window.zoom(0)
+    window.presenter.set_on(True)
+    window.zoom_in_action.trigger()
+    assert window.zoom_steps == PRESENTER_ZOOM + 1
+    assert int(str(QSettings(*_SETTINGS).value("window/zoom"))) == 1
+    window.presenter.set_on(False)
+    assert window.zoom_steps == 1
+    window.zoom(0)
+
+
+@pytest.fixture
+def script(tmp_path: Path) -> Path:
+    path = tmp_path / "talk.txt"
+    path.write_text(SCRIPT, encoding="utf-8")
+    return path
+
+
+def test_a_demo_script_is_stepped_through_with_page_down_and_up(qtbot, window, script) -> None:  # type: ignore[no-untyped-def]
+    badge = window.strategy_view.decision_panel.badge
+    assert not window.demo_next_action.isEnabled() and not window.demo_label.isVisibleTo(window)
+    window.set_prompt("line one\n" * 40)
+    focus(qtbot, window)
+    qtbot.keyClick(window.editor, Qt.Key.Key_PageDown)  # no script: the editor's own key
+    assert window.editor.textCursor().blockNumber() > 0
+    window.show_tab("Regression")
+    assert window.open_demo(script)
+    assert window.views.currentWidget() is window.live
+    assert window.editor.toPlainText() == "pizza near me"
+    qtbot.waitUntil(lambda: badge.text() == "LOCAL")
+    assert window.demo_label.isVisibleTo(window)
+    assert window.demo_label.text() == "Demo 1/3 · A local search"
+    window.presenter.set_on(True)
+    focus(qtbot, window)  # the prompt has the focus: the script wins all the same
+    qtbot.keyClick(window.editor, Qt.Key.Key_PageDown)
+    assert window.editor.toPlainText() == "history of jazz"
+    qtbot.waitUntil(lambda: badge.text() == "GENERAL")
+    assert window.demo_label.text() == "Demo 2/3"
+    qtbot.keyClick(window.editor, Qt.Key.Key_PageDown)
+    qtbot.keyClick(window.editor, Qt.Key.Key_PageDown)  # the last one stays
+    assert window.demo_label.text() == "Demo 3/3 · Tech docs"
+    qtbot.waitUntil(lambda: badge.text() == "TECH")
+    qtbot.keyClick(window.editor, Qt.Key.Key_PageUp)
+    assert window.editor.toPlainText() == "history of jazz"
+    assert window.demo_label.isVisibleTo(window)  # presenter mode keeps it
+
+
+def test_a_script_that_cannot_be_used_is_said_and_the_current_one_kept(  # type: ignore[no-untyped-def]
+    window, script, tmp_path: Path, monkeypatch
+) -> None:
+    told: list[tuple[str, str]] = []
+    monkeypatch.setattr(window, "_tell", lambda title, message: told.append((title, message)))
+    assert window.open_demo(script)
+    empty = tmp_path / "empty.txt"
+    empty.write_text("# nothing to show\n", encoding="utf-8")
+    assert not window.open_demo(empty)
+    assert told == [
+        (
+            "Open demo script",
+            f"{empty}: the demo script holds no prompt (only comments and blank lines)",
+        )
+    ]
+    assert window.demo.script is not None and window.demo_label.text().startswith("Demo 1/3")
+    monkeypatch.setattr(window, "_ask_open_path", lambda _title, _filters: str(script))
+    window.open_demo_action.trigger()
+    assert window.editor.toPlainText() == "pizza near me"
