@@ -226,7 +226,20 @@ def _taller(size: QSize, option: QStyleOptionViewItem, index: _Index) -> QSize:
     return size
 
 
-class _RankingCells(QStyledItemDelegate):
+class _AboveEquation(QStyledItemDelegate):
+    """Paints a cell on its row's first line, above the row's equation (a mixin over a
+    delegate: the row's background spans both lines)."""
+
+    def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: _Index) -> None:
+        if _has_equation(index):
+            _paint_background(self, painter, option, index)
+        super().paint(painter, _top_line(option, index), index)
+
+    def sizeHint(self, option: QStyleOptionViewItem, index: _Index) -> QSize:
+        return _taller(super().sizeHint(option, index), option, index)
+
+
+class _RankingCells(_AboveEquation):
     """A ranking cell: painted above its row's equation; the tool's name elided in the middle."""
 
     def __init__(self, name_column: int, parent: QWidget | None = None) -> None:
@@ -238,25 +251,9 @@ class _RankingCells(QStyledItemDelegate):
         if index.column() == self._name_column:
             option.textElideMode = Qt.TextElideMode.ElideMiddle
 
-    def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: _Index) -> None:
-        if _has_equation(index):
-            _paint_background(self, painter, option, index)
-        super().paint(painter, _top_line(option, index), index)
 
-    def sizeHint(self, option: QStyleOptionViewItem, index: _Index) -> QSize:
-        return _taller(super().sizeHint(option, index), option, index)
-
-
-class _RankingBars(StackedBarDelegate):
+class _RankingBars(_AboveEquation, StackedBarDelegate):
     """The score bars of the ranking, above each row's equation."""
-
-    def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: _Index) -> None:
-        if _has_equation(index):
-            _paint_background(self, painter, option, index)
-        super().paint(painter, _top_line(option, index), index)
-
-    def sizeHint(self, option: QStyleOptionViewItem, index: _Index) -> QSize:
-        return _taller(super().sizeHint(option, index), option, index)
 
 
 class RankingTree(QTreeWidget):

@@ -12,20 +12,13 @@ from pathlib import Path
 
 import pytest
 
+from tests.gui.test_selftest import ROUTER_LINES
+
 ROOT = Path(__file__).resolve().parents[2]
 LINUX = ROOT / "packaging" / "linux"
 DESKTOP = LINUX / "routescope.desktop"
 APP_ID = "io.github.routescope.Routescope"
 METAINFO = LINUX / f"{APP_ID}.metainfo.xml"
-ROUTER_LINES = (
-    "window: painted",
-    "strategy: ",
-    "linter: ",
-    "contract: ",
-    "task: ",
-    "tools: top=",
-    "research: ",
-)
 
 
 def _desktop_entry() -> configparser.SectionProxy:
