@@ -3,6 +3,7 @@ highlighted in place, with the evidence as tooltips."""
 
 from __future__ import annotations
 
+import itertools
 import re
 from bisect import bisect_left
 from dataclasses import dataclass
@@ -34,6 +35,9 @@ _ASTRAL = re.compile("[\U00010000-\U0010ffff]")
 _FLIP = "#d84315"
 """The wavy underline of a word whose removal flips a decision ("why this decision")."""
 _TRACE = "#ffe082"
+_INK = "#1b1f23"
+"""Text over a light fill, whatever the theme's text colour (a keyword's accent, painted
+over it, wins)."""
 """The fill of a traced entity's mentions."""
 
 
@@ -94,6 +98,28 @@ class _Utf16:
         return position - bisect_left(self._astral_qt, position)
 
 
+def _segments(layers: list[Highlight]) -> list[tuple[int, int, tuple[str, ...]]]:
+    """The stretches of text between span edges, each with the labels of the spans over it in
+    `layers` order (an empty stretch or one under no span is left out)."""
+    edges: dict[int, list[tuple[int, bool]]] = {}
+    for order, span in enumerate(layers):
+        if span.end > span.start:
+            edges.setdefault(span.start, []).append((order, True))
+            edges.setdefault(span.end, []).append((order, False))
+    segments = []
+    active: dict[int, str] = {}
+    cuts = sorted(edges)
+    for at, following in itertools.pairwise(cuts):
+        for order, opens in edges[at]:
+            if opens:
+                active[order] = layers[order].label
+            else:
+                active.pop(order, None)
+        if active:
+            segments.append((at, following, tuple(active[o] for o in sorted(active))))
+    return segments
+
+
 class PromptEditor(QPlainTextEdit):
     """A plain-text editor that paints router evidence over the text without changing it."""
 
@@ -110,6 +136,7 @@ class PromptEditor(QPlainTextEdit):
         self._spans_text = ""
         self._marks: dict[str, tuple[str, list[Highlight]]] = {}
         self._offsets = _Utf16("")
+        self._formats: dict[tuple[str, ...], QTextCharFormat] = {}
         self.setMouseTracking(True)
 
     def show_highlights(self, spans: list[Highlight]) -> None:
@@ -130,22 +157,33 @@ class PromptEditor(QPlainTextEdit):
         to_qt = self._offsets.to_qt
         marks = [m for shown, layer in self._marks.values() if shown == text for m in layer]
         spans = self._spans if self._spans_text == text else []  # (marks may come first)
-        selections = []
-        # Entities and places as fills first, then keywords as underlines on top of them.
+        # Entities and places as fills first, then keywords as underlines on top of them, then
+        # the marks: where they overlap, one segment gets their formats merged in that order
+        # (overlapping selections would each paint their own colours, not a blend).
         ordered = sorted(
             spans[:_MAX_HIGHLIGHTS],
             key=lambda h: h.label not in ("entity", "place", "anchor"),
         )
-        for span in [*ordered, *marks[:_MAX_HIGHLIGHTS]]:
+        selections = []
+        for start, end, labels in _segments([*ordered, *marks[:_MAX_HIGHLIGHTS]]):
             selection = QTextEdit.ExtraSelection()
             cursor = QTextCursor(self.document())
-            cursor.setPosition(to_qt(span.start))
-            cursor.setPosition(to_qt(span.end), QTextCursor.MoveMode.KeepAnchor)
+            cursor.setPosition(to_qt(start))
+            cursor.setPosition(to_qt(end), QTextCursor.MoveMode.KeepAnchor)
             selection.cursor = cursor
-            selection.format = self._format(span.label)
+            selection.format = self._merged(labels)
             selections.append(selection)
         self.setExtraSelections(selections)
         self._hovered = [*spans, *marks]
+
+    def _merged(self, labels: tuple[str, ...]) -> QTextCharFormat:
+        merged = self._formats.get(labels)
+        if merged is None:
+            merged = QTextCharFormat()
+            for label in labels:
+                merged.merge(self._format(label))
+            self._formats[labels] = merged
+        return merged
 
     def _format(self, label: str) -> QTextCharFormat:
         fmt = QTextCharFormat()
@@ -155,10 +193,12 @@ class PromptEditor(QPlainTextEdit):
             return fmt
         if label == "trace":
             fmt.setBackground(QColor(_TRACE))
+            fmt.setForeground(QColor(_INK))
             fmt.setFontWeight(QFont.Weight.Bold)
             return fmt
         if label in ("entity", "place", "anchor"):
             fmt.setBackground(fill(label))
+            fmt.setForeground(QColor(_INK))  # the fills are light in both themes
         else:
             fmt.setUnderlineStyle(QTextCharFormat.UnderlineStyle.SingleUnderline)
             fmt.setUnderlineColor(accent(label))
