@@ -91,6 +91,13 @@ class HistoryModel(QObject):
     def note(self) -> str | None:
         return None if self.store is None else self.store.note
 
+    def peek_last_prompt(self) -> str | None:
+        """The last session's prompt, read now without opening the store (nor loading the
+        routers): the window shows it before its first paint."""
+        from routescope.history import peek_last_prompt
+
+        return peek_last_prompt(self._path)
+
     def start(self) -> None:
         """Open the store in a worker thread (once)."""
         if self._starting or self.store is not None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import difflib
 import functools
 import html
+from collections import OrderedDict
 
 from PySide6.QtCore import QModelIndex, QObject, QPersistentModelIndex, QRectF, QSize, Qt
 from PySide6.QtGui import QPainter, QTextCursor, QTextDocument
@@ -19,24 +20,50 @@ _Index = QModelIndex | QPersistentModelIndex
 
 
 @functools.lru_cache(maxsize=256)
-def word_diff_html(before: str, after: str) -> str:
-    """`after` as HTML, words added since `before` in green, words removed struck out in red.
-    (Kept: a table asks for a cell's markup to measure it and again to paint it.)"""
+def word_diff_html(before: str, after: str, limit: int | None = None) -> str:
+    """`after` as HTML, words added since `before` in green, words removed struck out in red;
+    with `limit`, only the words within about that many characters, then "…" (a cell of a few
+    lines shows no more, and laying out the rest costs milliseconds at each keystroke). (Kept:
+    a table asks for a cell's markup to measure it and again to paint it.)"""
     old, new = before.split(), after.split()
-    parts: list[str] = []
+    runs: list[tuple[str, list[str]]] = []
     matcher = difflib.SequenceMatcher(a=old, b=new, autojunk=False)
     for op, a0, a1, b0, b1 in matcher.get_opcodes():
         if op in ("replace", "delete"):
-            removed = html.escape(" ".join(old[a0:a1]))
-            parts.append(
-                f'<span style="color:#c62828;text-decoration:line-through">{removed}</span>'
-            )
+            runs.append(("removed", old[a0:a1]))
         if op in ("replace", "insert"):
-            added = html.escape(" ".join(new[b0:b1]))
-            parts.append(f'<span style="color:#1b5e20;background:#e3f6e5">{added}</span>')
+            runs.append(("added", new[b0:b1]))
         if op == "equal":
-            parts.append(html.escape(" ".join(new[b0:b1])))
+            runs.append(("same", new[b0:b1]))
+    parts: list[str] = []
+    room = len(before) + len(after) if limit is None else limit
+    for kind, words in runs:
+        kept = _within(words, room)
+        room -= sum(len(word) + 1 for word in kept)
+        if kept:
+            parts.append(_DIFF_SPANS[kind].format(html.escape(" ".join(kept))))
+        if len(kept) < len(words):
+            parts.append(_ELLIPSIS)
+            break
     return " ".join(parts)
+
+
+_DIFF_SPANS = {
+    "removed": '<span style="color:#c62828;text-decoration:line-through">{}</span>',
+    "added": '<span style="color:#1b5e20;background:#e3f6e5">{}</span>',
+    "same": "{}",
+}
+
+
+def _within(words: list[str], room: int) -> list[str]:
+    """The first of `words` whose characters (and a space each) fit in `room`."""
+    kept: list[str] = []
+    for word in words:
+        room -= len(word) + 1
+        if room < 0:
+            break
+        kept.append(word)
+    return kept
 
 
 def clip(text: str, limit: int = 300) -> str:
@@ -49,6 +76,8 @@ def muted(text: str) -> str:
     return f"<span style='color:#607d8b'>{html.escape(text)}</span>"
 
 
+_DOCUMENTS_KEPT = 256
+"""Laid-out cells a delegate keeps (a few tables' worth of visible cells)."""
 _ELLIPSIS = "…"
 _CELL_CHARACTERS = 2_000
 """A cell of `max_lines` lays out at most this much of its text: more never shows in a few
@@ -65,9 +94,13 @@ class HtmlDelegate(QStyledItemDelegate):
     def __init__(self, parent: QObject | None = None, *, max_lines: int | None = None) -> None:
         super().__init__(parent)
         self.max_lines = max_lines
+        # A cell is measured, then painted, and most cells stay the same from one keystroke to
+        # the next: each laid-out document serves all of these.
+        self._documents: OrderedDict[tuple[str, str, int], QTextDocument] = OrderedDict()
 
-    def _markup(self, index: _Index) -> str | None:
-        """The rich text to draw: HTML_ROLE's, or with `max_lines` the plain text escaped."""
+    def _markup(self, index: _Index, width: int, option: QStyleOptionViewItem) -> str | None:
+        """The rich text to draw: HTML_ROLE's, or with `max_lines` the plain text escaped (as
+        much of it as `width` can show)."""
         markup = index.data(HTML_ROLE)
         if markup:
             return str(markup)
@@ -76,10 +109,18 @@ class HtmlDelegate(QStyledItemDelegate):
         text = index.data(Qt.ItemDataRole.DisplayRole)
         if text is None or text == "":
             return None
-        return html.escape(str(text)[:_CELL_CHARACTERS], quote=False).replace("\n", "<br>")
+        shown = str(text)[: self._characters(width, option)]
+        return html.escape(shown, quote=False).replace("\n", "<br>")
+
+    def _characters(self, width: int, option: QStyleOptionViewItem) -> int:
+        """Twice the characters `max_lines` lines of `width` hold with the font's average
+        character (narrow letters fit more): more never shows, and would be laid out for
+        nothing."""
+        per_line = width // max(1, option.fontMetrics.averageCharWidth()) + 1
+        return min(_CELL_CHARACTERS, 2 * per_line * ((self.max_lines or 1) + 1))
 
     def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: _Index) -> None:
-        markup = self._markup(index)
+        markup = self._markup(index, option.rect.width(), option)
         if not markup:
             super().paint(painter, option, index)
             return
@@ -100,26 +141,34 @@ class HtmlDelegate(QStyledItemDelegate):
         painter.restore()
 
     def sizeHint(self, option: QStyleOptionViewItem, index: _Index) -> QSize:
-        markup = self._markup(index)
-        if not markup:
-            return super().sizeHint(option, index)
-        opt = QStyleOptionViewItem(option)
-        self.initStyleOption(opt, index)
         view = self.parent()
         width = view.columnWidth(index.column()) if isinstance(view, QTableView) else 300
         if isinstance(view, QTableView) and view.showGrid():
             width -= 1  # the grid line takes a pixel: measure at the width `paint` draws at
+        markup = self._markup(index, width, option)
+        if not markup:
+            return super().sizeHint(option, index)
+        opt = QStyleOptionViewItem(option)
+        self.initStyleOption(opt, index)
         doc = self._document(markup, opt, width)
         return QSize(width, int(doc.size().height()) + 4)
 
     def _document(self, markup: str, option: QStyleOptionViewItem, width: int) -> QTextDocument:
-        doc = QTextDocument()
+        key = (markup, option.font.key(), width)
+        doc = self._documents.get(key)
+        if doc is not None:
+            self._documents.move_to_end(key)
+            return doc
+        doc = QTextDocument(self)  # Qt's to delete: one left to Python outlives the application
         doc.setDefaultFont(option.font)
         doc.setDocumentMargin(4)
         doc.setHtml(markup)
         doc.setTextWidth(width)
         if self.max_lines is not None:
             cut_to_lines(doc, self.max_lines)
+        self._documents[key] = doc
+        if len(self._documents) > _DOCUMENTS_KEPT:
+            self._documents.popitem(last=False)[1].deleteLater()
         return doc
 
 

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt, Signal
+from PySide6.QtCore import QEvent, QModelIndex, QPersistentModelIndex, Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QResizeEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -65,6 +65,9 @@ _TRACED = "background-color:#ffe082; color:#263238; font-weight:600"
 PLAN_LINES = 3
 """The most lines a cell of the plan takes: a longer query is cut with "…" (its tooltip and a
 copy give it in full), so one long prompt does not push the other actions out of sight."""
+PLAN_CHARACTERS = 400
+"""The characters of a sanitized query's diff a Plan cell lays out: more than three lines of
+the widest column show (the tooltip has the whole query)."""
 _TIP_CHARACTERS = 2_000
 """How much of a query a tooltip shows (a prompt may be megabytes long; a copy has it all)."""
 _VALUE_WIDTHS = (70, 150)
@@ -282,7 +285,39 @@ class DecisionPanel(QGroupBox):
             self.badge.show_tone("", "—")
             self.reason.setText(_NO_RESULT)
             self.gate.setText("")
+            self._hold_size(False)
             return
+        self._show_texts(decision, plan)
+        self._hold_size(True)
+
+    def _hold_size(self, holding: bool) -> None:
+        """While a prompt is typed the panel and its badge only grow: a reason that wraps
+        differently at each key would move every panel below it, and repaint them all."""
+        if not holding:
+            self.setMinimumHeight(0)
+            self.badge.setMinimumWidth(0)
+            return
+        if not self.isVisible():  # (laid out at another width than it will be shown at)
+            return
+        badge = self.badge.sizeHint().width()
+        if badge > self.badge.minimumWidth():
+            self.badge.setMinimumWidth(badge)
+        layout = self.layout()
+        needed = layout.totalHeightForWidth(self.width()) if layout is not None else 0
+        if needed > self.minimumHeight():  # with a line to spare: it grows less often
+            self.setMinimumHeight(needed + self.fontMetrics().lineSpacing())
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        if event.size().width() != event.oldSize().width():
+            self._hold_size(False)  # another width wraps otherwise: held again at the next key
+        super().resizeEvent(event)
+
+    def changeEvent(self, event: QEvent) -> None:
+        if event.type() in (QEvent.Type.FontChange, QEvent.Type.StyleChange):
+            self._hold_size(False)  # (zoom, presenter mode, another theme)
+        super().changeEvent(event)
+
+    def _show_texts(self, decision: StrategyDecision, plan: Plan) -> None:
         self.badge.show_tone(decision.strategy, decision.strategy.upper())
         self.reason.setText(
             f"<b>why:</b> {html.escape(decision.reason)} "
@@ -358,7 +393,7 @@ class PlanModel(HeaderedTableModel):
             if traced is not None:
                 return traced
             if action.edits:
-                return word_diff_html(clip(action.raw_query, 600), action.query)
+                return word_diff_html(clip(action.raw_query, 600), action.query, PLAN_CHARACTERS)
         if role == Qt.ItemDataRole.ToolTipRole:
             return self._tooltip(action, column)
         if role == Qt.ItemDataRole.BackgroundRole and column == 1 and action.priority == 0:

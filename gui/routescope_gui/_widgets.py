@@ -7,10 +7,12 @@ from collections.abc import Callable, Mapping, Sequence
 
 from PySide6.QtCore import (
     QAbstractTableModel,
+    QEvent,
     QModelIndex,
     QPersistentModelIndex,
     QPoint,
     QRect,
+    QSize,
     Qt,
 )
 from PySide6.QtGui import (
@@ -46,6 +48,7 @@ __all__ = [
     "BarDelegate",
     "LazyTabs",
     "StackedBarDelegate",
+    "SteadyTabs",
     "bounded_tip",
     "copy_selection",
     "enable_copy",
@@ -318,7 +321,29 @@ def _text_colour(item: QStyleOptionViewItem, index: _Index) -> QColor:
     return item.palette.color(QPalette.ColorRole.Text)
 
 
-class LazyTabs(QTabWidget):
+class SteadyTabs(QTabWidget):
+    """Tabs that do not repaint every page when a page's size hint changes.
+
+    QTabWidget answers each LayoutRequest with an update of its whole area, and a label whose
+    text changes inside a page sends one up through every layout: at a keystroke that changes
+    the decision's reason, the whole window was painted again (three times the cost of a key).
+    Only a change of the tab bar's size needs the tabs laid out again; a resize, a font or a
+    style change lays them out anyway."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._bar_hint = QSize()
+
+    def event(self, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.LayoutRequest:
+            hint = self.tabBar().sizeHint()
+            if hint == self._bar_hint:
+                return True
+            self._bar_hint = hint
+        return super().event(event)
+
+
+class LazyTabs(SteadyTabs):
     """Tabs whose pages are filled only while they are shown. `invalidate()` renders the current
     page now and every other page when it becomes current: a hidden page can be costly to fill
     (the raw JSON of a large prompt) and nobody sees it."""

@@ -15,7 +15,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QByteArray, QDate, QSettings, Qt
-from PySide6.QtGui import QAction, QCloseEvent, QIcon, QImage, QKeySequence, QPixmap
+from PySide6.QtGui import (
+    QAction,
+    QCloseEvent,
+    QIcon,
+    QImage,
+    QKeySequence,
+    QPixmap,
+    QTextCursor,
+)
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QApplication,
@@ -31,7 +39,6 @@ from PySide6.QtWidgets import (
     QMessageBox,
     QPlainTextEdit,
     QSplitter,
-    QTabWidget,
     QToolBar,
     QVBoxLayout,
     QWidget,
@@ -59,7 +66,7 @@ from ._strategy_view import StrategySlice, StrategyView
 from ._style import Theme
 from ._toolsearch_view import ToolSearchView
 from ._why_strip import CloseCallLine, WhyStrip
-from ._widgets import LazyTabs, copy_selection
+from ._widgets import LazyTabs, SteadyTabs, copy_selection
 from ._wiring import (
     connect_batch,
     connect_compare,
@@ -151,6 +158,8 @@ class MainWindow(QMainWindow):
         self.statusBar().addPermanentWidget(self.timings_label)
         self.statusBar().showMessage(_NO_PROMPT)
         self.editor.setFocus()
+        if restore:
+            self._show_last_prompt()
 
     # -- construction --------------------------------------------------------------------
     def _action(
@@ -365,7 +374,7 @@ class MainWindow(QMainWindow):
         layout.addWidget(self.banner)
         layout.addWidget(body, 1)
         self.regress_view = RegressView()
-        self.views = QTabWidget()
+        self.views = SteadyTabs()
         self.views.setDocumentMode(True)
         self.views.addTab(self.live, "Live")
         self.views.addTab(self.regress_view, "Regression")
@@ -439,6 +448,7 @@ class MainWindow(QMainWindow):
             fail=self.statusBar().showMessage,
         )
         session.history.opened.connect(self._restore_last_session)
+        session.history.failed.connect(self._restore_last_session)
         if self._open_history:
             session.history.start()
         self.rules_editor_view = RulesEditorView(self)
@@ -750,13 +760,25 @@ class MainWindow(QMainWindow):
             today=request.today if request.today != dt.date.today() else None,
         )
 
+    def _show_last_prompt(self) -> None:
+        """The last session's prompt at once, before the routers load: its results, rules,
+        catalog, date and tab follow when the history store is open."""
+        prompt = self.session.history.peek_last_prompt()
+        if prompt:
+            self.editor.blockSignals(True)
+            self.editor.setPlainText(prompt)
+            self.editor.blockSignals(False)
+            self.editor.moveCursor(QTextCursor.MoveOperation.End)
+
     def _restore_last_session(self, _note: object = None) -> None:
-        """The history store is open: show what the window showed when it last closed."""
+        """The history store is open (or failed to): show what the window showed when it last
+        closed."""
         if not self._restore:
             return
         self._restore = False
         last = self.session.history.last_session()
-        if last is None:
+        if last is None:  # (the prompt shown early, if any, is inspected as it stands)
+            self.session.set_text(self.editor.toPlainText())
             return
         if last.rules:
             self.open_rules(last.rules)
@@ -764,8 +786,9 @@ class MainWindow(QMainWindow):
             self.set_today(last.today)
         if last.catalog and Path(last.catalog).exists():
             self.session.tools.open_catalog(last.catalog)
-        if last.prompt and not self.editor.toPlainText():
+        if last.prompt and self.editor.toPlainText() in ("", last.prompt):
             self.set_prompt(last.prompt)
+            self.session.set_text(last.prompt)  # (shown before the first paint, not inspected)
         if last.tab in (*RESULT_TABS, *VIEWS, HISTORY):
             self.show_tab(last.tab)
 

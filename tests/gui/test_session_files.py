@@ -45,10 +45,46 @@ def test_a_new_window_restores_the_last_prompt_and_tab(qtbot, qloop, tool_cache,
 
     second = MainWindow(Session(history=store, cache=tool_cache), restore=True)
     qtbot.addWidget(second)
-    qtbot.waitUntil(lambda: second.editor.toPlainText() == PROMPT)
-    assert second.current_tab() == "Linter"
+    assert second.editor.toPlainText() == PROMPT  # at once; the rest once the store is open
+    qtbot.waitUntil(lambda: second.current_tab() == "Linter")
     assert second.session.request.today == TODAY
     qtbot.waitUntil(lambda: not second.session.busy)
+    second.close()
+
+
+def test_the_last_prompt_shows_before_the_store_opens(qtbot, qloop, tool_cache, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    store = tmp_path / "history.sqlite3"
+    first = MainWindow(Session(history=store, cache=tool_cache), restore=True)
+    qtbot.addWidget(first)
+    qtbot.waitUntil(lambda: first.session.history.store is not None)
+    inspected(qtbot, first)
+    first.close()
+
+    # As `routescope-gui` builds it: the store opens only after the first paint.
+    second = MainWindow(Session(history=store, cache=tool_cache), restore=True, open_history=False)
+    qtbot.addWidget(second)
+    assert second.editor.toPlainText() == PROMPT  # at once, before the routers load
+    assert second.session.history.store is None and second.session.inspection.result is None
+    second.session.history.start()
+    qtbot.waitUntil(lambda: second.session.inspection.result is not None)
+    assert second.session.request.text == PROMPT
+    qtbot.waitUntil(lambda: not second.session.busy)
+    second.close()
+
+
+def test_an_early_prompt_is_inspected_if_history_fails(qtbot, qloop, tool_cache, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    store = tmp_path / "history.sqlite3"
+    first = MainWindow(Session(history=store, cache=tool_cache), restore=True)
+    qtbot.addWidget(first)
+    qtbot.waitUntil(lambda: first.session.history.store is not None)
+    inspected(qtbot, first)
+    first.close()
+    second = MainWindow(Session(history=store, cache=tool_cache), restore=True, open_history=False)
+    qtbot.addWidget(second)
+    assert second.editor.toPlainText() == PROMPT
+    second.session.history.failed.emit("history is off: the store failed to open")
+    qtbot.waitUntil(lambda: second.session.inspection.result is not None)
+    assert second.session.request.text == PROMPT
     second.close()
 
 

@@ -25,6 +25,7 @@ from .._lazy import lazy_names
 if TYPE_CHECKING:
     from ._codec import Summary
     from ._export import export_markdown, to_json
+    from ._peek import default_history_path, peek_last_prompt
     from ._session import (
         MAX_SESSION_BYTES,
         MAX_SESSION_ENTRIES,
@@ -45,7 +46,6 @@ if TYPE_CHECKING:
         Facets,
         History,
         LastSession,
-        default_history_path,
     )
 
 __all__ = [
@@ -69,6 +69,7 @@ __all__ = [
     "default_history_path",
     "export_markdown",
     "open_session",
+    "peek_last_prompt",
     "save_session",
     "to_json",
 ]
@@ -94,7 +95,8 @@ _LAZY = {
     "Facets": "_store",
     "History": "_store",
     "LastSession": "_store",
-    "default_history_path": "_store",
+    "default_history_path": "_peek",
+    "peek_last_prompt": "_peek",
 }
 
 __getattr__, __dir__ = lazy_names(__name__, _LAZY, __all__)

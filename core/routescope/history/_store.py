@@ -53,6 +53,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from .._errors import HistoryError, one_line
 from .._request import CatalogRef, Request
 from ._codec import Summary, context_json, rebuild_request, search_json
+from ._peek import default_history_path
 
 if TYPE_CHECKING:
     from .._inspect import Inspection
@@ -67,7 +68,6 @@ __all__ = [
     "Facets",
     "History",
     "LastSession",
-    "default_history_path",
 ]
 
 APPLICATION_ID = 0x52534869
@@ -171,13 +171,6 @@ ON CONFLICT (fingerprint) DO UPDATE SET
     task_route = excluded.task_route
 RETURNING {_ENTRY_COLUMNS}
 """
-
-
-def default_history_path() -> Path:
-    """`history.sqlite3` in the user's data folder (`platformdirs.user_data_dir`)."""
-    import platformdirs
-
-    return Path(platformdirs.user_data_dir("routescope")) / "history.sqlite3"
 
 
 def _fts5_available() -> bool:

@@ -501,3 +501,17 @@ def test_any_query_is_only_text(tmp_path_factory: pytest.TempPathFactory, query:
 
 
 SEARCHED: dict[str, History] = {}
+
+
+def test_the_last_prompt_can_be_peeked_at_without_opening_the_store(tmp_path: Path) -> None:
+    from routescope.history import peek_last_prompt
+
+    path = tmp_path / "history.sqlite3"
+    assert peek_last_prompt(path) is None  # no store yet
+    with History.open(path) as store:
+        assert peek_last_prompt(path) is None  # no session kept
+        store.save_last_session(LastSession(prompt="pizza near me", tab="Plan"))
+        assert peek_last_prompt(path) == "pizza near me"  # while the store is open
+    assert peek_last_prompt(path) == "pizza near me"
+    path.write_bytes(b"not a database at all")
+    assert peek_last_prompt(path) is None
