@@ -24,7 +24,7 @@ from .strategy import (
     route,
     sanitize_plan,
 )
-from .task import TaskDecision, classify_heuristic
+from .task import Planned, TaskDecision, classify_heuristic
 from .toolsearch import SearchSettings, ToolSearchResult
 
 if TYPE_CHECKING:  # the engine is given by the caller; importing it loads tantivy and numpy
@@ -133,7 +133,9 @@ def _run(
     t5 = clock()
     decision = decide(text, context, rules) if rules.contract.enabled else None
     t6 = clock()
-    task = classify_heuristic(text, rules=rules, today=today, context=query_context)
+    task = classify_heuristic(
+        text, rules=rules, today=today, planned=Planned(query_context, strategy, actions)
+    )
     t7 = clock()
     found = tools.search(text, settings) if tools is not None else None
     t8 = clock()

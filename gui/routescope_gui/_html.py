@@ -9,7 +9,13 @@ from collections import OrderedDict
 
 from PySide6.QtCore import QModelIndex, QObject, QPersistentModelIndex, QRectF, QSize, Qt
 from PySide6.QtGui import QPainter, QTextCursor, QTextDocument
-from PySide6.QtWidgets import QStyle, QStyledItemDelegate, QStyleOptionViewItem, QTableView
+from PySide6.QtWidgets import (
+    QApplication,
+    QStyle,
+    QStyledItemDelegate,
+    QStyleOptionViewItem,
+    QTableView,
+)
 
 __all__ = ["HTML_ROLE", "HtmlDelegate", "clip", "cut_to_lines", "muted", "word_diff_html"]
 
@@ -79,6 +85,8 @@ def muted(text: str) -> str:
 _DOCUMENTS_KEPT = 256
 """Laid-out cells a delegate keeps (a few tables' worth of visible cells)."""
 _ELLIPSIS = "…"
+_ELLIPSIS_ROOM = 2
+"""Characters "…" replaces at the end of a cut cell's last line."""
 _CELL_CHARACTERS = 2_000
 """A cell of `max_lines` lays out at most this much of its text: more never shows in a few
 lines, and a prompt may be megabytes long."""
@@ -98,19 +106,17 @@ class HtmlDelegate(QStyledItemDelegate):
         # the next: each laid-out document serves all of these.
         self._documents: OrderedDict[tuple[str, str, int], QTextDocument] = OrderedDict()
 
-    def _markup(self, index: _Index, width: int, option: QStyleOptionViewItem) -> str | None:
-        """The rich text to draw: HTML_ROLE's, or with `max_lines` the plain text escaped (as
-        much of it as `width` can show)."""
-        markup = index.data(HTML_ROLE)
-        if markup:
-            return str(markup)
-        if self.max_lines is None:
-            return None
-        text = index.data(Qt.ItemDataRole.DisplayRole)
-        if text is None or text == "":
-            return None
-        shown = str(text)[: self._characters(width, option)]
-        return html.escape(shown, quote=False).replace("\n", "<br>")
+    def _plain(
+        self, index: _Index, width: int, option: QStyleOptionViewItem
+    ) -> QStyleOptionViewItem:
+        """A plain cell's option: with `max_lines`, only as much text as `width` can show, its
+        last line elided by the style (Qt lays it out: no document)."""
+        opt = QStyleOptionViewItem(option)
+        self.initStyleOption(opt, index)
+        if self.max_lines is not None:
+            opt.text = opt.text[: self._characters(width, option)]
+            opt.textElideMode = Qt.TextElideMode.ElideRight
+        return opt
 
     def _characters(self, width: int, option: QStyleOptionViewItem) -> int:
         """Twice the characters `max_lines` lines of `width` hold with the font's average
@@ -120,19 +126,19 @@ class HtmlDelegate(QStyledItemDelegate):
         return min(_CELL_CHARACTERS, 2 * per_line * ((self.max_lines or 1) + 1))
 
     def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: _Index) -> None:
-        markup = self._markup(index, option.rect.width(), option)
+        markup = index.data(HTML_ROLE)
+        widget = option.widget
+        style = widget.style() if widget else QApplication.style()
         if not markup:
-            super().paint(painter, option, index)
+            opt = self._plain(index, option.rect.width(), option)
+            style.drawControl(QStyle.ControlElement.CE_ItemViewItem, opt, painter, widget)
             return
         opt = QStyleOptionViewItem(option)
         self.initStyleOption(opt, index)
         opt.text = ""
-        widget = opt.widget
-        style = widget.style() if widget else None
-        if style is not None:
-            style.drawControl(QStyle.ControlElement.CE_ItemViewItem, opt, painter, widget)
+        style.drawControl(QStyle.ControlElement.CE_ItemViewItem, opt, painter, widget)
         rect = opt.rect
-        doc = self._document(markup, opt, rect.width())
+        doc = self._document(str(markup), opt, rect.width())
         painter.save()
         painter.translate(
             rect.left(), rect.top() + max(0.0, (rect.height() - doc.size().height()) / 2)
@@ -145,12 +151,20 @@ class HtmlDelegate(QStyledItemDelegate):
         width = view.columnWidth(index.column()) if isinstance(view, QTableView) else 300
         if isinstance(view, QTableView) and view.showGrid():
             width -= 1  # the grid line takes a pixel: measure at the width `paint` draws at
-        markup = self._markup(index, width, option)
+        markup = index.data(HTML_ROLE)
         if not markup:
-            return super().sizeHint(option, index)
+            if self.max_lines is None:
+                return super().sizeHint(option, index)
+            opt = self._plain(index, width, option)
+            opt.rect.setWidth(width)
+            widget = opt.widget
+            style = widget.style() if widget else QApplication.style()
+            size = style.sizeFromContents(QStyle.ContentsType.CT_ItemViewItem, opt, QSize(), widget)
+            most = self.max_lines * opt.fontMetrics.lineSpacing() + 12
+            return QSize(size.width(), min(size.height(), most))
         opt = QStyleOptionViewItem(option)
         self.initStyleOption(opt, index)
-        doc = self._document(markup, opt, width)
+        doc = self._document(str(markup), opt, width)
         return QSize(width, int(doc.size().height()) + 4)
 
     def _document(self, markup: str, option: QStyleOptionViewItem, width: int) -> QTextDocument:
@@ -197,12 +211,14 @@ def cut_to_lines(doc: QTextDocument, lines: int) -> bool:
             break
         seen += count
         block = block.next()
+    # "…" takes the room of the last characters before it (each relayout costs, so one try).
+    end = max(0, end - _ELLIPSIS_ROOM)
     cursor = QTextCursor(doc)
     cursor.setPosition(end)
     cursor.movePosition(QTextCursor.MoveOperation.End, QTextCursor.MoveMode.KeepAnchor)
     cursor.removeSelectedText()
     cursor.insertText(_ELLIPSIS)
-    # "…" may not fit on the last line: give it the room of the characters before it.
+    # Still too long (narrow letters gave way to a wide "…"): a character at a time.
     while end > 0 and _line_count(doc) > lines:
         cursor.setPosition(end - 1)
         cursor.setPosition(end, QTextCursor.MoveMode.KeepAnchor)

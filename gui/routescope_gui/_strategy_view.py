@@ -334,6 +334,17 @@ class DecisionPanel(QGroupBox):
         self.gate.setText(" · ".join(lines))
 
 
+_PLAN_ROLES = frozenset(
+    {
+        Qt.ItemDataRole.DisplayRole,
+        HTML_ROLE,
+        Qt.ItemDataRole.ToolTipRole,
+        Qt.ItemDataRole.BackgroundRole,
+        Qt.ItemDataRole.ForegroundRole,
+    }
+)
+
+
 class PlanModel(HeaderedTableModel):
     """The sanitized actions in execution order. A new plan changes only the rows that differ,
     so the table keeps its selection and re-measures only those rows."""
@@ -383,7 +394,7 @@ class PlanModel(HeaderedTableModel):
             self.dataChanged.emit(self.index(changed[0], 0), self.index(changed[-1], last))
 
     def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole) -> object:
-        if not index.isValid():
+        if role not in _PLAN_ROLES or not index.isValid():  # (asked ~10 roles a cell, often)
             return None
         action, column = self.rows[index.row()], index.column()
         if role == Qt.ItemDataRole.DisplayRole:

@@ -9,9 +9,17 @@ model and falls back to the heuristic when its answer cannot be used.
 from __future__ import annotations
 
 from ._heuristic import heuristic_task_spec
-from ._task import TaskDecision, TaskSpec, classify, classify_heuristic, validate_task_spec
+from ._task import (
+    Planned,
+    TaskDecision,
+    TaskSpec,
+    classify,
+    classify_heuristic,
+    validate_task_spec,
+)
 
 __all__ = [
+    "Planned",
     "TaskDecision",
     "TaskSpec",
     "classify",

@@ -11,14 +11,29 @@ from typing import TYPE_CHECKING, Literal
 
 from .._resources import resources_root
 from ..rules import RulePack, default_rules
-from ..strategy import Action, QueryContext, extract, plan, route, sanitize_plan
+from ..strategy import (
+    Action,
+    QueryContext,
+    StrategyDecision,
+    extract,
+    plan,
+    route,
+    sanitize_plan,
+)
 from ._heuristic import heuristic_task_spec
 from ._spec import TaskSpec
 
 if TYPE_CHECKING:  # a model is the caller's; the heuristic path never loads the HTTP client
     from ..llm import ChatClient
 
-__all__ = ["TaskDecision", "TaskSpec", "classify", "classify_heuristic", "validate_task_spec"]
+__all__ = [
+    "Planned",
+    "TaskDecision",
+    "TaskSpec",
+    "classify",
+    "classify_heuristic",
+    "validate_task_spec",
+]
 
 
 @functools.cache
@@ -41,19 +56,40 @@ class TaskDecision:
     actions: list[Action]
 
 
+@dataclass(frozen=True, slots=True)
+class Planned:
+    """The strategy pipeline's work on a message, made with the same rules and date: reused
+    when the goal is the message itself (an inspection has made it already)."""
+
+    context: QueryContext
+    decision: StrategyDecision
+    actions: list[Action]
+
+
 def validate_task_spec(
-    spec: TaskSpec, message: str, source: str, *, rules: RulePack, today: dt.date
+    spec: TaskSpec,
+    message: str,
+    source: str,
+    *,
+    rules: RulePack,
+    today: dt.date,
+    planned: Planned | None = None,
 ) -> TaskDecision:
     """Keep the model's route and goal; plan the searches with the strategy pipeline (extract,
     route, plan, sanitize, with its one-search fallback), whatever the model proposed."""
     goal = spec.user_goal.strip() or message
-    context = extract(goal, rules)
-    decision = route(context)
-    actions = (
-        []
-        if spec.route == "chat"
-        else sanitize_plan(plan(context, decision.strategy, rules), context, today, rules)
-    )
+    if planned is not None and goal == message:
+        decision, actions = planned.decision, planned.actions
+    else:
+        context = extract(goal, rules)
+        decision = route(context)
+        actions = (
+            []
+            if spec.route == "chat"
+            else sanitize_plan(plan(context, decision.strategy, rules), context, today, rules)
+        )
+    if spec.route == "chat":
+        actions = []
     return TaskDecision(
         spec.route, goal, source, spec.reason, decision.strategy, decision.reason, actions
     )
@@ -64,13 +100,14 @@ def classify_heuristic(
     *,
     rules: RulePack | None = None,
     today: dt.date,
-    context: QueryContext | None = None,
+    planned: Planned | None = None,
 ) -> TaskDecision:
     """The deterministic decision: the heuristic's route, the strategy router's plan.
-    `context`: the message already extracted with `rules` (saves extracting it again)."""
-    spec = heuristic_task_spec(message, context)
+    `planned`: the strategy pipeline's work on the message with `rules` and `today`, when made
+    already (saves making it again)."""
+    spec = heuristic_task_spec(message, planned.context if planned else None)
     return validate_task_spec(
-        spec, message, "heuristic", rules=rules or default_rules(), today=today
+        spec, message, "heuristic", rules=rules or default_rules(), today=today, planned=planned
     )
 
 

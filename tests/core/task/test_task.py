@@ -64,3 +64,13 @@ def test_the_task_is_part_of_every_inspection(capsys: pytest.CaptureFixture[str]
     assert main(["schema", "inspection"]) == 0
     schema = json.loads(capsys.readouterr().out)
     assert "task" in schema["properties"] and "task" in schema["required"]
+
+
+def test_an_inspection_reuses_its_plan_for_the_task_with_the_same_decision() -> None:
+    """`inspect` hands the task router its own extraction, route and plan (one pipeline run per
+    keystroke, not two): the decision is the one the task router makes on its own."""
+    suite = routescope.resources_root() / "fixtures" / "strategy.yaml"
+    prompts = [case.prompt for case in routescope.regress.load_suite(suite).cases]
+    prompts += ["  Best ramen near Denver tonight  ", "write me a haiku about autumn", "hi"]
+    for text in prompts:
+        assert routescope.inspect(text, today=TODAY).task == classify_heuristic(text, today=TODAY)
