@@ -9,15 +9,18 @@ from __future__ import annotations
 import argparse
 import asyncio
 import sys
+import tempfile
 from collections.abc import Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import qasync
-from PySide6.QtCore import QEvent, QObject, SignalInstance
+from PySide6.QtCore import QEvent, QObject, QSettings, SignalInstance
 from PySide6.QtWidgets import QApplication, QWidget
 
 import routescope
 
+from ._session import Session
 from ._window import HISTORY, RESULT_TABS, VIEWS, MainWindow
 
 if TYPE_CHECKING:
@@ -56,10 +59,13 @@ async def _start(app: QApplication, args: argparse.Namespace) -> int:
         and not demo
         and not getattr(args, "no_restore", False)
     )
+    if args.screenshot:
+        with tempfile.TemporaryDirectory(prefix="routescope-screenshot-") as folder:
+            window = _screenshot_window(Path(folder))
+            window.theme.set_choice(getattr(args, "theme", "system"))
+            return await _screenshot(window, args, rules, search)
     window = MainWindow(restore=restore, open_history=False)
     window.theme.set_choice(getattr(args, "theme", "system"))  # (--theme)
-    if args.screenshot:
-        return await _screenshot(window, args, rules, search)
     closed = asyncio.Event()
     app.aboutToQuit.connect(closed.set)
     window.show()
@@ -77,6 +83,14 @@ async def _start(app: QApplication, args: argparse.Namespace) -> int:
         window.presenter.set_on(True)
     await closed.wait()
     return 0
+
+
+def _screenshot_window(folder: Path) -> MainWindow:
+    """A window whose settings (size, splitters, zoom) and history are new ones in `folder`: a
+    screenshot is the same on every machine, and leaves nothing in the analyst's own."""
+    for kind in (QSettings.Format.NativeFormat, QSettings.Format.IniFormat):
+        QSettings.setPath(kind, QSettings.Scope.UserScope, str(folder))
+    return MainWindow(Session(history=folder / "history.sqlite3"), open_history=False)
 
 
 def _search_settings(args: argparse.Namespace) -> SearchSettings:

@@ -277,7 +277,14 @@ class ToolSearchView(QWidget):
         for name, slider in self.boosts.items():
             field_boosts += [QLabel(name), (slider, 1), self.boost_labels[name]]
         controls.addRow(_row(*field_boosts, self.reset_button))
-        # The sliders live in a drawer, closed by default: the ranking is what the tab is for.
+        fit_label = QLabel("no tool fits below")
+        fit_label.setToolTip(_THRESHOLD_TIP)
+        self.threshold.setMinimumWidth(120)
+        controls.addRow(
+            _row(fit_label, (self.threshold, 1), self.threshold_label, self.calibrated_button)
+        )
+        # The sliders live in a drawer, closed by default: the ranking is what the tab is for
+        # (the verdict above it names the fit threshold in force).
         self.drawer = QWidget()
         self.drawer.setLayout(controls)
         self.drawer.setVisible(False)
@@ -288,17 +295,6 @@ class ToolSearchView(QWidget):
         self.drawer_button.setText("Search settings")
         self.drawer_button.setToolTip("the strategy, the fusion and its weights, the field boosts")
         self.drawer_button.toggled.connect(self._toggle_drawer)
-        fit_label = QLabel("no tool fits below")
-        fit_label.setToolTip(_THRESHOLD_TIP)
-        self.threshold.setMinimumWidth(120)
-        # The threshold sits beside the verdict it decides; the legend under the bars it names.
-        verdict_row = _row(
-            (self.verdict, 1),
-            fit_label,
-            self.threshold,
-            self.threshold_label,
-            self.calibrated_button,
-        )
         self.results_split.addWidget(self.table)
         self.results_split.addWidget(self.steps)
         self.results_split.setCollapsible(0, False)
@@ -311,8 +307,8 @@ class ToolSearchView(QWidget):
         layout = QVBoxLayout(self)
         layout.addWidget(_row((self.open_button, 0), (self.status, 1), self.drawer_button))
         layout.addWidget(self.drawer)
-        layout.addWidget(self.header)
-        layout.addWidget(verdict_row)
+        # The search's description and its verdict share a line: the ranking gets the room.
+        layout.addWidget(_row((self.header, 3), (self.verdict, 2)))
         layout.addWidget(self.results_split, 1)
         layout.addWidget(_row(QLabel("Why not:"), self.pin, (self.pin_text, 1), (self.legend, 0)))
 

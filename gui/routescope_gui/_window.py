@@ -22,6 +22,7 @@ from PySide6.QtGui import (
     QImage,
     QKeySequence,
     QPixmap,
+    QResizeEvent,
     QTextCursor,
 )
 from PySide6.QtWidgets import (
@@ -31,6 +32,7 @@ from PySide6.QtWidgets import (
     QDateEdit,
     QFileDialog,
     QGroupBox,
+    QHBoxLayout,
     QInputDialog,
     QLabel,
     QLineEdit,
@@ -39,7 +41,7 @@ from PySide6.QtWidgets import (
     QMessageBox,
     QPlainTextEdit,
     QSplitter,
-    QToolBar,
+    QToolButton,
     QVBoxLayout,
     QWidget,
 )
@@ -100,6 +102,8 @@ _FIRST_SIZE = (1280, 720)
 _NO_PROMPT = "Type a prompt: results update as you type."
 _CASE_TABS = {"strategy": "Plan", "linter": "Linter", "contract": "Contract", "tools": "Tools"}
 """The tab a regression case opens on, by its suite's router."""
+_LEGEND_HEIGHT = 800
+"""The least window height that shows the highlight legend under the prompt."""
 _MAX_ZOOM = 16
 """The most 1-point steps the window's font grows (View ▸ Zoom in)."""
 
@@ -287,23 +291,29 @@ class MainWindow(QMainWindow):
         help_menu.addAction(self.about_action)
 
     def _build_toolbar(self) -> None:
-        bar = QToolBar("Settings", self)
-        bar.setMovable(False)
-        self.addToolBar(bar)
-        bar.addWidget(QLabel(" rules: "))
+        # Beside the menus rather than on a line of its own: that line goes to the results.
+        self.settings_bar = bar = QWidget()
+        bar.setObjectName("settingsBar")
+        row = QHBoxLayout(bar)
+        row.setContentsMargins(0, 0, 6, 0)
+        row.addWidget(QLabel("rules:"))
         self.rules_label = QLabel("default (built-in)")
         self.rules_label.setObjectName("muted")
-        bar.addWidget(self.rules_label)
-        bar.addAction(self.open_rules_action)
-        bar.addAction(self.builtin_rules_action)
-        bar.addSeparator()
-        bar.addWidget(QLabel(" today: "))
+        row.addWidget(self.rules_label)
+        for action in (self.open_rules_action, self.builtin_rules_action):
+            button = QToolButton()
+            button.setDefaultAction(action)
+            button.setAutoRaise(True)
+            row.addWidget(button)
+        row.addSpacing(12)
+        row.addWidget(QLabel("today:"))
         # The routers' default date is the local date too; the session's request says so
         # once it is built (the date routers see is always the request's).
         self.today_edit = QDateEdit(QDate.currentDate())
         self.today_edit.setCalendarPopup(True)
         self.today_edit.setDisplayFormat("yyyy-MM-dd")
-        bar.addWidget(self.today_edit)
+        row.addWidget(self.today_edit)
+        self.menuBar().setCornerWidget(bar, Qt.Corner.TopRightCorner)
 
     def _build_body(self) -> None:
         self.editor = PromptEditor()
@@ -313,7 +323,8 @@ class MainWindow(QMainWindow):
         self.why_strip = WhyStrip()
         prompt_layout.addWidget(self.editor)
         prompt_layout.addWidget(self.why_strip)
-        prompt_layout.addWidget(Legend())
+        self.legend = Legend()
+        prompt_layout.addWidget(self.legend)
 
         self.strategy_view = StrategyView()
         context_box = QGroupBox("Context")
@@ -361,7 +372,7 @@ class MainWindow(QMainWindow):
         self.body.setObjectName("body")
         body.addWidget(prompt_box)
         body.addWidget(self.splitter)
-        body.setSizes([160, 560])
+        body.setSizes([100, 620])
         self.banner = QLabel("")
         self.banner.setObjectName("banner")
         self.banner.setWordWrap(True)
@@ -498,6 +509,12 @@ class MainWindow(QMainWindow):
         for splitter in self.findChildren(QSplitter):
             if splitter.objectName():
                 settings.setValue(f"window/splitter/{splitter.objectName()}", splitter.saveState())
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        # Below 800 px the legend's line goes to the result tables (each highlight in the
+        # prompt names what it is on hover).
+        self.legend.setVisible(event.size().height() >= _LEGEND_HEIGHT)
+        super().resizeEvent(event)
 
     def closeEvent(self, event: QCloseEvent) -> None:
         QSettings(*_SETTINGS).setValue("window/geometry", self.saveGeometry())

@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import QSettings, Qt
-from PySide6.QtWidgets import QApplication, QToolBar
+from PySide6.QtWidgets import QApplication
 
 from routescope_gui import MainWindow
 from routescope_gui._editor import Legend
@@ -28,9 +28,9 @@ def focus(qtbot, window: MainWindow) -> None:  # type: ignore[no-untyped-def]
 
 
 def shown(window: MainWindow) -> dict[str, bool]:
-    toolbar = window.findChild(QToolBar)
+    toolbar = window.settings_bar
     legend = window.findChild(Legend)
-    assert toolbar is not None and legend is not None
+    assert legend is not None
     return {
         "menus": window.menuBar().isVisibleTo(window),
         "toolbar": toolbar.isVisibleTo(window),
@@ -46,6 +46,7 @@ def shown(window: MainWindow) -> dict[str, bool]:
 
 
 def test_f11_shows_the_prompt_the_decision_and_one_panel_in_large_type(qtbot, window) -> None:  # type: ignore[no-untyped-def]
+    window.resize(1280, 900)  # tall enough for the legend
     window.set_prompt("pizza near me")
     before = shown(window)
     assert all(before.values())

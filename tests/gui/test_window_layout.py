@@ -69,3 +69,17 @@ def test_a_longer_research_header_does_not_move_the_context_splitter(qtbot, wind
     )
     qtbot.wait(50)  # (layout passes run from the event loop)
     assert window.splitter.sizes() == before
+
+
+def test_below_800_px_the_legend_gives_its_line_to_the_results(qtbot, window) -> None:  # type: ignore[no-untyped-def]
+    window.resize(1280, 720)
+    qtbot.waitUntil(lambda: not window.legend.isVisibleTo(window))
+    window.resize(1280, 900)
+    qtbot.waitUntil(lambda: window.legend.isVisibleTo(window))
+
+
+def test_the_rules_and_date_sit_beside_the_menus(window) -> None:  # type: ignore[no-untyped-def]
+    from PySide6.QtCore import Qt
+
+    assert window.menuBar().cornerWidget(Qt.Corner.TopRightCorner) is window.settings_bar
+    assert window.today_edit.parentWidget() is window.settings_bar
