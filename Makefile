@@ -49,15 +49,7 @@ eval: $(VENV)/.dev-installed
 	$(BIN)/python -m tests.eval.eval_research $(RESEARCH_EVAL_ARGS)
 
 screenshot: $(VENV)/.dev-installed
-	QT_QPA_PLATFORM=offscreen $(BIN)/routescope-gui --screenshot packaging/screenshot.png \
-		--today 2026-11-22 "Best ramen near Denver, Colorado open tonight — or how do I install OpenClaw?"
-	QT_QPA_PLATFORM=offscreen $(BIN)/routescope-gui --screenshot packaging/screenshot-tools.png \
-		--tab Tools --today 2026-11-22 "why is my container crashing after the deploy?"
-	QT_QPA_PLATFORM=offscreen $(BIN)/routescope-gui --screenshot packaging/screenshot-research.png \
-		--tab Research --today 2026-11-23 "asyncio event loop in a thread"
-	QT_QPA_PLATFORM=offscreen $(BIN)/routescope-gui --screenshot packaging/screenshot-compare.png \
-		--tab Compare --today 2026-11-22 --compare-b "OpenClaw news this week" \
-		"How do I install OpenClaw on my server?"
+	$(BIN)/python packaging/screenshots.py
 
 # The desktop bundle (PyInstaller one-folder): dist/routescope/ and dist/routescope-*.tar.gz.
 package: $(VENV)/.dev-installed

@@ -10,7 +10,7 @@ import argparse
 import asyncio
 import sys
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -240,8 +240,13 @@ async def _screenshot(
     else:
         window.show_tab(args.tab)
     await _why_settled(window)
+    shot: QWidget = window
+    if getattr(args, "rules_editor", False):  # the rule-pack editor, over the window
+        window.edit_rules()
+        shot = window.rules_editor_view
+        await _settled(lambda: window.session.rules_editor.busy)
     await asyncio.sleep(0.1)  # let the new contents lay themselves out before the grab
-    if not window.grab().save(args.screenshot):
+    if not shot.grab().save(args.screenshot):
         print(f"routescope-gui: error: cannot write {args.screenshot}", file=sys.stderr)
         return 2
     print(args.screenshot)
@@ -294,6 +299,11 @@ async def _history_listed(window: MainWindow) -> None:
 async def _why_settled(window: MainWindow) -> None:
     """Wait for the words that matter (they follow the prompt once it rests)."""
     insight = window.session.insight
+    await _settled(lambda: insight.busy)
+
+
+async def _settled(busy: Callable[[], bool]) -> None:
+    """Wait until `busy()` is false (at most `_ENGINE_SECONDS`)."""
     deadline = asyncio.get_running_loop().time() + _ENGINE_SECONDS
-    while insight.busy and asyncio.get_running_loop().time() < deadline:
+    while busy() and asyncio.get_running_loop().time() < deadline:
         await asyncio.sleep(0.05)

@@ -53,6 +53,11 @@ def _parse(argv: Sequence[str]) -> argparse.Namespace:
         help="with --tab Compare: compare the prompt (A) with this prompt (B)",
     )
     parser.add_argument(
+        "--rules-editor",
+        action="store_true",
+        help="with --screenshot: render the rule-pack editor (Ctrl+E) instead of the window",
+    )
+    parser.add_argument(
         "--theme",
         choices=("system", "light", "dark"),
         default="system",

@@ -1,0 +1,59 @@
+"""Render every panel of the window, and presenter mode, to the PNGs the README shows
+(`make screenshot`). Each is a fresh `routescope-gui --screenshot` with its own settings and
+history (nothing of the analyst's), on a fixed date so the plans are the same every time."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+DEMO = HERE.parent / "examples" / "demo.txt"
+LOCAL = "Best ramen near Denver, Colorado open tonight — or how do I install OpenClaw?"
+SHOTS: tuple[tuple[str, list[str]], ...] = (
+    ("screenshot.png", ["--tab", "Plan", LOCAL]),
+    ("screenshot-linter.png", ["--tab", "Linter", "config"]),
+    ("screenshot-contract.png", ["--tab", "Contract", "Lend 100 USDC on Kamino"]),
+    ("screenshot-tools.png", ["--tab", "Tools", "why is my container crashing after the deploy?"]),
+    ("screenshot-research.png", ["--tab", "Research", "asyncio event loop in a thread"]),
+    ("screenshot-json.png", ["--tab", "Raw JSON", "OpenClaw news this week"]),
+    (
+        "screenshot-compare.png",
+        [
+            "--tab",
+            "Compare",
+            "--compare-b",
+            "OpenClaw news this week",
+            "How do I install OpenClaw on my server?",
+        ],
+    ),
+    ("screenshot-history.png", ["--tab", "History", LOCAL]),
+    ("screenshot-rules-editor.png", ["--rules-editor", LOCAL]),
+    ("screenshot-dark.png", ["--theme", "dark", "--tab", "Plan", LOCAL]),
+    (
+        "screenshot-presenter.png",
+        ["--presenter", "--size", "1024x768", "--demo", str(DEMO), "--tab", "Plan"],
+    ),
+    (
+        "screenshot-presenter-dark.png",
+        ["--presenter", "--theme", "dark", "--size", "1024x768", "--tab", "Plan", LOCAL],
+    ),
+)
+TODAY = "2026-11-22"
+
+
+def main() -> int:
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}
+    for name, args in SHOTS:
+        command = [sys.executable, "-m", "routescope_gui", "--screenshot", str(HERE / name)]
+        done = subprocess.run([*command, "--today", TODAY, *args], env=env, check=False)
+        if done.returncode != 0:
+            print(f"screenshots: {name} failed (exit {done.returncode})", file=sys.stderr)
+            return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
