@@ -108,6 +108,8 @@ def missing_line(libraries: Iterable[str]) -> str:
     line = f"routescope-gui: missing system {plural} {described}"
     if packages:
         line += f"; install with: sudo apt install {' '.join(packages)}"
+    if getattr(sys, "frozen", False):  # the desktop bundle ships the window alone
+        return line + "; `--self-test` runs without them"
     return line + "; or use the command line: routescope inspect 'your prompt'"
 
 

@@ -125,3 +125,14 @@ def test_a_missing_library_of_qt_itself_is_one_line_and_status_2() -> None:
     assert done.returncode == 2, done.stderr
     assert done.stderr.count("\n") == 1
     assert "missing system library libEGL.so.1 (Debian/Ubuntu package: libegl1)" in done.stderr
+
+
+def test_the_bundle_does_not_point_to_a_command_line_it_lacks(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    import sys
+
+    from routescope_gui._preflight import missing_line
+
+    assert "routescope inspect" in missing_line(["libEGL.so.1"])
+    monkeypatch.setattr(sys, "frozen", True, raising=False)
+    line = missing_line(["libEGL.so.1"])
+    assert "routescope inspect" not in line and "--self-test" in line
