@@ -206,6 +206,10 @@ BAR_ROLE = Qt.ItemDataRole.UserRole + 2
 """Item data: a number from 0 to 1 that `BarDelegate` paints as a bar under the cell's text."""
 
 
+_BAR_INK = "#263238"
+"""Text over a bar (the bars are light in both themes)."""
+
+
 class BarDelegate(QStyledItemDelegate):
     """Paints a cell whose `BAR_ROLE` holds a fraction as a bar of that width, text on top."""
 
@@ -221,11 +225,18 @@ class BarDelegate(QStyledItemDelegate):
         rect: QRect = option.rect
         painter.save()
         width = int((rect.width() - 4) * min(1.0, max(0.0, float(fraction))))
-        painter.fillRect(
-            QRect(rect.left() + 2, rect.top() + 3, width, rect.height() - 6), self._color
+        bar = QRect(rect.left() + 2, rect.top() + 3, width, rect.height() - 6)
+        painter.fillRect(bar, self._color)
+        # Dark ink over the (light) bar, the theme's text colour past its end: both read in
+        # the light and the dark theme.
+        text_rect, text = rect.adjusted(6, 0, -4, 0), str(index.data() or "")
+        beyond = QRect(
+            bar.right() + 1, rect.top(), max(0, rect.right() - bar.right()), rect.height()
         )
-        painter.setPen(QColor("#263238"))
-        painter.drawText(rect.adjusted(6, 0, -4, 0), Qt.AlignmentFlag.AlignVCenter, index.data())
+        for clip, ink in ((bar, QColor(_BAR_INK)), (beyond, option.palette.text().color())):
+            painter.setClipRect(clip)
+            painter.setPen(ink)
+            painter.drawText(text_rect, Qt.AlignmentFlag.AlignVCenter, text)
         painter.restore()
 
 
