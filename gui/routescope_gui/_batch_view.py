@@ -56,7 +56,7 @@ from PySide6.QtWidgets import (
 )
 
 from ._catalog_dialog import choose_catalog
-from ._style import CLASS_COLOURS, LABELS, STRATEGY_COLOURS
+from ._style import CLASS_COLOURS, INK, LABELS, STRATEGY_COLOURS
 from ._widgets import HeaderedTableModel, enable_copy
 
 if TYPE_CHECKING:
@@ -84,7 +84,6 @@ __all__ = [
 BLUE = "#3b6ea8"
 ORANGE = "#d9822b"
 GREY = "#9aa5b1"
-INK = "#263238"
 MUTED = "#607d8b"
 RED = "#c62828"
 GREEN = "#2e7d32"

@@ -20,7 +20,7 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPlainTextEdit, QTextEdit, QToolTip, QWidget
 
-from ._style import LABELS, accent, fill
+from ._style import INK, LABELS, accent, fill
 
 if TYPE_CHECKING:
     from routescope import Inspection
@@ -35,9 +35,6 @@ _ASTRAL = re.compile("[\U00010000-\U0010ffff]")
 _FLIP = "#d84315"
 """The wavy underline of a word whose removal flips a decision ("why this decision")."""
 _TRACE = "#ffe082"
-_INK = "#1b1f23"
-"""Text over a light fill, whatever the theme's text colour (a keyword's accent, painted
-over it, wins)."""
 """The fill of a traced entity's mentions."""
 
 
@@ -193,12 +190,12 @@ class PromptEditor(QPlainTextEdit):
             return fmt
         if label == "trace":
             fmt.setBackground(QColor(_TRACE))
-            fmt.setForeground(QColor(_INK))
+            fmt.setForeground(QColor(INK))
             fmt.setFontWeight(QFont.Weight.Bold)
             return fmt
         if label in ("entity", "place", "anchor"):
             fmt.setBackground(fill(label))
-            fmt.setForeground(QColor(_INK))  # the fills are light in both themes
+            fmt.setForeground(QColor(INK))  # the fills are light in both themes (an accent wins)
         else:
             fmt.setUnderlineStyle(QTextCharFormat.UnderlineStyle.SingleUnderline)
             fmt.setUnderlineColor(accent(label))
@@ -250,7 +247,7 @@ class Legend(QWidget):
             chip = QLabel(name)
             fill_colour, accent_colour = LABELS[label]
             if label in ("entity", "place", "anchor"):
-                css = f"background:{fill_colour}; color:#263238;"
+                css = f"background:{fill_colour}; color:{INK};"
             else:
                 css = f"color:{accent_colour}; border:1px solid {accent_colour}; font-weight:600;"
             chip.setStyleSheet(f"QLabel {{ {css} border-radius: 9px; padding: 1px 8px; }}")

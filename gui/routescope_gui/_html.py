@@ -17,7 +17,7 @@ from PySide6.QtWidgets import (
     QTableView,
 )
 
-__all__ = ["HTML_ROLE", "HtmlDelegate", "clip", "cut_to_lines", "muted", "word_diff_html"]
+__all__ = ["HTML_ROLE", "HtmlDelegate", "clip", "muted", "word_diff_html"]
 
 HTML_ROLE = Qt.ItemDataRole.UserRole + 1
 """The item-data role a model answers with rich text for `HtmlDelegate` to draw."""
@@ -179,7 +179,7 @@ class HtmlDelegate(QStyledItemDelegate):
         doc.setHtml(markup)
         doc.setTextWidth(width)
         if self.max_lines is not None:
-            cut_to_lines(doc, self.max_lines)
+            _cut_to_lines(doc, self.max_lines)
         self._documents[key] = doc
         if len(self._documents) > _DOCUMENTS_KEPT:
             self._documents.popitem(last=False)[1].deleteLater()
@@ -196,7 +196,7 @@ def _line_count(doc: QTextDocument) -> int:
     return lines
 
 
-def cut_to_lines(doc: QTextDocument, lines: int) -> bool:
+def _cut_to_lines(doc: QTextDocument, lines: int) -> bool:
     """Cut a laid-out document to its first `lines` lines, ending them with "…" (the text's
     formats kept); False when it already fits."""
     if _line_count(doc) <= lines:

@@ -52,20 +52,16 @@ async def _start(app: QApplication, args: argparse.Namespace) -> int:
     except routescope.RoutescopeError as exc:
         print(f"routescope-gui: error: {exc}", file=sys.stderr)
         return 2
-    demo = getattr(args, "demo", None)
-    restore = (
-        not args.screenshot
-        and not args.prompt
-        and not demo
-        and not getattr(args, "no_restore", False)
-    )
+    theme = getattr(args, "theme", "system")
     if args.screenshot:
         with tempfile.TemporaryDirectory(prefix="routescope-screenshot-") as folder:
             window = _screenshot_window(Path(folder))
-            window.theme.set_choice(getattr(args, "theme", "system"))
+            window.theme.set_choice(theme)
             return await _screenshot(window, args, rules, search)
+    demo = getattr(args, "demo", None)
+    restore = not args.prompt and not demo and not getattr(args, "no_restore", False)
     window = MainWindow(restore=restore, open_history=False)
-    window.theme.set_choice(getattr(args, "theme", "system"))  # (--theme)
+    window.theme.set_choice(theme)
     closed = asyncio.Event()
     app.aboutToQuit.connect(closed.set)
     window.show()
@@ -302,8 +298,8 @@ async def _why_settled(window: MainWindow) -> None:
     await _settled(lambda: insight.busy)
 
 
-async def _settled(busy: Callable[[], bool]) -> None:
-    """Wait until `busy()` is false (at most `_ENGINE_SECONDS`)."""
-    deadline = asyncio.get_running_loop().time() + _ENGINE_SECONDS
+async def _settled(busy: Callable[[], bool], seconds: float = _ENGINE_SECONDS) -> None:
+    """Wait until `busy()` is false (at most `seconds`)."""
+    deadline = asyncio.get_running_loop().time() + seconds
     while busy() and asyncio.get_running_loop().time() < deadline:
         await asyncio.sleep(0.05)

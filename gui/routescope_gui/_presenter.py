@@ -18,9 +18,7 @@ from PySide6.QtWidgets import (
     QHeaderView,
     QLabel,
     QMenu,
-    QSplitter,
     QTableView,
-    QToolBar,
     QWidget,
 )
 
@@ -142,24 +140,19 @@ class Presenter(QObject):
     def _hidden(self) -> list[QWidget]:
         """What presenter mode hides."""
         window = self._window
+        # (the rules and date bar sits in the menu bar's corner: hidden with it)
         hidden: list[QWidget] = [window.menuBar(), window.statusBar()]
-        hidden += window.findChildren(QToolBar)
         context = window.splitter.widget(0)  # the Context pane
         assert context is not None
         hidden += [context, window.why_strip, window.views.tabBar()]
         hidden += window.findChildren(Legend)
         return hidden
 
-    def _body(self) -> QSplitter:
-        body = self._window.splitter.parentWidget()
-        assert isinstance(body, QSplitter)
-        return body
-
     def _enter(self) -> None:
         window = self._window
         self._saved = {
             "visible": {widget: not widget.isHidden() for widget in self._hidden()},
-            "body": self._body().sizes(),
+            "body": window.body.sizes(),
             "state": window.windowState(),
             "cancel": window.cancel_research_action.shortcuts(),
         }
@@ -174,7 +167,7 @@ class Presenter(QObject):
         window._apply_zoom(before + PRESENTER_ZOOM)
         self._zoom_offset = window.zoom_steps - before
         window.theme.set_presenter(True)
-        body = self._body()
+        body = window.body
         total = sum(body.sizes())
         body.setSizes([_PROMPT_HEIGHT, max(total - _PROMPT_HEIGHT, 1)])
         if QGuiApplication.platformName() not in _NO_WINDOW_MANAGER:
@@ -199,5 +192,5 @@ class Presenter(QObject):
             window.setWindowState(state)
         sizes = saved.get("body")
         if isinstance(sizes, list):
-            self._body().setSizes(sizes)
+            window.body.setSizes(sizes)
         self._saved = {}

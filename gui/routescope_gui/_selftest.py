@@ -28,7 +28,7 @@ from PySide6.QtWidgets import QApplication
 
 import routescope
 
-from ._launch import _first_of, _first_paint, _why_settled
+from ._launch import _first_of, _first_paint, _settled, _why_settled
 from ._session import Session
 from ._window import MainWindow
 
@@ -142,7 +142,8 @@ async def _check(folder: Path, out: TextIO) -> None:
         await _why_settled(window)
     finally:
         window.close()
-        await _settled(session)
+        # The workers finish (the history store's last write) before the folder goes.
+        await _settled(lambda: session.busy, _CLOSE_SECONDS)
 
 
 def _inspected(session: Session) -> list[str]:
@@ -203,11 +204,3 @@ def _extracted() -> str:
     if not page.has_content:
         raise SelfTestError(f"extract: no main text ({page.extractor})")
     return f"extract: {page.extractor} ({len(page.text)} chars)"
-
-
-async def _settled(session: Session) -> None:
-    """Let the workers finish (the history store's last write) before the folder goes."""
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + _CLOSE_SECONDS
-    while session.busy and loop.time() < deadline:
-        await asyncio.sleep(0.05)

@@ -154,12 +154,11 @@ class Session(QObject):
     # -- the request -----------------------------------------------------------------------
     def set_text(self, text: str) -> None:
         """A new prompt; after a case, with the session's own date and search settings."""
-        own, self._own = self._own, None
+        own = self._own
         if own is not None and text != self.request.text:
             today, search = own
             self.open_request(self.request.replace(text=text, today=today, search=search))
             return
-        self._own = own
         self._replace("text", text)
 
     def set_today(self, today: dt.date) -> None:

@@ -60,7 +60,7 @@ _Index = QModelIndex | QPersistentModelIndex
 _FLAG_EVIDENCE = 6
 """Keyword matches named per intent flag; the rest are counted."""
 _NO_RESULT = "Type a prompt to see which strategy the router picks, and why."
-_TRACED = "background-color:#ffe082; color:#263238; font-weight:600"
+_TRACED = f"background-color:#ffe082; color:{INK}; font-weight:600"
 """A traced entity's words in a query of the plan."""
 PLAN_LINES = 3
 """The most lines a cell of the plan takes: a longer query is cut with "…" (its tooltip and a
@@ -304,8 +304,8 @@ class DecisionPanel(QGroupBox):
             self.badge.setMinimumWidth(badge)
         layout = self.layout()
         needed = layout.totalHeightForWidth(self.width()) if layout is not None else 0
-        if needed > self.minimumHeight():  # with a line to spare: it grows less often
-            self.setMinimumHeight(needed + self.fontMetrics().lineSpacing())
+        if needed > self.minimumHeight():
+            self.setMinimumHeight(needed)
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         if event.size().width() != event.oldSize().width():

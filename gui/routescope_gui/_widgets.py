@@ -39,6 +39,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ._style import INK
+
 __all__ = [
     "BAR_ROLE",
     "DIM_ROLE",
@@ -206,10 +208,6 @@ BAR_ROLE = Qt.ItemDataRole.UserRole + 2
 """Item data: a number from 0 to 1 that `BarDelegate` paints as a bar under the cell's text."""
 
 
-_BAR_INK = "#263238"
-"""Text over a bar (the bars are light in both themes)."""
-
-
 class BarDelegate(QStyledItemDelegate):
     """Paints a cell whose `BAR_ROLE` holds a fraction as a bar of that width, text on top."""
 
@@ -233,7 +231,7 @@ class BarDelegate(QStyledItemDelegate):
         beyond = QRect(
             bar.right() + 1, rect.top(), max(0, rect.right() - bar.right()), rect.height()
         )
-        for clip, ink in ((bar, QColor(_BAR_INK)), (beyond, option.palette.text().color())):
+        for clip, ink in ((bar, QColor(INK)), (beyond, option.palette.text().color())):
             painter.setClipRect(clip)
             painter.setPen(ink)
             painter.drawText(text_rect, Qt.AlignmentFlag.AlignVCenter, text)

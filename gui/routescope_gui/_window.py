@@ -803,9 +803,11 @@ class MainWindow(QMainWindow):
             self.set_today(last.today)
         if last.catalog and Path(last.catalog).exists():
             self.session.tools.open_catalog(last.catalog)
-        if last.prompt and self.editor.toPlainText() in ("", last.prompt):
+        shown = self.editor.toPlainText()
+        if last.prompt and not shown:
             self.set_prompt(last.prompt)
-            self.session.set_text(last.prompt)  # (shown before the first paint, not inspected)
+        elif shown == last.prompt:  # shown before the first paint, not inspected yet
+            self.session.set_text(shown)
         if last.tab in (*RESULT_TABS, *VIEWS, HISTORY):
             self.show_tab(last.tab)
 

@@ -3,8 +3,8 @@ keeps both its underline and the entity's fill, with readable text in either the
 
 from PySide6.QtGui import QColor, QTextCharFormat
 
-from routescope_gui._editor import _INK, Highlight, PromptEditor, _segments
-from routescope_gui._style import accent, fill
+from routescope_gui._editor import Highlight, PromptEditor, _segments
+from routescope_gui._style import INK, accent, fill
 
 
 def span(start: int, end: int, label: str) -> Highlight:
@@ -40,4 +40,4 @@ def test_a_keyword_over_a_fill_keeps_the_fill_and_takes_its_accent(qtbot) -> Non
     assert both.underlineStyle() == QTextCharFormat.UnderlineStyle.SingleUnderline
     assert both.foreground().color() == accent("local")  # the keyword's accent is on top
     fill_only = editor._merged(("place",))
-    assert fill_only.foreground().color() == QColor(_INK)  # dark text on a light fill
+    assert fill_only.foreground().color() == QColor(INK)  # dark text on a light fill

@@ -5,6 +5,7 @@ import datetime as dt
 from pathlib import Path
 
 import routescope
+from routescope_gui._regress_model import RegressModel
 from tests.gui._support import record
 
 SUITE = """\
@@ -23,6 +24,17 @@ cases:
 """
 
 
+def run_demo_suite(qtbot, session, path: Path) -> RegressModel:  # type: ignore[no-untyped-def]
+    """The session's regression model, the demo suite written to `path`, opened and run."""
+    path.write_text(SUITE, encoding="utf-8")
+    model = session.regress
+    with qtbot.waitSignal(model.opened, timeout=20_000):
+        model.open(path)
+    with qtbot.waitSignal(model.finished, timeout=20_000):
+        model.run()
+    return model
+
+
 def test_a_suite_runs_in_worker_threads_with_progress(qtbot, session) -> None:  # type: ignore[no-untyped-def]
     model = session.regress
     with qtbot.waitSignal(model.opened, timeout=20_000):
@@ -39,12 +51,7 @@ def test_a_suite_runs_in_worker_threads_with_progress(qtbot, session) -> None:  
 
 def test_accept_a_golden_and_open_a_case(qtbot, session, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     path = tmp_path / "demo.yaml"
-    path.write_text(SUITE, encoding="utf-8")
-    model = session.regress
-    with qtbot.waitSignal(model.opened, timeout=20_000):
-        model.open(path)
-    with qtbot.waitSignal(model.finished, timeout=20_000):
-        model.run()
+    model = run_demo_suite(qtbot, session, path)
     assert model.result is not None and model.result.failed == 1
     assert model.suite is not None
     with qtbot.waitSignal(session.inspection.inspected, timeout=20_000):
@@ -121,12 +128,7 @@ def test_an_accept_is_undone_byte_for_byte(qtbot, session, tmp_path: Path) -> No
 
 def test_an_undo_is_refused_when_the_suite_changed_since(qtbot, session, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     path = tmp_path / "demo.yaml"
-    path.write_text(SUITE, encoding="utf-8")
-    model = session.regress
-    with qtbot.waitSignal(model.opened, timeout=20_000):
-        model.open(path)
-    with qtbot.waitSignal(model.finished, timeout=20_000):
-        model.run()
+    model = run_demo_suite(qtbot, session, path)
     with qtbot.waitSignal(model.finished, timeout=20_000):
         model.accept_golden("wrong")
     edited = path.read_bytes() + b"# edited by hand\n"

@@ -25,6 +25,17 @@ def inspected(qtbot, window: MainWindow, text: str = PROMPT) -> None:  # type: i
     )
 
 
+def closed_on_a_prompt(qtbot, tool_cache: Path, tmp_path: Path) -> Path:  # type: ignore[no-untyped-def]
+    """A history store as a window leaves it that closed on `PROMPT`."""
+    store = tmp_path / "history.sqlite3"
+    first = MainWindow(Session(history=store, cache=tool_cache), restore=True)
+    qtbot.addWidget(first)
+    qtbot.waitUntil(lambda: first.session.history.store is not None)
+    inspected(qtbot, first)
+    first.close()
+    return store
+
+
 @pytest.fixture
 def told(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """What the window would have said in a message box."""
@@ -53,12 +64,7 @@ def test_a_new_window_restores_the_last_prompt_and_tab(qtbot, qloop, tool_cache,
 
 
 def test_the_last_prompt_shows_before_the_store_opens(qtbot, qloop, tool_cache, tmp_path) -> None:  # type: ignore[no-untyped-def]
-    store = tmp_path / "history.sqlite3"
-    first = MainWindow(Session(history=store, cache=tool_cache), restore=True)
-    qtbot.addWidget(first)
-    qtbot.waitUntil(lambda: first.session.history.store is not None)
-    inspected(qtbot, first)
-    first.close()
+    store = closed_on_a_prompt(qtbot, tool_cache, tmp_path)
 
     # As `routescope-gui` builds it: the store opens only after the first paint.
     second = MainWindow(Session(history=store, cache=tool_cache), restore=True, open_history=False)
@@ -73,12 +79,7 @@ def test_the_last_prompt_shows_before_the_store_opens(qtbot, qloop, tool_cache, 
 
 
 def test_an_early_prompt_is_inspected_if_history_fails(qtbot, qloop, tool_cache, tmp_path) -> None:  # type: ignore[no-untyped-def]
-    store = tmp_path / "history.sqlite3"
-    first = MainWindow(Session(history=store, cache=tool_cache), restore=True)
-    qtbot.addWidget(first)
-    qtbot.waitUntil(lambda: first.session.history.store is not None)
-    inspected(qtbot, first)
-    first.close()
+    store = closed_on_a_prompt(qtbot, tool_cache, tmp_path)
     second = MainWindow(Session(history=store, cache=tool_cache), restore=True, open_history=False)
     qtbot.addWidget(second)
     assert second.editor.toPlainText() == PROMPT
@@ -89,12 +90,7 @@ def test_an_early_prompt_is_inspected_if_history_fails(qtbot, qloop, tool_cache,
 
 
 def test_without_restore_a_new_window_starts_blank(qtbot, qloop, tool_cache, tmp_path) -> None:  # type: ignore[no-untyped-def]
-    store = tmp_path / "history.sqlite3"
-    first = MainWindow(Session(history=store, cache=tool_cache), restore=True)
-    qtbot.addWidget(first)
-    qtbot.waitUntil(lambda: first.session.history.store is not None)
-    inspected(qtbot, first)
-    first.close()
+    store = closed_on_a_prompt(qtbot, tool_cache, tmp_path)
 
     second = MainWindow(Session(history=store, cache=tool_cache))
     qtbot.addWidget(second)

@@ -79,17 +79,16 @@ def validate_task_spec(
     route, plan, sanitize, with its one-search fallback), whatever the model proposed."""
     goal = spec.user_goal.strip() or message
     if planned is not None and goal == message:
-        decision, actions = planned.decision, planned.actions
+        context, decision = planned.context, planned.decision
     else:
         context = extract(goal, rules)
         decision = route(context)
-        actions = (
-            []
-            if spec.route == "chat"
-            else sanitize_plan(plan(context, decision.strategy, rules), context, today, rules)
-        )
     if spec.route == "chat":
-        actions = []
+        actions: list[Action] = []
+    elif planned is not None and goal == message:
+        actions = list(planned.actions)  # (the inspection keeps its own list)
+    else:
+        actions = sanitize_plan(plan(context, decision.strategy, rules), context, today, rules)
     return TaskDecision(
         spec.route, goal, source, spec.reason, decision.strategy, decision.reason, actions
     )

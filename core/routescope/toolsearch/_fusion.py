@@ -550,6 +550,14 @@ class WeightedFusion:
         ranks = _vector_ranks(sims, top, vector_hits)
         listed = {h.tool_index: h.rank for h in keyword.hits}
         cosine_of = {candidates[slot]: cosines[slot] for slot in chosen} if cosines else {}
+        weights = {
+            name: weight
+            for name, weight, used in (
+                ("vector", weight_v, sims is not None),
+                ("keyword", weight_k, evidence is not None),
+            )
+            if used
+        }
         hits = []
         for rank, (negative, name, index) in enumerate(scored[:cut], start=1):
             shares = shares_of[index]
@@ -585,14 +593,7 @@ class WeightedFusion:
                 -negative,
                 shares,
                 "weighted",
-                {
-                    name: weight
-                    for name, weight, used in (
-                        ("vector", weight_v, sims is not None),
-                        ("keyword", weight_k, evidence is not None),
-                    )
-                    if used
-                },
+                dict(weights),
             )
             hits.append(ToolHit(rank, name, ctx.tools[index].category, -negative, signals))
         mark_ties(hits)
