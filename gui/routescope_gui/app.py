@@ -11,6 +11,7 @@ import datetime as dt
 import os
 import sys
 from collections.abc import Sequence
+from typing import NoReturn
 
 from . import _preflight
 
@@ -22,8 +23,14 @@ _NO_GUI_EXTRA = (
 )
 
 
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        """Bad arguments: one line, status 2 (as the command line says them)."""
+        self.exit(2, f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
+
+
 def _parse(argv: Sequence[str]) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(prog="routescope-gui", description="The Routescope window.")
+    parser = _Parser(prog="routescope-gui", description="The Routescope window.")
     parser.add_argument("prompt", nargs="?", default="", help="a prompt to start with")
     parser.add_argument("--today", type=dt.date.fromisoformat, help="YYYY-MM-DD")
     parser.add_argument("--rules", metavar="FILE", help="a TOML rule pack")

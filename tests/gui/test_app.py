@@ -113,3 +113,11 @@ def test_the_app_runs_on_the_qasync_loop_and_quits_cleanly() -> None:
     )
     assert done.returncode == 0, done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_bad_arguments_are_one_line_and_status_2() -> None:
+    for args in (["--size", "10x10", "--screenshot", "x.png"], ["--today", "nope"], ["--bogus"]):
+        done = gui(*args)
+        assert done.returncode == 2
+        lines = done.stderr.strip().splitlines()
+        assert len(lines) == 1 and lines[0].startswith("routescope-gui: error: "), lines
