@@ -36,6 +36,9 @@ _ENGINE_SECONDS = 300.0
 """How long a screenshot of the Tools tab waits for the catalog's engine and the ranking, or
 of the Research tab for the offline index and the run, or of the Batch view for the report, or
 of the Compare view for the comparison (its tools' engine), or for the words that matter."""
+_CLOSE_SECONDS = 5.0
+"""How long a closing window waits for its workers (the history store's last write) before
+the temporary folder they write in goes."""
 
 
 def launch(args: argparse.Namespace) -> int:
@@ -57,7 +60,10 @@ async def _start(app: QApplication, args: argparse.Namespace) -> int:
         with tempfile.TemporaryDirectory(prefix="routescope-screenshot-") as folder:
             window = _screenshot_window(Path(folder))
             window.theme.set_choice(theme)
-            return await _screenshot(window, args, rules, search)
+            try:
+                return await _screenshot(window, args, rules, search)
+            finally:
+                await _closed(window)
     demo = getattr(args, "demo", None)
     restore = not args.prompt and not demo and not getattr(args, "no_restore", False)
     window = MainWindow(restore=restore, open_history=False)
@@ -296,6 +302,16 @@ async def _why_settled(window: MainWindow) -> None:
     """Wait for the words that matter (they follow the prompt once it rests)."""
     insight = window.session.insight
     await _settled(lambda: insight.busy)
+
+
+async def _closed(window: MainWindow) -> None:
+    """Close the window and let its workers finish (they write in a temporary folder): the
+    loop outlives the window meanwhile."""
+    app = QApplication.instance()
+    if isinstance(app, QApplication):
+        app.setQuitOnLastWindowClosed(False)
+    window.close()
+    await _settled(lambda: window.session.busy, _CLOSE_SECONDS)
 
 
 async def _settled(busy: Callable[[], bool], seconds: float = _ENGINE_SECONDS) -> None:

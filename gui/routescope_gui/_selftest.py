@@ -28,7 +28,7 @@ from PySide6.QtWidgets import QApplication
 
 import routescope
 
-from ._launch import _first_of, _first_paint, _settled, _why_settled
+from ._launch import _closed, _first_of, _first_paint, _why_settled
 from ._session import Session
 from ._window import MainWindow
 
@@ -39,7 +39,6 @@ SELF_TEST_SECONDS = 120.0
 """The whole self-test's bound: a cold bundle on two slow cores loads the model in seconds."""
 _TODAY = dt.date(2026, 1, 15)
 """A fixed date, so the strategy's time rules decide the same every day."""
-_CLOSE_SECONDS = 5.0
 _PAGE = """<html><head><title>Event loops</title></head><body><nav>Home · Docs</nav>
 <article><h1>Running an event loop in a thread</h1>
 <p>Start a thread whose target creates a new event loop with asyncio.new_event_loop, sets it
@@ -141,9 +140,7 @@ async def _check(folder: Path, out: TextIO) -> None:
         print(_extracted(), file=out, flush=True)
         await _why_settled(window)
     finally:
-        window.close()
-        # The workers finish (the history store's last write) before the folder goes.
-        await _settled(lambda: session.busy, _CLOSE_SECONDS)
+        await _closed(window)
 
 
 def _inspected(session: Session) -> list[str]:
