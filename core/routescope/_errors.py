@@ -2,6 +2,7 @@
 
 RoutescopeError            every message is one line a user can act on
  ├── InputError            the text given to a router cannot be used (empty, too large, not text)
+ │    └── RecordError      a record read back is not a routed prompt's outcome
  ├── RulePackError         a rule pack cannot be read or does not validate
  ├── ContextError          a router context cannot be read or does not validate
  ├── SuiteError            a regression suite cannot be read or does not validate
@@ -9,7 +10,9 @@ RoutescopeError            every message is one line a user can act on
  ├── EmbedderError         no embedding model can run here (searches go keyword-only)
  ├── ResearchConfigError   research settings cannot be used (a missing URL or key)
  ├── OfflineIndexError     the offline research index can be neither opened nor built
- └── HistoryError          the history store or a session file cannot be used
+ ├── HistoryError          the history store or a session file cannot be used
+ ├── BatchError            a batch cannot start or go on (its inputs, output or engine)
+ └── ResultsError          a batch results file cannot be read, or a line of it is not a result
 """
 
 from __future__ import annotations
@@ -21,13 +24,16 @@ if TYPE_CHECKING:  # pydantic is imported by whoever has a ValidationError to de
     from pydantic import ValidationError
 
 __all__ = [
+    "BatchError",
     "CatalogError",
     "ContextError",
     "EmbedderError",
     "HistoryError",
     "InputError",
     "OfflineIndexError",
+    "RecordError",
     "ResearchConfigError",
+    "ResultsError",
     "RoutescopeError",
     "RulePackError",
     "SuiteError",
@@ -63,6 +69,11 @@ class InputError(RoutescopeError, ValueError):
     """The input text cannot be routed."""
 
 
+class RecordError(InputError):
+    """A record (a results line, a stored outcome) is not a routed prompt's outcome; the message
+    names the field ("field 'strategy' must be a string, not null"), its reader the place."""
+
+
 class RulePackError(RoutescopeError):
     """A rule pack file is unreadable or invalid; the message names file, place and problem."""
 
@@ -96,6 +107,15 @@ class HistoryError(RoutescopeError):
     """The history store or a session file cannot be used (one line naming the file): a
     corrupt or foreign store is moved aside and a new one started, a read-only one turns history
     off; a session file that does not validate is refused."""
+
+
+class BatchError(RoutescopeError):
+    """A batch cannot run: an input, an option or the output cannot be used (one line)."""
+
+
+class ResultsError(RoutescopeError):
+    """A results file cannot be read, or a line of it is not a routed prompt; the message names
+    the file and the line."""
 
 
 def dotted(loc: Location) -> str:

@@ -3,28 +3,20 @@
 from __future__ import annotations
 
 import datetime as dt
-import time
 from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict
 
 from ._errors import InputError
 from ._input import validate_text
+from ._outcome import Outcome
 from ._request import Request, default_today
-from .contract import RouterContext, RouterDecision, decide
-from .linter import LintResult, lint
+from ._stages import run_stages
+from .contract import RouterContext, RouterDecision
+from .linter import LintResult
 from .rules import RulePack, default_rules
-from .strategy import (
-    Action,
-    Plan,
-    QueryContext,
-    Strategy,
-    extract,
-    plan,
-    route,
-    sanitize_plan,
-)
-from .task import Planned, TaskDecision, classify_heuristic
+from .strategy import Action, Plan, QueryContext, Strategy
+from .task import TaskDecision
 from .toolsearch import SearchSettings, ToolSearchResult
 
 if TYPE_CHECKING:  # the engine is given by the caller; importing it loads tantivy and numpy
@@ -57,6 +49,11 @@ class Inspection(BaseModel):
     """The task router's decision (seed 000, "Strategy integration"): chat, browse or research,
     the goal restated, and the strategy router's searches for that goal (the heuristic; a
     model's answer comes from `routescope.task.classify(llm=…)`)."""
+
+    @property
+    def outcome(self) -> Outcome:
+        """What the routers decided, as the batch writes it and the history keeps it."""
+        return Outcome.from_inspection(self)
 
 
 def warm_up(rules: RulePack) -> None:
@@ -119,49 +116,21 @@ def _run(
 ) -> Inspection:
     text = validate_text(text)
     _check_types(today, rules, context)
-    clock = time.perf_counter_ns
-    t0 = clock()
-    query_context = extract(text, rules)
-    t1 = clock()
-    strategy = route(query_context)
-    t2 = clock()
-    planned = plan(query_context, strategy.strategy, rules)
-    t3 = clock()
-    actions = sanitize_plan(planned, query_context, today, rules)
-    t4 = clock()
-    linted = lint(text, rules)
-    t5 = clock()
-    decision = decide(text, context, rules) if rules.contract.enabled else None
-    t6 = clock()
-    task = classify_heuristic(
-        text, rules=rules, today=today, planned=Planned(query_context, strategy, actions)
-    )
-    t7 = clock()
-    found = tools.search(text, settings) if tools is not None else None
-    t8 = clock()
+    stages = run_stages(text, today, rules, context, tools, settings)
+    assert stages.task is not None  # a full run makes the task router's whole decision
     # Each stage built and typed its own value: skip validating them again on every keystroke.
     return Inspection.model_construct(
         today=today,
         rules=rules.name,
-        context=query_context,
-        strategy=strategy.strategy,
-        strategy_rule=strategy.rule,
-        strategy_reason=strategy.reason,
-        plan=planned,
-        actions=actions,
-        lint=linted,
-        decision=decision,
-        tools=found,
-        timings_us={
-            "extract": (t1 - t0) / 1000,
-            "route": (t2 - t1) / 1000,
-            "plan": (t3 - t2) / 1000,
-            "sanitize": (t4 - t3) / 1000,
-            "lint": (t5 - t4) / 1000,
-            "decide": (t6 - t5) / 1000,
-            "task": (t7 - t6) / 1000,
-            **({"tools": (t8 - t7) / 1000} if tools is not None else {}),
-            "total": (t8 - t0) / 1000,
-        },
-        task=task,
+        context=stages.context,
+        strategy=stages.strategy.strategy,
+        strategy_rule=stages.strategy.rule,
+        strategy_reason=stages.strategy.reason,
+        plan=stages.plan,
+        actions=stages.actions,
+        lint=stages.lint,
+        decision=stages.decision,
+        tools=stages.tools,
+        timings_us=stages.timings_us,
+        task=stages.task,
     )

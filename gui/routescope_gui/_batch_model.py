@@ -14,7 +14,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import datetime as dt
-import json
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -193,10 +192,8 @@ class BatchModel(QObject):
         def build() -> Request:
             text, day = ref.prompt, today
             if text.endswith(_CUT) or day is None:
-                record = _record_at(results, ref.record)
-                text = str(record.get("prompt", text))
-                given = record.get("today")
-                day = given if isinstance(given, str) else day
+                text, given = _prompt_at(results, ref.record)
+                day = given or day
             date = dt.date.fromisoformat(day) if day else base.today
             return base.replace(text=text, today=date, rules=rules, context=None)
 
@@ -235,26 +232,24 @@ def _post(loop: asyncio.AbstractEventLoop, slot: Callable[..., object], *args: o
         loop.call_soon_threadsafe(slot, *args)
 
 
-def _record_at(results: Path, record: int) -> dict[str, object]:
-    """The results line (Parquet row) `record`, decoded."""
-    for number, value in routescope.batch.read_results(results):
-        if number == record and isinstance(value, dict):
-            return value
-        if number >= record:
-            break
-    raise routescope.batch.ResultsError(f"{results}: no result at line {record}")
+def _prompt_at(results: Path, record: int) -> tuple[str, str | None]:
+    """The whole prompt on line (row) `record` of a results file, and its date."""
+    found = routescope.batch.result_at(results, record)
+    if found is None:
+        raise routescope.batch.ResultsError(f"{results}: no result at line {record}")
+    if isinstance(found, routescope.batch.FailedRecord):
+        return found.prompt, None
+    return found.outcome.prompt, found.outcome.today
 
 
 def _rules_of(results: Path, current: RulesRef) -> tuple[RulesRef | None, str]:
     """The rule pack the results were routed with, as far as the batch's state beside them
     says (it keeps the pack's digest): the current pack or the built-in one when it is one of
     them; else (None, a note that the prompts open with the current pack)."""
-    state = routescope.batch.out_paths(results).state
-    try:
-        with state.open(encoding="utf-8") as stream:
-            digest = json.loads(stream.read(1 << 20)).get("options", {}).get("rules")
-    except (OSError, ValueError, AttributeError):
+    state = routescope.batch.state_of(results)
+    if state is None:
         return None, ""  # no state beside them (copied, or made elsewhere): nothing to tell
+    digest = state.rules_digest
     builtin = routescope.RulesRef.builtin()
     for rules in (current, builtin):
         if digest == rules.digest:

@@ -47,7 +47,7 @@ if TYPE_CHECKING:
     from routescope.compare import (
         CaseComparison,
         Comparison,
-        Outcome,
+        Decisions,
         QueryChange,
         Side,
         SuiteComparison,
@@ -66,7 +66,7 @@ OUTCOME_COLUMNS = (
     ("top_tool", "Top tool"),
     ("tool_fit", "Tool fit"),
 )
-"""The headline decisions (`Outcome` fields) in the order the outcome rows show them."""
+"""The headline decisions (`Decisions` fields) in the order the outcome rows show them."""
 _OUTCOME_FIELDS = frozenset(
     {
         "strategy",
@@ -486,7 +486,7 @@ class CompareView(QWidget):
         self.status.setToolTip(message)
 
     def changed_columns(self) -> list[str]:
-        """The outcome columns highlighted as changed (their `Outcome` field names)."""
+        """The outcome columns highlighted as changed (their `Decisions` field names)."""
         return [
             name
             for column, (name, _title) in enumerate(OUTCOME_COLUMNS)
@@ -494,7 +494,7 @@ class CompareView(QWidget):
         ]
 
     def _show_outcome(
-        self, a: Outcome | None, b: Outcome | None, changed: set[str] | Sequence[str]
+        self, a: Decisions | None, b: Decisions | None, changed: set[str] | Sequence[str]
     ) -> None:
         for column, (name, _title) in enumerate(OUTCOME_COLUMNS):
             for row, (outcome, ink, fill) in enumerate(

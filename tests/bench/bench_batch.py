@@ -30,7 +30,9 @@ from _figures import table, write_figures
 from bench_inspect import iter_prompts as prompts
 
 import routescope
-from routescope.batch import route_record, run_batch
+from routescope._outcome import Outcome
+from routescope._stages import run_stages
+from routescope.batch import run_batch
 
 TODAY = dt.date(2026, 2, 5)
 TARGET_PER_PROCESS = 6_000.0
@@ -58,6 +60,11 @@ def _rate(fn: Callable[[str], object], texts: list[str]) -> float:
     return len(texts) / (time.perf_counter() - start)
 
 
+def _record(text: str, rules: routescope.RulePack) -> dict[str, object]:
+    """The batch's own path for one prompt: a lean run of the stages, as a record."""
+    return Outcome.of(run_stages(text, TODAY, rules, lean=True)).to_record()
+
+
 def alone(size: int, count: int) -> dict[str, float]:
     """`inspect()` and the batch's own router path, in this process, prompts per second."""
     rules = routescope.default_rules()
@@ -67,7 +74,7 @@ def alone(size: int, count: int) -> dict[str, float]:
     rates: dict[str, list[float]] = {"inspect": [], "route_record": []}
     for _ in range(2):  # interleaved rounds: both see the same machine
         rates["inspect"].append(_rate(lambda t: routescope.inspect(t, today=TODAY), texts))
-        rates["route_record"].append(_rate(lambda t: route_record(t, TODAY, rules), texts))
+        rates["route_record"].append(_rate(lambda t: _record(t, rules), texts))
     return {name: max(values) for name, values in rates.items()}
 
 

@@ -7,7 +7,7 @@ import datetime as dt
 from dataclasses import dataclass, field
 from typing import Literal
 
-from .._errors import RoutescopeError
+from .._errors import BatchError
 from .._request import RulesRef
 
 __all__ = [
@@ -28,10 +28,6 @@ DEFAULT_BLOCK_BYTES = 256 << 10
 """Bytes of input per partition: the unit of work of a worker, of progress and of resuming."""
 
 Format = Literal["jsonl", "csv", "tsv", "text"]
-
-
-class BatchError(RoutescopeError):
-    """A batch cannot run: an input, an option or the output cannot be used (one line)."""
 
 
 @dataclass(frozen=True, slots=True)

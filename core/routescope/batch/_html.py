@@ -12,20 +12,12 @@ from pathlib import Path
 from .._errors import one_line
 from .._files import replace_file
 from . import _charts as charts
-from ._report import (
-    NO_CONTRACT,
-    NO_FIT,
-    NONE_LABEL,
-    Change,
-    ChangeGroup,
-    Comparison,
-    Distribution,
-    LeakCheck,
-    LeakFinding,
-    PromptRef,
-    Report,
-    report_data,
-)
+from ._changes import Change, ChangeGroup, ResultsComparison
+from ._figures import Distribution
+from ._leaks import LeakFinding
+from ._report import NO_CONTRACT, NO_FIT, NONE_LABEL, LeakCheck, Report
+from ._report_json import report_data
+from ._results import PromptRef
 
 __all__ = ["report_html", "write_report"]
 
@@ -518,7 +510,7 @@ def _report_page(report: Report) -> str:
 # --- a comparison -------------------------------------------------------------------------------
 
 
-def _compare_header(comparison: Comparison) -> str:
+def _compare_header(comparison: ResultsComparison) -> str:
     a, b = comparison.a, comparison.b
 
     def side(name: str, report: Report) -> str:
@@ -531,7 +523,7 @@ def _compare_header(comparison: Comparison) -> str:
     )
 
 
-def _compare_headline(comparison: Comparison) -> str:
+def _compare_headline(comparison: ResultsComparison) -> str:
     changed, matched = comparison.changed, comparison.matched
     state = "info" if changed else "ok"
     cards = [
@@ -564,7 +556,7 @@ def _delta(before: int, after: int, *, worse_when_up: bool = False) -> str:
     return f'<span class="{css}">{text}</span>' if css else text
 
 
-def _compare_leaks(comparison: Comparison) -> str:
+def _compare_leaks(comparison: ResultsComparison) -> str:
     a, b = comparison.a, comparison.b
     rows = [
         (
@@ -623,7 +615,7 @@ def _change_examples(changes: Sequence[Change], count: int, kind: str) -> str:
     return f"<details><summary>{shown} ({len(changes)})</summary><ul>{items}</ul></details>"
 
 
-def _kinds(comparison: Comparison) -> str:
+def _kinds(comparison: ResultsComparison) -> str:
     groups = comparison.groups
     svg = charts.bar_chart(
         "kinds",
@@ -717,7 +709,7 @@ def _side_by_side(a: Distribution, b: Distribution) -> str:
     )
 
 
-def _missing(comparison: Comparison) -> str:
+def _missing(comparison: ResultsComparison) -> str:
     parts = []
     for bar in (comparison.only_a, comparison.only_b, comparison.prompt_differs):
         if bar.count:
@@ -729,7 +721,7 @@ def _missing(comparison: Comparison) -> str:
     return '<section id="unmatched"><h2>Prompts not compared</h2>' + "".join(parts) + "</section>"
 
 
-def _compare_page(comparison: Comparison) -> str:
+def _compare_page(comparison: ResultsComparison) -> str:
     a, b = comparison.a, comparison.b
     nav = (
         "<nav>"
@@ -761,14 +753,14 @@ def _compare_page(comparison: Comparison) -> str:
     return _page(title, body)
 
 
-def report_html(value: Report | Comparison) -> str:
+def report_html(value: Report | ResultsComparison) -> str:
     """The page for a report or a comparison: one self-contained HTML document."""
-    if isinstance(value, Comparison):
+    if isinstance(value, ResultsComparison):
         return _compare_page(value)
     return _report_page(value)
 
 
-def write_report(value: Report | Comparison, folder: str | Path) -> Path:
+def write_report(value: Report | ResultsComparison, folder: str | Path) -> Path:
     """Write `report.json` and `report.html` into `folder` (made if missing), each replaced
     atomically; returns the page's path. Raises OSError."""
     folder = Path(folder)

@@ -1,5 +1,5 @@
 """Parquet output: the journal of records (JSON lines) converted at the end of a batch, in
-bounded row groups, into a file of flat columns (`flat_record`), written beside RESULTS and
+bounded row groups, into a file of flat columns (`Outcome.to_row`), written beside RESULTS and
 renamed over it."""
 
 from __future__ import annotations
@@ -11,8 +11,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .._errors import one_line
+from .._outcome import Outcome
+from .._stages import STAGES
 from ._common import BatchError
-from ._record import STAGES, flat_record
 
 if TYPE_CHECKING:
     import pyarrow as pa  # type: ignore[import-untyped, unused-ignore]
@@ -86,7 +87,7 @@ def write_parquet(journal: Path, out: Path) -> int:
             with pq.ParquetWriter(sink, columns, compression="zstd") as writer:
                 batch: list[dict[str, Any]] = []
                 for line in source:
-                    batch.append(flat_record(json.loads(line)))
+                    batch.append(Outcome.row_of_record(json.loads(line)))
                     if len(batch) >= ROWS_PER_GROUP:
                         writer.write_table(pa.Table.from_pylist(batch, schema=columns))
                         rows += len(batch)

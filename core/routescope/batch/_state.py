@@ -30,7 +30,7 @@ from .._files import MB, read_text, replace_file
 from ._common import BatchError
 from ._read import InputFile, Position
 
-__all__ = ["OutPaths", "Output", "State", "finish", "open_output", "out_paths"]
+__all__ = ["OutPaths", "Output", "State", "finish", "open_output", "out_paths", "state_of"]
 
 STATE_VERSION = 1
 _STEMS = (".jsonl", ".ndjson", ".json", ".parquet")
@@ -72,6 +72,12 @@ class State:
     prompts: int = 0
     bad: int = 0
     complete: bool = False
+
+    @property
+    def rules_digest(self) -> str | None:
+        """The digest of the rule pack the batch routes with."""
+        digest = self.options.get("rules")
+        return digest if isinstance(digest, str) else None
 
     def encode(self) -> bytes:
         data = asdict(self)
@@ -244,6 +250,15 @@ def _state_output_exists(paths: OutPaths, state: State) -> bool:
     if state.complete:
         return paths.out.exists()
     return paths.journal.exists() or state.journal_bytes == 0
+
+
+def state_of(results: str | Path) -> State | None:
+    """The state a batch keeps beside its RESULTS; None when there is none that can be read
+    (the results were copied, or made elsewhere)."""
+    try:
+        return _read_state(out_paths(results))
+    except BatchError:
+        return None
 
 
 def _read_state(paths: OutPaths) -> State:

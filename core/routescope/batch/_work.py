@@ -14,9 +14,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .._errors import one_line
+from .._outcome import Outcome
+from .._stages import run_stages
 from ._common import BatchError, Chunk, Job, Partition
 from ._read import BadLineError, csv_delimiter, excerpt, iter_records, prompt_of
-from ._record import route_record
 
 if TYPE_CHECKING:
     from ..rules import RulePack
@@ -154,9 +155,10 @@ def _one(
         chunk.bad.append((line, str(exc), excerpt(data)))
         return
     try:
-        record = route_record(
-            prompt, job.today, worker.rules, worker.tools, worker.settings, timings=job.timings
+        stages = run_stages(
+            prompt, job.today, worker.rules, None, worker.tools, worker.settings, lean=True
         )
+        record = Outcome.of(stages).to_record(timings=job.timings)
         text = json.dumps(record, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
     except Exception as exc:  # a router's bug must not end a run of a million prompts
         reason = f"router error: {type(exc).__name__}: {one_line(exc, 200)}"

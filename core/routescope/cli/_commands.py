@@ -247,7 +247,13 @@ def _cmd_research(args: argparse.Namespace) -> int:
 
 
 def _cmd_report(args: argparse.Namespace) -> int:
-    from ..batch import Comparison, build_report, compare_results, report_data, write_report
+    from ..batch import (
+        ResultsComparison,
+        build_report,
+        compare_results,
+        report_data,
+        write_report,
+    )
 
     if len(args.results) > 2:
         raise UsageError("report: give one results file, or two (A B) to compare")
@@ -265,7 +271,7 @@ def _cmd_report(args: argparse.Namespace) -> int:
         raise UsageError(f"--out {args.out}: {exc.strerror or exc}") from None
     if args.json:
         return _write(json.dumps(report_data(value), indent=2, ensure_ascii=False))
-    if not isinstance(value, Comparison):
+    if not isinstance(value, ResultsComparison):
         leaks = ", ".join(f"{check.rule} {check.count:,}" for check in value.leaks)
         lines = [
             f"{value.prompts:,} prompts; {value.leak_count:,} leaked queries in "

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
         CloseCall,
         Comparison,
         Counterfactuals,
-        Outcome,
+        Decisions,
         SuiteComparison,
         TextSpan,
     )
@@ -250,7 +250,7 @@ def _highlight(text: str, spans: tuple[TextSpan, ...], style: Style, *, removed:
     return "".join(pieces)
 
 
-def _tool_lines(comparison: Comparison, oa: Outcome, ob: Outcome, style: Style) -> list[str]:
+def _tool_lines(comparison: Comparison, oa: Decisions, ob: Decisions, style: Style) -> list[str]:
     lines = [
         f"{style('tools', '1')}     top {_pair(oa.top_tool, ob.top_tool, style, upper=False)} · "
         f"fit {_pair(oa.tool_fit, ob.tool_fit, style, upper=False)}"

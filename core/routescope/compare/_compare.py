@@ -16,14 +16,13 @@ from typing import TYPE_CHECKING, Any
 from .._inspect import Inspection, inspect
 from .._request import Request
 from ..rules import INTENTS
-from ._counterfactual import outcome_of
 from ._models import (
     SECTIONS,
     CallChange,
     Comparison,
+    Decisions,
     FlagFlip,
     Movement,
-    Outcome,
     QueryChange,
     Section,
     Side,
@@ -73,14 +72,14 @@ def compare_requests(
     first, second = inspect(a, tools=tools_a), inspect(b, tools=tools_b)
     return dataclasses.replace(
         compare_inspections(first, second),
-        a=side_of(a, outcome_of(first), tools_a),
-        b=side_of(b, outcome_of(second), tools_b),
+        a=side_of(a, Decisions.of(first.outcome), tools_a),
+        b=side_of(b, Decisions.of(second.outcome), tools_b),
     )
 
 
-def side_of(request: Request, outcome: Outcome, tools: ToolSearch | None = None) -> Side:
+def side_of(request: Request, outcome: Decisions, tools: ToolSearch | None = None) -> Side:
     """A request as one side of a comparison: its text, its pack, its headline decisions
-    (`outcome_of` its inspection) and the catalog ranked."""
+    (`Decisions.of` its inspection's outcome) and the catalog ranked."""
     rules = request.rules.load().name
     if not request.rules.is_builtin:
         rules = f"{rules} ({request.rules.source})"
@@ -122,7 +121,7 @@ def _side(inspection: Inspection) -> Side:
     return Side(
         inspection.context.raw_text,
         inspection.rules,
-        outcome_of(inspection),
+        Decisions.of(inspection.outcome),
         inspection.tools is not None,
     )
 

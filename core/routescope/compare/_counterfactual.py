@@ -3,34 +3,28 @@ deterministic router runs again on what is left; a word matters when its removal
 strategy, the linter's class, the contract's agent or mode, the task route or the top tool.
 
 Work shared by the runs: the rule pack (its compiled patterns are kept on it), the words
-(found once), identical texts (a repeated word in the same place is run once), and only the
-decisions are computed — no planning, sanitizing, task searches, per-field tool explanations
-or step splitting, none of which can change a decision watched here.
+(found once), identical texts (a repeated word in the same place is run once), and each run is
+a lean run of the stages — no task searches, per-field tool explanations or step splitting,
+none of which can change a decision watched here.
 """
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from .._errors import InputError
 from .._input import is_blank, validate_text
+from .._outcome import Outcome
 from .._request import Request
-from ..contract import decide
-from ..linter import lint
-from ..strategy import extract, route
-from ..task import heuristic_task_spec
-from ._models import Counterfactuals, DecisionName, Flip, Outcome, WordEffect
+from .._stages import run_stages
+from ._models import Counterfactuals, DecisionName, Decisions, Flip, WordEffect
 from ._words import cut_range, without_word, words
 
 if TYPE_CHECKING:
-    from .._inspect import Inspection
-    from ..contract import RouterContext
-    from ..rules import RulePack
-    from ..toolsearch import SearchSettings, ToolSearch
+    from ..toolsearch import ToolSearch
 
-__all__ = ["DECISIONS", "MAX_WORDS", "counterfactuals", "flips", "outcome_of"]
+__all__ = ["DECISIONS", "MAX_WORDS", "counterfactuals", "flips"]
 
 MAX_WORDS = 200
 """Words tried at most (the first ones): each costs one run of every router."""
@@ -45,22 +39,7 @@ DECISIONS: tuple[DecisionName, ...] = (
 )
 
 
-def outcome_of(inspection: Inspection) -> Outcome:
-    """The decisions of a full inspection that a counterfactual watches."""
-    decision = inspection.decision
-    tools = inspection.tools
-    return Outcome(
-        strategy=inspection.strategy,
-        lint_class=inspection.lint.query_class,
-        agent=decision.agent if decision else None,
-        mode=decision.mode if decision else None,
-        task_route=inspection.task.route,
-        top_tool=tools.results[0].tool_name if tools and tools.results else None,
-        tool_fit=None if tools is None else ("fits" if tools.fits else "no tool fits"),
-    )
-
-
-def flips(before: Outcome, after: Outcome) -> tuple[Flip, ...]:
+def flips(before: Decisions, after: Decisions) -> tuple[Flip, ...]:
     """The decisions that differ between two outcomes, in `DECISIONS` order."""
     return tuple(
         Flip(name, getattr(before, name), getattr(after, name))
@@ -81,10 +60,10 @@ def counterfactuals(
     if not isinstance(request, Request):
         request = Request.build(validate_text(request))
     text = validate_text(request.text)
-    run = _runner(request.rules.load(), request.context, tools, request.search)
+    run = _runner(request, tools)
     baseline = run(text)
     found = words(text)
-    seen: dict[str, Outcome] = {text: baseline}
+    seen: dict[str, Decisions] = {text: baseline}
     effects: list[WordEffect] = []
     notes: list[str] = []
     for word in found[:max_words]:
@@ -104,30 +83,14 @@ def counterfactuals(
     return Counterfactuals(text, baseline, tuple(effects), len(found), tuple(notes))
 
 
-def _runner(
-    rules: RulePack,
-    context: RouterContext | None,
-    tools: ToolSearch | None,
-    settings: SearchSettings,
-) -> Callable[[str], Outcome]:
-    """The decisions of one text, as `inspect` makes them, without the evidence no decision
-    here depends on."""
-    contract = rules.contract.enabled
-    # Neither changes the ranking: explanations fill in fields, steps are searched apart.
-    quick = dataclasses.replace(settings, explain=False, split_steps=False)
+def _runner(request: Request, tools: ToolSearch | None) -> Callable[[str], Decisions]:
+    """The decisions of one text, as `inspect` makes them (a lean run of the same stages)."""
+    rules = request.rules.load()
 
-    def run(text: str) -> Outcome:
-        query_context = extract(text, rules)
-        decision = decide(text, context, rules) if contract else None
-        found = tools.search(text, quick) if tools is not None else None
-        return Outcome(
-            strategy=route(query_context).strategy,
-            lint_class=lint(text, rules).query_class,
-            agent=decision.agent if decision else None,
-            mode=decision.mode if decision else None,
-            task_route=heuristic_task_spec(text, query_context).route,
-            top_tool=found.results[0].tool_name if found and found.results else None,
-            tool_fit=None if found is None else ("fits" if found.fits else "no tool fits"),
+    def run(text: str) -> Decisions:
+        stages = run_stages(
+            text, request.today, rules, request.context, tools, request.search, lean=True
         )
+        return Decisions.of(Outcome.of(stages))
 
     return run

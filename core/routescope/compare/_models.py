@@ -8,7 +8,10 @@ prompt (`raw_text`) or a query, never a normalised copy.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
+
+if TYPE_CHECKING:
+    from .._outcome import Outcome
 
 __all__ = [
     "SECTIONS",
@@ -19,11 +22,11 @@ __all__ = [
     "Comparison",
     "Counterfactuals",
     "DecisionName",
+    "Decisions",
     "FlagFlip",
     "Flip",
     "IntentTrace",
     "Movement",
-    "Outcome",
     "QueryChange",
     "QueryTrace",
     "RuleTrace",
@@ -67,7 +70,7 @@ class Side:
     text: str
     rules: str
     """The rule pack's name (`default`), with the file it came from when not built in."""
-    outcome: Outcome
+    outcome: Decisions
     """The side's headline decisions (also where they did not change)."""
     tools: bool
     """Whether this side ranked a catalog's tools."""
@@ -199,8 +202,9 @@ class SuiteComparison:
 
 
 @dataclass(frozen=True, slots=True)
-class Outcome:
-    """The decisions a counterfactual watches, for one text."""
+class Decisions:
+    """The headline decisions of one prompt's `Outcome` that compare shows and a counterfactual
+    watches (the fit verdict as its label)."""
 
     strategy: str
     lint_class: str
@@ -212,6 +216,20 @@ class Outcome:
     """None when no tool search ran or it ranked nothing."""
     tool_fit: str | None
     """`fits` or `no tool fits` (the fit threshold's verdict); None when no tool search ran."""
+
+    @classmethod
+    def of(cls, outcome: Outcome) -> Decisions:
+        return cls(
+            strategy=outcome.strategy,
+            lint_class=outcome.lint_class,
+            agent=outcome.agent,
+            mode=outcome.mode,
+            task_route=str(outcome.task_route),
+            top_tool=outcome.top_tool,
+            tool_fit=None
+            if outcome.tool_fits is None
+            else ("fits" if outcome.tool_fits else "no tool fits"),
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -243,7 +261,7 @@ class Counterfactuals:
     """Every word of a prompt removed in turn and every deterministic router run again."""
 
     text: str
-    baseline: Outcome
+    baseline: Decisions
     words: tuple[WordEffect, ...]
     """Each word tried, in text order, whether or not its removal flips anything."""
     words_total: int

@@ -18,7 +18,7 @@ from ..contract import RouterContext
 from ..toolsearch import SearchSettings
 
 if TYPE_CHECKING:
-    from .._inspect import Inspection
+    from .._outcome import Outcome
 
 __all__ = [
     "Summary",
@@ -33,7 +33,8 @@ __all__ = [
 
 @dataclass(frozen=True, slots=True)
 class Summary:
-    """What a history entry shows of its result, and what the history filters on."""
+    """What a history entry shows of its result's `Outcome`, and what the history filters on
+    (the store keeps these five fields as columns)."""
 
     strategy: str
     """The strategy router's choice: `general`, `local` or `tech`."""
@@ -41,20 +42,19 @@ class Summary:
     """The query linter's class: `guided`, `semi` or `vague`."""
     top_tool: str | None
     """The best-ranked tool (None without a catalog, or when none ranks)."""
-    contract_agent: str | None
+    agent: str | None
     """The router contract's agent (None when the rule pack disables the contract)."""
     task_route: str
     """The task router's route: `chat`, `browse` or `research`."""
 
     @classmethod
-    def of(cls, inspection: Inspection) -> Summary:
-        tools = inspection.tools
+    def of(cls, outcome: Outcome) -> Summary:
         return cls(
-            strategy=str(inspection.strategy),
-            lint_class=str(inspection.lint.query_class),
-            top_tool=tools.results[0].tool_name if tools is not None and tools.results else None,
-            contract_agent=None if inspection.decision is None else str(inspection.decision.agent),
-            task_route=str(inspection.task.route),
+            strategy=outcome.strategy,
+            lint_class=outcome.lint_class,
+            top_tool=outcome.top_tool,
+            agent=outcome.agent,
+            task_route=str(outcome.task_route),
         )
 
 

@@ -629,7 +629,7 @@ class History:
                 f"{MAX_STORED_CHARS:,} characters"
             )
             return None
-        summary = Summary.of(inspection)
+        summary = Summary.of(inspection.outcome)
         catalog = request.catalog
         now = self._clock()
         values = (
@@ -646,7 +646,7 @@ class History:
             summary.strategy,
             summary.lint_class,
             summary.top_tool,
-            summary.contract_agent,
+            summary.agent,  # (the column keeps its first name)
             summary.task_route,
             now,
             now,

@@ -74,18 +74,22 @@ def validate_task_spec(
     rules: RulePack,
     today: dt.date,
     planned: Planned | None = None,
+    own_goal: bool = False,
 ) -> TaskDecision:
     """Keep the model's route and goal; plan the searches with the strategy pipeline (extract,
-    route, plan, sanitize, with its one-search fallback), whatever the model proposed."""
+    route, plan, sanitize, with its one-search fallback), whatever the model proposed.
+    `planned` is reused when the goal is the message, or is the message's own goal
+    (`own_goal`: the heuristic's, which only tidies and cuts it for display)."""
     goal = spec.user_goal.strip() or message
-    if planned is not None and goal == message:
+    reuse = planned is not None and (goal == message or own_goal)
+    if planned is not None and reuse:
         context, decision = planned.context, planned.decision
     else:
         context = extract(goal, rules)
         decision = route(context)
     if spec.route == "chat":
         actions: list[Action] = []
-    elif planned is not None and goal == message:
+    elif planned is not None and reuse:
         actions = list(planned.actions)  # (the inspection keeps its own list)
     else:
         actions = sanitize_plan(plan(context, decision.strategy, rules), context, today, rules)
@@ -101,12 +105,20 @@ def classify_heuristic(
     today: dt.date,
     planned: Planned | None = None,
 ) -> TaskDecision:
-    """The deterministic decision: the heuristic's route, the strategy router's plan.
+    """The deterministic decision: the heuristic's route, the strategy router's plan of the
+    message (seed 000: the message's `QueryContext` is computed first and routed; the goal the
+    heuristic restates from it is tidied and cut to 300 characters, never planned again).
     `planned`: the strategy pipeline's work on the message with `rules` and `today`, when made
-    already (saves making it again)."""
-    spec = heuristic_task_spec(message, planned.context if planned else None)
+    already (an inspection has)."""
+    pack = rules or default_rules()
+    if planned is None:
+        context = extract(message, pack)
+        chosen = route(context)
+        actions = sanitize_plan(plan(context, chosen.strategy, pack), context, today, pack)
+        planned = Planned(context, chosen, actions)
+    spec = heuristic_task_spec(message, planned.context)
     return validate_task_spec(
-        spec, message, "heuristic", rules=rules or default_rules(), today=today, planned=planned
+        spec, message, "heuristic", rules=pack, today=today, planned=planned, own_goal=True
     )
 
 

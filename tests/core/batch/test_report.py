@@ -16,13 +16,14 @@ from routescope.batch import (
     LEAK_RULES,
     FailedRecord,
     ReportBuilder,
-    ResultRecord,
+    Result,
     ResultsError,
     build_report,
     find_leaks,
-    parse_record,
+    parse_result,
 )
-from routescope.batch import _report as report_module
+from routescope.batch import _figures as figures_module
+from routescope.batch import _results as results_module
 
 from . import _fixtures as fx
 
@@ -79,9 +80,9 @@ def _base(**fields: Any) -> Record:
     return record
 
 
-def _parsed(**fields: Any) -> ResultRecord:
-    parsed = parse_record(_base(**fields), 1)
-    assert isinstance(parsed, ResultRecord)
+def _parsed(**fields: Any) -> Result:
+    parsed = parse_result(_base(**fields), 1)
+    assert isinstance(parsed, Result)
     return parsed
 
 
@@ -181,7 +182,7 @@ def test_latency_quantiles_by_nearest_rank() -> None:
 def test_latency_past_the_exact_limit_uses_buckets_within_one_percent(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(report_module, "EXACT_LATENCIES", 50)
+    monkeypatch.setattr(figures_module, "EXACT_LATENCIES", 50)
     builder = ReportBuilder()
     values = [float(v) for v in range(1, 1001)]
     for number, value in enumerate(values, 1):
@@ -226,7 +227,7 @@ def test_memory_stays_bounded_over_many_lines(
         tracemalloc.stop()
     assert report.prompts == lines
     assert peak < 40 << 20
-    assert report.entities.distinct <= 2 * report_module.LABEL_CAPACITY
+    assert report.entities.distinct <= 2 * figures_module.LABEL_CAPACITY
     assert all(len(bar.examples) <= 5 for figure in report.figures() for bar in figure.bars)
 
 
@@ -442,7 +443,7 @@ def test_cut_gzip(tmp_path: Path, default_records: list[Record]) -> None:
 def test_an_over_long_line_is_refused_unread(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(report_module, "LINE_LIMIT", 1 << 10)
+    monkeypatch.setattr(results_module, "LINE_LIMIT", 1 << 10)
     path = fx.write_results(tmp_path / "r.jsonl", [_base(), _base(prompt="x" * 5000)])
     with pytest.raises(ResultsError, match="line 2: longer than"):
         build_report(path)
@@ -462,10 +463,9 @@ def test_the_batch_writes_records_the_report_reads(tmp_path: Path) -> None:
     import datetime as dt
 
     import routescope
-    from routescope.batch import record_from_inspection
 
     inspection = routescope.inspect("How do I install OpenClaw today?", today=dt.date(2026, 2, 5))
-    theirs = record_from_inspection(inspection, "log.txt", 4)
+    theirs = inspection.outcome.to_record("log.txt", 4)
     ours = fx.record("log.txt", 4, inspection)
     assert set(theirs) == set(ours)
     report = build_report(fx.write_results(tmp_path / "r.jsonl", [theirs]))

@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from routescope.batch import Comparison, ResultsError, compare_results
-from routescope.batch import _report as report_module
+from routescope.batch import ResultsComparison, ResultsError, compare_results
+from routescope.batch import _changes as changes_module
 
 from . import _fixtures as fx
 from .test_report import _base
@@ -118,14 +118,14 @@ def test_a_file_compared_with_itself_has_no_change(
     assert all(group.count == 0 and group.transitions == () for group in comparison.groups)
 
 
-Compare = Callable[..., Comparison]
+Compare = Callable[..., ResultsComparison]
 
 
 @pytest.fixture
 def compare(tmp_path: Path) -> Compare:
     """Compare two lists of records, written as results files A and B."""
 
-    def run(a: list[Record], b: list[Record], **options: Any) -> Comparison:
+    def run(a: list[Record], b: list[Record], **options: Any) -> ResultsComparison:
         return compare_results(
             fx.write_results(tmp_path / "a.jsonl", a),
             fx.write_results(tmp_path / "b.jsonl", b),
@@ -186,7 +186,7 @@ def test_prompts_in_another_order_missing_or_different(compare: Compare) -> None
 def test_far_apart_matches_count_as_missing_past_the_limit(
     monkeypatch: pytest.MonkeyPatch, compare: Compare
 ) -> None:
-    monkeypatch.setattr(report_module, "PENDING_LIMIT", 10)
+    monkeypatch.setattr(changes_module, "PENDING_LIMIT", 10)
     a = [_base(line=n) for n in range(1, 101)]
     comparison = compare(a, list(reversed(a)))
     assert comparison.matched < 100

@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 
 from routescope.batch import (
-    Comparison,
     Report,
+    ResultsComparison,
     build_report,
     compare_results,
     report_data,
@@ -46,7 +46,7 @@ class Rendered:
 
     a: Report
     b: Report
-    comparison: Comparison
+    comparison: ResultsComparison
     page_a: str
     page_b: str
     page_comparison: str

@@ -206,7 +206,7 @@ def test_parquet_holds_the_same_records_in_flat_columns(logs: list[str], tmp_pat
     rows = table.to_pylist()
     records = read_jsonl(tmp_path / "out.jsonl")
     assert len(rows) == len(records)
-    flat = [routescope.batch.flat_record(r) for r in records]
+    flat = [routescope.batch.Outcome.row_of_record(r) for r in records]
     drop = {f"timings_us_{s}" for s in routescope.batch.STAGES}
     assert [{k: v for k, v in r.items() if k not in drop} for r in rows] == [
         {k: v for k, v in r.items() if k not in drop} for r in flat

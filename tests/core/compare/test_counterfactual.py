@@ -14,10 +14,10 @@ from routescope import Request, RulesRef
 from routescope._json import to_json
 from routescope.compare import (
     Counterfactuals,
+    Decisions,
     Flip,
     counterfactuals,
     flips,
-    outcome_of,
     without_word,
 )
 from routescope.toolsearch import ToolSearch, load_catalog
@@ -138,10 +138,10 @@ def test_each_removal_is_what_a_full_run_gives(text: str) -> None:
     prompt and the full inspection of the prompt without that word."""
     req = request(text)
     found = counterfactuals(req)
-    assert found.baseline == outcome_of(routescope.inspect(req))
+    assert found.baseline == Decisions.of(routescope.inspect(req).outcome)
     for effect in found.words:
         variant = without_word(text, (effect.cut_start, effect.cut_end))
-        again = outcome_of(routescope.inspect(req.replace(text=variant)))
+        again = Decisions.of(routescope.inspect(req.replace(text=variant)).outcome)
         assert effect.flips == flips(found.baseline, again)
 
 
@@ -150,15 +150,15 @@ def test_each_removal_is_what_a_full_run_gives(text: str) -> None:
 def test_each_removal_with_tools_is_what_a_full_run_gives(engine: ToolSearch, text: str) -> None:
     req = request(text)
     found = counterfactuals(req, engine)
-    assert found.baseline == outcome_of(routescope.inspect(req, tools=engine))
+    assert found.baseline == Decisions.of(routescope.inspect(req, tools=engine).outcome)
     for effect in found.words:
         variant = without_word(text, (effect.cut_start, effect.cut_end))
-        again = outcome_of(routescope.inspect(req.replace(text=variant), tools=engine))
+        again = Decisions.of(routescope.inspect(req.replace(text=variant), tools=engine).outcome)
         assert effect.flips == flips(found.baseline, again)
 
 
 def test_flips_lists_what_differs_in_order() -> None:
-    before = outcome_of(routescope.inspect(request("pizza near me")))
-    after = outcome_of(routescope.inspect(request("How do I install FastAPI?")))
+    before = Decisions.of(routescope.inspect(request("pizza near me")).outcome)
+    after = Decisions.of(routescope.inspect(request("How do I install FastAPI?")).outcome)
     assert flips(before, before) == ()
     assert flips(before, after)[0] == Flip("strategy", "local", "tech")

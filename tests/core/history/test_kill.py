@@ -104,7 +104,7 @@ def check(path: Path, reported: dict[int, int], counts: dict[int, int]) -> set[i
     history = History.open(path)
     assert history.enabled and history.note is None, history.note
     assert history.integrity_check() == "ok"
-    expected = Summary.of(result_of("History of jazz music"))
+    expected = Summary.of(result_of("History of jazz music").outcome)
     base = Request.build("History of jazz music", today=TODAY)
     for number, entry_id in reported.items():
         entry = history.get(entry_id)

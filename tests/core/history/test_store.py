@@ -106,7 +106,7 @@ def test_the_summary_is_kept(history: History) -> None:
     summary = entry.summary
     assert summary.strategy == result.strategy and summary.lint_class == result.lint.query_class
     assert summary.top_tool == result.tools.results[0].tool_name
-    assert result.decision is not None and summary.contract_agent == result.decision.agent
+    assert result.decision is not None and summary.agent == result.decision.agent
     assert summary.task_route == result.task.route
 
 

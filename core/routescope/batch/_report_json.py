@@ -1,0 +1,162 @@
+"""A report or a comparison as plain JSON data: what `report.json` holds."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ._changes import Change, ResultsComparison
+from ._figures import Bar, Distribution
+from ._report import LeakCheck, Report
+from ._results import PromptRef
+
+__all__ = ["REPORT_VERSION", "report_data"]
+
+# ---------------------------------------------------------------------------------------
+
+REPORT_VERSION = 1
+
+
+def _ref(ref: PromptRef) -> dict[str, Any]:
+    return {"source": ref.source, "line": ref.line, "record": ref.record, "prompt": ref.prompt}
+
+
+def _bar(bar: Bar) -> dict[str, Any]:
+    return {
+        "label": bar.label,
+        "count": bar.count,
+        "share": round(bar.share, 6),
+        "examples": [_ref(ref) for ref in bar.examples],
+    }
+
+
+def _distribution(figure: Distribution) -> dict[str, Any]:
+    return {
+        "title": figure.title,
+        "of": figure.of,
+        "total": figure.total,
+        "distinct": figure.distinct,
+        "other": figure.other,
+        "approximate": figure.approximate,
+        "bars": [_bar(bar) for bar in figure.bars],
+    }
+
+
+def _leak(check: LeakCheck) -> dict[str, Any]:
+    return {
+        "rule": check.rule,
+        "title": check.title,
+        "description": check.description,
+        "count": check.count,
+        "prompts": check.prompts,
+        "findings": [
+            _ref(f.ref)
+            | {
+                "strategy": f.strategy,
+                "query": f.query,
+                "start": f.start,
+                "end": f.end,
+                "detail": f.detail,
+            }
+            for f in check.findings
+        ],
+    }
+
+
+def _report_data(report: Report) -> dict[str, Any]:
+    share = report.no_fit_share
+    return {
+        "kind": "routescope.report",
+        "version": REPORT_VERSION,
+        "sources": list(report.sources),
+        "prompts": report.prompts,
+        "today": {"first": report.first_today, "last": report.last_today},
+        "leaks": {
+            "count": report.leak_count,
+            "prompts": report.leak_prompts,
+            "checks": [_leak(check) for check in report.leaks],
+        },
+        "failed": _distribution(report.failed),
+        "figures": {figure.key: _distribution(figure) for figure in report.figures()},
+        "intent_cooccurrence": {
+            "names": list(report.cooccurrence.names),
+            "total": report.cooccurrence.total,
+            "matrix": report.cooccurrence.matrix(),
+            "cells": [
+                {
+                    "row": cell.row,
+                    "column": cell.column,
+                    "count": cell.count,
+                    "examples": [_ref(ref) for ref in cell.examples],
+                }
+                for cell in report.cooccurrence.cells
+            ],
+        },
+        "tools": {
+            "ranked": report.ranked,
+            "no_fit": report.no_fit,
+            "no_fit_share": None if share is None else round(share, 6),
+        },
+        "latency_us": [
+            {
+                "stage": stage.stage,
+                "count": stage.count,
+                "p50": round(stage.p50, 3),
+                "p95": round(stage.p95, 3),
+                "max": round(stage.max, 3),
+                "mean": round(stage.mean, 3),
+                "exact": stage.exact,
+            }
+            for stage in report.latency
+        ],
+        "limits": {"examples": report.examples, "top": report.top},
+    }
+
+
+def _change(change: Change) -> dict[str, Any]:
+    return _ref(change.ref) | {"before": list(change.before), "after": list(change.after)}
+
+
+def _comparison_data(comparison: ResultsComparison) -> dict[str, Any]:
+    a, b = comparison.a, comparison.b
+    return {
+        "kind": "routescope.compare",
+        "version": REPORT_VERSION,
+        "a": {"source": a.sources[0] if a.sources else None, "prompts": a.prompts},
+        "b": {"source": b.sources[0] if b.sources else None, "prompts": b.prompts},
+        "matched": comparison.matched,
+        "changed": comparison.changed,
+        "unchanged": comparison.unchanged,
+        "only_a": _bar(comparison.only_a),
+        "only_b": _bar(comparison.only_b),
+        "prompt_differs": _bar(comparison.prompt_differs),
+        "leaks": [
+            {"rule": x.rule, "title": x.title, "a": x.count, "b": y.count}
+            for x, y in zip(a.leaks, b.leaks, strict=True)
+        ],
+        "changes": [
+            {
+                "kind": group.kind,
+                "title": group.title,
+                "count": group.count,
+                "share": round(group.share, 6),
+                "approximate": group.approximate,
+                "transitions": [
+                    {
+                        "label": t.label,
+                        "count": t.count,
+                        "examples": [_change(change) for change in t.examples],
+                    }
+                    for t in group.transitions
+                ],
+            }
+            for group in comparison.groups
+        ],
+        "reports": {"a": _report_data(a), "b": _report_data(b)},
+    }
+
+
+def report_data(value: Report | ResultsComparison) -> dict[str, Any]:
+    """A report or a comparison as plain JSON data (what `report.json` holds)."""
+    if isinstance(value, ResultsComparison):
+        return _comparison_data(value)
+    return _report_data(value)
