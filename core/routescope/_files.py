@@ -1,5 +1,6 @@
 """Bounded reads of the files a user names: type and size are checked before anything is read;
-and the one atomic write (`replace_file`): a temporary file beside the target, renamed over it.
+and the one atomic write (`replace_file`, or `replace_file_with` for content written as a
+stream): a temporary file beside the target, renamed over it.
 
 A rule pack, context, suite or catalog entry that is a directory, a socket, `/dev/zero`, a FIFO
 without a writer or a multi-gigabyte file gives one clear line, never a hang or a MemoryError.
@@ -16,7 +17,9 @@ import stat
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import BinaryIO
 
 from ._errors import RoutescopeError
 
@@ -28,6 +31,7 @@ __all__ = [
     "read_bytes",
     "read_text",
     "replace_file",
+    "replace_file_with",
 ]
 
 MB = 1 << 20
@@ -149,6 +153,7 @@ def replace_file(
     *,
     temporary: Path | None = None,
     like: os.stat_result | None = None,
+    mode: int | None = None,
 ) -> None:
     """Replace `target` with `data` atomically: written to a temporary file beside it, then
     renamed over it; on any failure the temporary file is removed and `target` is untouched.
@@ -157,10 +162,34 @@ def replace_file(
     clean-up can find them). Without one, the write is a user's file: the temporary file is
     made here, locked while in use (strays of killed writes are removed, locked ones are not),
     given `like`'s owner and mode, flushed to disk, and the folder synced after the rename.
+
+    `mode`: the permission bits of a new file (when there is no `like`), combined with the
+    process umask as `open` and `Path.touch` combine theirs (`0o666` gives `0o644` under the
+    usual umask 022). Without it a new file stays owner-only (0600, as `mkstemp` makes it).
+    Only for a user's file: not with `temporary`.
+
     Failures reach the caller as OSError: `TemporaryFileError` when the folder cannot take the
     temporary file, `OwnerNotKeptError` when it cannot be given `like`'s owner."""
+    replace_file_with(
+        target, lambda stream: stream.write(data), temporary=temporary, like=like, mode=mode
+    )
+
+
+def replace_file_with(
+    target: Path,
+    write: Callable[[BinaryIO], object],
+    *,
+    temporary: Path | None = None,
+    like: os.stat_result | None = None,
+    mode: int | None = None,
+) -> None:
+    """`replace_file` for content made by writing to a stream (`np.save`): `write` writes it
+    to the temporary file (open for binary writing), so it is never held in memory whole."""
     if temporary is not None:
-        _write_and_rename(temporary, target, data)
+        if mode is not None:
+            # A cache's temporary file keeps the mode its maker gave it: nothing here sets it.
+            raise ValueError("replace_file: `mode` is for a user's file, not with `temporary`")
+        _write_and_rename(temporary, target, write)
         return
     folder = target.parent
     _remove_stray_temporaries(folder, target.name)
@@ -171,12 +200,15 @@ def replace_file(
     try:
         with os.fdopen(handle, "wb") as stream:
             _lock(stream.fileno())  # marks the file in use: not a stray of a killed write
-            stream.write(data)
+            write(stream)
             stream.flush()
             os.fsync(stream.fileno())
             if like is not None:
                 _keep_owner(stream.fileno(), like)
                 os.fchmod(stream.fileno(), stat.S_IMODE(like.st_mode))  # after chown: set-id
+            elif mode is not None:
+                # Before the rename, so the file never shows under its name with other bits.
+                os.fchmod(stream.fileno(), mode & ~_umask())
         os.replace(name, target)
     except BaseException:
         Path(name).unlink(missing_ok=True)
@@ -184,10 +216,23 @@ def replace_file(
     _sync_folder(folder)
 
 
-def _write_and_rename(temporary: Path, target: Path, data: bytes) -> None:
+def _umask() -> int:
+    """This process's umask, read without changing it (Linux); else the usual 022. Setting it
+    to read it back (`os.umask`) would race with other threads creating files."""
+    try:
+        with open("/proc/self/status", encoding="ascii", errors="replace") as status:
+            for line in status:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    return 0o022
+
+
+def _write_and_rename(temporary: Path, target: Path, write: Callable[[BinaryIO], object]) -> None:
     try:
         with open(temporary, "wb") as stream:
-            stream.write(data)
+            write(stream)
         os.replace(temporary, target)
     except BaseException:
         with contextlib.suppress(OSError):

@@ -1,9 +1,11 @@
 """The shared text analysis: Tantivy's default tokens, the English analyzer `routescope_en` with
 identifier splitting, and stems mapped back to words. The tool search and the offline research
-index share it; neither borrows it from the other."""
+index share it; neither borrows it from the other. Research's evidence reads words with the
+compound-word pattern and the light stemmer kept here too."""
 
 from __future__ import annotations
 
+import importlib
 import subprocess
 import sys
 
@@ -13,8 +15,11 @@ import tantivy
 from routescope import _analysis
 from routescope._analysis import (
     ANALYZER,
+    ASCII_TECH_WORD,
+    COMPOUND_WORD,
     analyzed_terms,
     analyzer,
+    light_stem,
     split_identifiers,
     stems_to_words,
     tokens,
@@ -101,3 +106,57 @@ def test_the_research_index_does_not_load_the_tool_search() -> None:
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "[]"
+
+
+# -- research's own word reading (no index) ----------------------------------------------------
+
+
+def test_the_light_stemmer_folds_common_inflections() -> None:
+    assert light_stem("comparing") == light_stem("compared") == light_stem("compare") == "compar"
+    assert light_stem("libraries") == light_stem("library") == "library"
+    assert light_stem("stopped") == light_stem("stop") == "stop"
+    assert light_stem("files") == light_stem("file") == "fil"
+    assert light_stem("classes") == light_stem("class") == "class"
+    assert light_stem("glasses") == "glass" and light_stem("boxes") == "box"
+    assert light_stem("running") == "run" and light_stem("flies") == "fly"
+    assert light_stem("Python's") == "python" and light_stem("Ramen") == "ramen"
+
+
+def test_the_light_stemmer_leaves_short_words_and_compounds_alone() -> None:
+    # Only lower-cased (and a final dot dropped): they have no English ending to take off.
+    assert light_stem("bus") == "bus" and light_stem("the") == "the"
+    assert light_stem("analysis") == "analysis" and light_stem("fizz") == "fizz"
+    assert light_stem("os.path") == "os.path" and light_stem("Node.js.") == "node.js"
+    assert light_stem("c++") == "c++" and light_stem("2024s") == "2024s"
+
+
+def test_a_compound_word_is_one_word() -> None:
+    text = "Use left-pad, os.path and node.js. in C++ or C#; snake_case -- café a--b x."
+    assert COMPOUND_WORD.findall(text) == [
+        *("Use", "left-pad", "os.path", "and", "node.js", "in", "C++", "or", "C#"),
+        *("snake_case", "café", "a", "b", "x"),
+    ]
+
+
+def test_an_ascii_tech_word_keeps_its_punctuation_and_ends_at_other_letters() -> None:
+    text = "use ts-node, c++ and node.js. snake_case -- café a--b x."
+    assert ASCII_TECH_WORD.findall(text) == (
+        ["use", "ts-node", "c++", "and", "node.js.", "snake", "case", "caf", "a--b", "x."]
+    )
+    # Meant for lower-cased text: capitals are not part of a word.
+    assert ASCII_TECH_WORD.findall("Use Vite") == ["se", "ite"]
+
+
+@pytest.mark.parametrize(
+    ("module", "name"),
+    [
+        ("_evidence", "COMPOUND_WORD"),
+        ("_evidence", "light_stem"),
+        ("_heuristic", "COMPOUND_WORD"),
+        ("_heuristic", "light_stem"),
+        ("_quality", "ASCII_TECH_WORD"),
+    ],
+)
+def test_researchs_word_reading_is_the_shared_one(module: str, name: str) -> None:
+    found = importlib.import_module(f"routescope.research.{module}")
+    assert getattr(found, name) is getattr(_analysis, name)

@@ -228,24 +228,10 @@ def _write(path: Path, data: bytes) -> None:
             like = None
         if like is not None and not stat.S_ISREG(like.st_mode):
             raise HistoryError(one_line(f"{path}: cannot save the session: not a regular file"))
-        replace_file(target, data, like=like)
-        if like is None:
-            os.chmod(target, 0o666 & ~_umask())
+        replace_file(target, data, like=like, mode=0o666)
     except (TemporaryFileError, OwnerNotKeptError, OSError, RuntimeError) as exc:
         reason = (exc.strerror if isinstance(exc, OSError) else None) or str(exc)
         raise HistoryError(one_line(f"{path}: cannot save the session: {reason}")) from None
-
-
-def _umask() -> int:
-    """This process's umask, read without changing it (Linux); else the usual 022."""
-    try:
-        with open("/proc/self/status", encoding="ascii", errors="replace") as status:
-            for line in status:
-                if line.startswith("Umask:"):
-                    return int(line.split()[1], 8)
-    except (OSError, ValueError, IndexError):
-        pass
-    return 0o022
 
 
 # -- opening -------------------------------------------------------------------------------

@@ -400,21 +400,8 @@ def _check_passes(path: Path, case: Case, suite: Suite, cache: Path | None) -> N
 def _create(path: Path, data: bytes) -> None:
     """A new suite file, written atomically, readable as the user's umask allows."""
     try:
-        replace_file(path, data)
-        os.chmod(path, 0o666 & ~_umask())
+        replace_file(path, data, mode=0o666)
     except OSError as exc:
         raise SuiteError(
             one_line(f"{path}: cannot write the suite: {exc.strerror or exc}; nothing written")
         ) from None
-
-
-def _umask() -> int:
-    """This process's umask, read without changing it (Linux); else the usual 022."""
-    try:
-        with open("/proc/self/status", encoding="ascii", errors="replace") as status:
-            for line in status:
-                if line.startswith("Umask:"):
-                    return int(line.split()[1], 8)
-    except (OSError, ValueError, IndexError):
-        pass
-    return 0o022

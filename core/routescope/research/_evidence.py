@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 from urllib.parse import urlsplit
 
+from .._analysis import COMPOUND_WORD, light_stem
 from ..rules import default_rules
 from ..strategy import extract
 
@@ -49,7 +50,6 @@ __all__ = [
     "goal_terms",
     "is_common",
     "lookup_words",
-    "stem",
     "words",
 ]
 
@@ -81,7 +81,6 @@ _EXCERPT = 60
 """Characters of context on each side of a match in an excerpt."""
 _LABEL = "heuristic: "
 
-_WORD = re.compile(r"\w[\w+#]*(?:[.\-]\w[\w+#]*)*")
 _PARTS = re.compile(r"[._\-]")
 
 _STOPWORD_TEXT = """
@@ -133,36 +132,9 @@ COMMON_WORDS = frozenset(_COMMON_TEXT.split())
 # Words
 
 
-@functools.lru_cache(maxsize=65_536)
-def stem(word: str) -> str:
-    """A light English stemmer, the same for goals and pages: lower-cased, without plural s/es,
-    -ing, -ed, a doubled final consonant and a final e (`comparing`, `compared`, `compare` →
-    `compar`; `libraries` → `library`; `stopped` → `stop`)."""
-    word = word.lower().rstrip(".")
-    if word.endswith("'s"):
-        word = word[:-2]
-    if len(word) <= 3 or not word.isalpha():
-        return word
-    if word.endswith("ies") and len(word) > 4:
-        word = word[:-3] + "y"
-    elif word.endswith("sses"):
-        word = word[:-2]
-    elif word.endswith("s") and not word.endswith(("ss", "us", "is")):
-        word = word[:-1]
-    if word.endswith("ing") and len(word) > 5:
-        word = word[:-3]
-    elif word.endswith("ed") and len(word) > 4:
-        word = word[:-2]
-    if len(word) > 3 and word[-1] == word[-2] and word[-1] not in "lsz":
-        word = word[:-1]
-    if len(word) > 3 and word.endswith("e"):
-        word = word[:-1]
-    return word
-
-
 def words(text: str) -> list[str]:
     """The words of `text`; a compound (`left-pad`, `os.path`, `node.js`) is one word."""
-    return _WORD.findall(text)
+    return COMPOUND_WORD.findall(text)
 
 
 def _parts(word: str) -> list[str]:
@@ -176,13 +148,13 @@ def is_common(word: str) -> bool:
     return (
         lower in STOPWORDS
         or lower in COMMON_WORDS
-        or stem(lower) in _COMMON_STEMS
+        or light_stem(lower) in _COMMON_STEMS
         or lower.isdigit()
         or len(lower) == 1
     )
 
 
-_COMMON_STEMS = frozenset(stem(word) for word in COMMON_WORDS)
+_COMMON_STEMS = frozenset(light_stem(word) for word in COMMON_WORDS)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -244,7 +216,7 @@ class GoalTerm:
             top = MAX_PHRASE_WEIGHT
         else:
             kind = "word" if kind == "phrase" else kind
-            stems, common = (stem(text),), is_common(text)
+            stems, common = (light_stem(text),), is_common(text)
         if common:
             top = COMMON_WEIGHT
         weight = round(min(top, max(MIN_WEIGHT, weight)), 3)
@@ -263,37 +235,37 @@ class GoalTerm:
 def _forms(word: str) -> list[str]:
     """Spellings of a word as an index tokenises it: as written, its stem, stem + s / e."""
     lower = word.lower()
-    base = stem(lower)
+    base = light_stem(lower)
     return list(dict.fromkeys([lower, base, base + "s", base + "e", base + "es"]))
 
 
 def _candidates(goal: str, entities: Sequence[str]) -> list[tuple[str, TermKind]]:
     """The goal's terms in order: multi-word entities as phrases (their words then not again),
     compounds as phrases, other content words (entity or not), without repeats."""
-    entity_words = {stem(w) for entity in entities for w in words(entity)}
+    entity_words = {light_stem(w) for entity in entities for w in words(entity)}
     terms: list[tuple[str, TermKind]] = []
     seen: set[str] = set()
     phrase_words: set[str] = set()
     for entity in entities:
         parts = [w for w in words(entity) if w.lower() not in STOPWORDS]
         if len(parts) > 1:
-            key = " ".join(stem(w) for w in parts)
+            key = " ".join(light_stem(w) for w in parts)
             if key not in seen:
                 seen.add(key)
                 terms.append((" ".join(parts), "phrase"))
-                phrase_words.update(stem(w) for w in parts)
+                phrase_words.update(light_stem(w) for w in parts)
     for word in words(goal):
         lower = word.lower()
         if lower in STOPWORDS:
             continue
         parts = _parts(word)
         if len(parts) > 1 and not lower.replace(".", "").isdigit():
-            key = " ".join(stem(p) for p in parts)
+            key = " ".join(light_stem(p) for p in parts)
             if key not in seen:
                 seen.add(key)
                 terms.append((word, "phrase"))
             continue
-        key = stem(word)
+        key = light_stem(word)
         if key in seen or key in phrase_words:
             continue
         seen.add(key)
@@ -462,14 +434,14 @@ class _Text:
 def _tokens(text: str) -> _Text:
     first: dict[str, int] = {}
     counts: Counter[str] = Counter()
-    for match in _WORD.finditer(text):
+    for match in COMPOUND_WORD.finditer(text):
         token = match.group()
         forms = [token]
         if "." in token or "-" in token or "_" in token:
             parts = _parts(token)
             forms += parts if len(parts) > 1 else []
         for form in forms:
-            key = stem(form)
+            key = light_stem(form)
             counts[key] += 1
             if key not in first:
                 first[key] = match.start()
@@ -501,7 +473,7 @@ def _find(term: GoalTerm, part: _Text) -> tuple[int, int, int] | None:
     if key not in part.first:
         return None
     start = part.first[key]
-    token = _WORD.match(part.text, start)
+    token = COMPOUND_WORD.match(part.text, start)
     return start, token.end() if token else start + len(key), part.counts[key]
 
 

@@ -27,6 +27,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
+from .._analysis import COMPOUND_WORD, light_stem
 from ..llm import JsonAnswer
 from ..rules import default_rules
 from ..strategy import QueryContext, extract
@@ -39,7 +40,6 @@ from ._evidence import (
     Source,
     assess,
     goal_terms,
-    stem,
 )
 from ._quality import infer_stack
 
@@ -71,7 +71,6 @@ _GOOD_COVERAGE = 0.6
 _WEAK_RELEVANCE = 0.6
 _EMPTY_FINDINGS = ("", "nothing readable was found")
 
-_WORD = re.compile(r"\w[\w+#]*(?:[.\-]\w[\w+#]*)*")
 _OPERATOR = re.compile(r"\b[a-z]+:\S+", re.IGNORECASE)
 
 _STOPWORDS = STOPWORDS
@@ -175,11 +174,11 @@ class ClassifierInput:
 
 
 def _stem(word: str) -> str:
-    return stem(word)
+    return light_stem(word)
 
 
 def _words(text: str) -> list[str]:
-    return _WORD.findall(text)
+    return COMPOUND_WORD.findall(text)
 
 
 def _content(words: Iterable[str]) -> list[str]:
@@ -196,7 +195,7 @@ def _content(words: Iterable[str]) -> list[str]:
 
 
 def _stems(text: str) -> set[str]:
-    return {_stem(word) for word in _WORD.findall(text)}
+    return {_stem(word) for word in COMPOUND_WORD.findall(text)}
 
 
 def _context(text: str) -> QueryContext:

@@ -101,18 +101,13 @@ class KeyStore:
     def save(self, keys: Mapping[str, str]) -> None:
         """Replace the stored keys (empty values are dropped). The file is created owner-only
         (`mkstemp` makes it 0600) before anything is written to it. Raises OSError."""
-        from .._cache import temporary_sibling
+        from .._cache import write_atomically
 
         kept = {name: key.strip() for name, key in sorted(keys.items()) if _usable(key.strip())}
         self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        temporary = temporary_sibling(self.path, folder=False)
-        try:
-            with open(temporary, "w", encoding="utf-8") as stream:
-                json.dump(kept, stream, indent=2)
-            os.replace(temporary, self.path)
-        except BaseException:
-            temporary.unlink(missing_ok=True)
-            raise
+        # Through a temporary sibling that `mkstemp` makes 0600, so the keys are never readable
+        # by others, not even while they are written.
+        write_atomically(self.path, json.dumps(kept, indent=2).encode("utf-8"))
 
     def resolve(self, environ: Mapping[str, str] | None = None) -> dict[str, ResolvedKey]:
         """Every key variable with its key and where it came from."""

@@ -18,10 +18,11 @@ The next step (`decide`) is a function of the attempts' evidence and of why the 
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal
+
+from .._analysis import ASCII_TECH_WORD
 
 __all__ = [
     "NextStep",
@@ -296,13 +297,12 @@ _KINDS: list[tuple[str, tuple[str, ...]]] = [
     ("backend", ("api", "backend", "server", "django", "flask", "fastapi", "express")),
     ("CLI", ("cli", "command-line", "terminal", "argparse", "click")),
 ]
-_WORD = re.compile(r"[a-z0-9][a-z0-9+#.\-]*")
 
 
 def infer_stack(goal: str, project_context: str | None = None) -> StackHint:
     """A deterministic stack hint from the goal and an optional project description."""
     text = goal if not project_context else f"{goal}\n{project_context}"
-    words = [(m.group().rstrip(".-"), m.start()) for m in _WORD.finditer(text.lower())]
+    words = [(m.group().rstrip(".-"), m.start()) for m in ASCII_TECH_WORD.finditer(text.lower())]
     evidence: list[tuple[str, int, int]] = []
 
     def first(families: list[tuple[str, tuple[str, ...]]]) -> str | None:

@@ -8,12 +8,14 @@ each grade as data, and why the loop stopped and what comes next, each with its 
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
 import platformdirs
 
+from .._files import replace_file
 from ._evidence import AttemptEvidence, GoalTerm, PageEvidence, ScoreReason
 from ._loop import Attempt, DeepResearchResult
 
@@ -215,7 +217,19 @@ def write_report(result: DeepResearchResult, folder: Path) -> Path:
     file's path. Raises OSError."""
     folder.mkdir(parents=True, exist_ok=True)
     data = json.dumps(report_data(result), indent=2, ensure_ascii=False)
-    (folder / "report.json").write_text(data + "\n", encoding="utf-8")
+    _replace(folder / "report.json", data + "\n")
     markdown = folder / "report.md"
-    markdown.write_text(report_markdown(result), encoding="utf-8")
+    _replace(markdown, report_markdown(result))
     return markdown
+
+
+def _replace(path: Path, text: str) -> None:
+    """Write `path` atomically, with what `write_text` gave it: a link's target is written, an
+    existing file keeps its owner and mode, a new one is readable as the umask allows."""
+    # realpath, not Path.resolve: a link loop is then an OSError (ELOOP), not a RuntimeError.
+    target = Path(os.path.realpath(path))
+    try:
+        like: os.stat_result | None = target.stat()
+    except FileNotFoundError:
+        like = None
+    replace_file(target, text.encode("utf-8"), like=like, mode=0o666)

@@ -21,7 +21,7 @@ from threadpoolctl import ThreadpoolController
 
 from .._cache import CacheDir, cache_dir, discard, temporary_sibling
 from .._errors import EmbedderError, one_line
-from .._files import read_bytes
+from .._files import read_bytes, replace_file_with
 from .._http import redact_url
 from ._catalog import Catalog
 from ._embed import _MAX_DIMENSION, Embedder, _normalise, embedding_text
@@ -622,15 +622,12 @@ class VectorIndex:
         return matrix
 
     def _save(self, path: Path) -> None:
-        temporary = temporary_sibling(path, folder=False)
-        try:
-            with open(temporary, "wb") as stream:
-                np.save(stream, np.ascontiguousarray(self.matrix), allow_pickle=False)
-            os.replace(temporary, path)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(temporary)
-            raise
+        # Streamed into the cache's own temporary file, so the matrix is never copied to bytes.
+        replace_file_with(
+            path,
+            lambda stream: np.save(stream, np.ascontiguousarray(self.matrix), allow_pickle=False),
+            temporary=temporary_sibling(path, folder=False),
+        )
 
     @classmethod
     def from_matrix(

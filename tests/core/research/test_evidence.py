@@ -19,7 +19,6 @@ from routescope.research._evidence import (
     goal_terms,
     is_common,
     lookup_words,
-    stem,
 )
 from routescope.research._termstats import corpus_frequencies, corpus_frequencies_sync
 
@@ -36,14 +35,6 @@ def terms_of(goal: str, counts: dict[str, int] | None = None) -> dict[str, GoalT
 
 
 # -- words and terms ---------------------------------------------------------------------------
-
-
-def test_the_stemmer_folds_common_inflections() -> None:
-    assert stem("comparing") == stem("compared") == stem("compare")
-    assert stem("libraries") == stem("library")
-    assert stem("stopped") == stem("stop")
-    assert stem("files") == stem("file")
-    assert stem("classes") == stem("class")
 
 
 def test_goal_terms_are_content_words_entities_and_phrases() -> None:

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
+import stat
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -103,6 +105,32 @@ def test_the_markdown_report_shows_what_each_page_supports(tmp_path: Path) -> No
     assert written.read_text(encoding="utf-8") == text
     saved = json.loads((tmp_path / "run" / "report.json").read_text(encoding="utf-8"))
     assert saved["findings"][0]["supports"]
+
+
+def test_a_report_is_written_as_write_text_wrote_it(tmp_path: Path) -> None:
+    """Written atomically now, with the same result: new files readable as the umask allows,
+    an existing report keeping its mode, a linked report written through its link."""
+    umask = os.umask(0o022)
+    os.umask(umask)
+    result = research(PAGES)
+    fresh = write_report(result, tmp_path / "fresh")
+    assert stat.S_IMODE(fresh.stat().st_mode) == 0o666 & ~umask
+    assert stat.S_IMODE((fresh.parent / "report.json").stat().st_mode) == 0o666 & ~umask
+    again = tmp_path / "again"
+    again.mkdir()
+    elsewhere = tmp_path / "elsewhere.md"
+    elsewhere.write_text("old", encoding="utf-8")
+    os.chmod(elsewhere, 0o640)
+    (again / "report.md").symlink_to(elsewhere)
+    (again / "report.json").write_text("old", encoding="utf-8")
+    os.chmod(again / "report.json", 0o600)
+    write_report(result, again)
+    assert (again / "report.md").is_symlink()
+    assert elsewhere.read_text(encoding="utf-8") == fresh.read_text(encoding="utf-8")
+    assert stat.S_IMODE(elsewhere.stat().st_mode) == 0o640
+    assert (again / "report.json").read_bytes() == (fresh.parent / "report.json").read_bytes()
+    assert stat.S_IMODE((again / "report.json").stat().st_mode) == 0o600
+    assert sorted(p.name for p in again.iterdir()) == ["report.json", "report.md"]
 
 
 def test_a_run_that_read_nothing_reports_no_evidence_and_no_proceed() -> None:
