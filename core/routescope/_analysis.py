@@ -18,8 +18,10 @@ from __future__ import annotations
 
 import functools
 import re
+from typing import TYPE_CHECKING
 
-import tantivy
+if TYPE_CHECKING:  # loaded by `analyzer()`: research's word patterns and stemmer need no index
+    import tantivy
 
 __all__ = [
     "ANALYZER",
@@ -106,6 +108,8 @@ def light_stem(word: str) -> str:
 @functools.cache
 def analyzer() -> tantivy.TextAnalyzer:
     """The English analyzer, to register as `ANALYZER` in an index that uses it."""
+    import tantivy
+
     return (
         tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.simple())
         .filter(tantivy.Filter.remove_long(_MAX_TOKEN_BYTES))
