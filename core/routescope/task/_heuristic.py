@@ -18,6 +18,17 @@ _RESEARCH = re.compile(
     r"trade[ -]?offs?|pros (?:and|&) cons)\b",
     re.IGNORECASE,
 )
+_RESEARCH_NEEDLES = ("best", "compar", "vs", "versus", "trade", "pros")
+"""A lower-cased ASCII text without any of these cannot match `_RESEARCH` (which would try
+every position of a long prompt)."""
+
+
+def _research_words(message: str) -> re.Match[str] | None:
+    if message.isascii():  # (non-ASCII letters can match case-insensitively: `ſ` is an `s`)
+        lowered = message.lower()
+        if not any(needle in lowered for needle in _RESEARCH_NEEDLES):
+            return None
+    return _RESEARCH.search(message)
 
 
 def heuristic_task_spec(message: str, context: QueryContext | None = None) -> TaskSpec:
@@ -27,7 +38,7 @@ def heuristic_task_spec(message: str, context: QueryContext | None = None) -> Ta
     extracted (by `inspect`), else it is extracted with the built-in pack."""
     context = context or extract(message, default_rules())
     flags = context.intent
-    research = _RESEARCH.search(message)
+    research = _research_words(message)
     route: str
     if flags.local:
         route, why = "browse", "local intent: one current search"

@@ -6,6 +6,8 @@ import datetime as dt
 import json
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 import routescope
 from routescope.cli import main
@@ -74,3 +76,36 @@ def test_an_inspection_reuses_its_plan_for_the_task_with_the_same_decision() -> 
     prompts += ["  Best ramen near Denver tonight  ", "write me a haiku about autumn", "hi"]
     for text in prompts:
         assert routescope.inspect(text, today=TODAY).task == classify_heuristic(text, today=TODAY)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "compare A and B",
+        "A VS. B",
+        "pros & cons of tabs",
+        "Trade-offs of Rust",
+        "best practices for logging",
+        "ver\u017fus",  # ſ matches s case-insensitively
+        "no research words here",
+        "crossword: bestiary",
+    ],
+)
+def test_the_research_shortcut_matches_what_the_pattern_matches(text: str) -> None:
+    from routescope.task._heuristic import _RESEARCH, _research_words
+
+    found, expected = _research_words(text), _RESEARCH.search(text)
+    assert (found and found.group()) == (expected and expected.group())
+
+
+@given(
+    st.text(
+        alphabet=st.sampled_from(list("bestcomparingvs.ersutradofp &-_ BCVTP\u017f\u212a1")),
+        max_size=40,
+    )
+)
+def test_the_research_shortcut_never_misses_a_match(text: str) -> None:
+    from routescope.task._heuristic import _RESEARCH, _research_words
+
+    found, expected = _research_words(text), _RESEARCH.search(text)
+    assert (found and found.group()) == (expected and expected.group())
