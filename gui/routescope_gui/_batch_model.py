@@ -132,14 +132,17 @@ class BatchModel(QObject):
 
         def work() -> BatchOutcome:
             batch = routescope.batch
-            summary = batch.run_batch(
-                [log],
-                out,
+            options = batch.BatchOptions(
                 today=today,
                 rules=rules,
                 catalog=catalog or None,
                 workers=workers,
                 block_size=BLOCK_BYTES,
+            )
+            summary = batch.run_batch(
+                [log],
+                out,
+                options,
                 progress=False,
                 on_progress=tell,
                 cancel=cancel,

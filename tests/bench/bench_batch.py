@@ -32,7 +32,7 @@ from bench_inspect import iter_prompts as prompts
 import routescope
 from routescope._outcome import Outcome
 from routescope._stages import run_stages
-from routescope.batch import run_batch
+from routescope.batch import BatchOptions, run_batch
 
 TODAY = dt.date(2026, 2, 5)
 TARGET_PER_PROCESS = 6_000.0
@@ -83,7 +83,7 @@ def batch_rate(log: Path, out: Path, **options: Any) -> float:
     for stale in out.parent.glob(out.stem + ".*"):
         stale.unlink()
     start = time.perf_counter()
-    summary = run_batch([str(log)], out, today=TODAY, **options)
+    summary = run_batch([str(log)], out, BatchOptions(today=TODAY, **options))
     elapsed = time.perf_counter() - start
     return summary.prompts / elapsed
 

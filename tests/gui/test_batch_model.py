@@ -130,7 +130,9 @@ def test_results_open_as_they_are_and_a_prompt_opens_on_its_batchs_date(  # type
 ) -> None:
     log, prompts = write_log(tmp_path, 40, extra=(LONG,))
     out = tmp_path / "made.jsonl"
-    routescope.batch.run_batch([str(log)], out, today=dt.date(2030, 7, 4), progress=False)
+    routescope.batch.run_batch(
+        [str(log)], out, routescope.batch.BatchOptions(today=dt.date(2030, 7, 4)), progress=False
+    )
     model = session.batch
     # Another pack in the window: prompts still open with the pack the batch used (the
     # built-in one, as its state says).
@@ -164,7 +166,9 @@ def test_results_of_another_rule_pack_say_so(qtbot, session, tmp_path: Path) -> 
     pack = routescope.RulesRef.builtin().text.replace('name = "', 'name = "edited ', 1)
     edited = routescope.RulesRef.from_text(pack, "edited.toml")
     out = tmp_path / "made.jsonl"
-    routescope.batch.run_batch([str(log)], out, today=TODAY, rules=edited, progress=False)
+    routescope.batch.run_batch(
+        [str(log)], out, routescope.batch.BatchOptions(today=TODAY, rules=edited), progress=False
+    )
     with qtbot.waitSignal(session.batch.note, timeout=60_000) as blocker:
         session.batch.open_results(out)
     assert "another rule pack" in blocker.args[0]

@@ -148,7 +148,9 @@ def test_results_open_without_running_and_a_leak_lists_its_queries(  # type: ign
 ) -> None:
     log, _prompts = write_log(tmp_path, 80)
     out = tmp_path / "made.jsonl"
-    routescope.batch.run_batch([str(log)], out, today=TODAY, progress=False)
+    routescope.batch.run_batch(
+        [str(log)], out, routescope.batch.BatchOptions(today=TODAY), progress=False
+    )
     leaky = with_a_leak(out)
     view = window.batch_view
     window.show_tab("Batch")
@@ -227,7 +229,9 @@ def test_a_long_figure_folds_after_ten_bars(qtbot) -> None:  # type: ignore[no-u
 def test_the_window_renders_the_batch_view_of_a_results_file(tmp_path: Path) -> None:
     log, _prompts = write_log(tmp_path, 50)
     out = tmp_path / "made.jsonl"
-    routescope.batch.run_batch([str(log)], out, today=TODAY, progress=False)
+    routescope.batch.run_batch(
+        [str(log)], out, routescope.batch.BatchOptions(today=TODAY), progress=False
+    )
     target = tmp_path / "batch.png"
 
     def shot(results: Path) -> subprocess.CompletedProcess[str]:

@@ -57,6 +57,7 @@ if TYPE_CHECKING:
     from ._results import read_results as read_results
     from ._results import result_at as result_at
     from ._run import DEFAULT_K as DEFAULT_K
+    from ._run import BatchOptions as BatchOptions
     from ._run import BatchProgress as BatchProgress
     from ._run import BatchSummary as BatchSummary
     from ._run import run_batch as run_batch
@@ -95,7 +96,9 @@ _LAZY = {
         ["FailedRecord", "PromptRef", "Result", "parse_result", "read_results", "result_at"],
         "_results",
     ),
-    **dict.fromkeys(["DEFAULT_K", "BatchProgress", "BatchSummary", "run_batch"], "_run"),
+    **dict.fromkeys(
+        ["DEFAULT_K", "BatchOptions", "BatchProgress", "BatchSummary", "run_batch"], "_run"
+    ),
     **dict.fromkeys(["out_paths", "state_of"], "_state"),
 }
 

@@ -24,6 +24,7 @@ from ._state import OutPaths, Output, State, finish, open_output, out_paths
 __all__ = [
     "CHECKPOINT_S",
     "DEFAULT_K",
+    "BatchOptions",
     "BatchProgress",
     "BatchSummary",
     "ProgressHook",
@@ -106,41 +107,71 @@ class BatchSummary:
     notes: list[str] = field(default_factory=list)
 
 
+@dataclass(frozen=True, slots=True)
+class BatchOptions:
+    """How a batch routes and where it runs: what the command line, the window and the engines
+    share (frozen: a run's options never change under it).
+
+    `field`: a dotted path to the prompt in JSON records (a CSV column name); `today`: the date
+    the routers see (default: the interrupted run's, else the local date); `rules`: a rule pack
+    (default: built in); `catalog`: also rank this catalog's tools (top `k`, default 5);
+    `engine` "dask" with `scheduler` (an address; default: a new `LocalCluster` of `workers`
+    processes); `timings`: without them two runs give byte-identical files; `block_size`: input
+    bytes per partition; `max_line_bytes`: a longer record is a bad line."""
+
+    field: str | None = None
+    workers: int = 1
+    today: dt.date | None = None
+    rules: RulesRef | str | Path | None = None
+    catalog: str | Path | None = None
+    k: int | None = None
+    engine: Literal["local", "dask"] = "local"
+    scheduler: str | None = None
+    timings: bool = True
+    block_size: int = DEFAULT_BLOCK_BYTES
+    max_line_bytes: int = MAX_LINE_BYTES
+
+    def check(self) -> None:
+        """BatchError (one line) for options no batch can run with."""
+        workers, engine = self.workers, self.engine
+        if not isinstance(workers, int) or not 1 <= workers <= MAX_WORKERS:
+            raise BatchError(f"workers must be a whole number from 1 to {MAX_WORKERS}")
+        if engine not in ("local", "dask"):
+            raise BatchError(f"unknown engine {one_line(engine)!r} (local or dask)")
+        if self.scheduler is not None and engine != "dask":
+            raise BatchError("a scheduler address goes with the dask engine (--engine dask)")
+        if self.block_size < 4096:
+            raise BatchError("the block size must be at least 4,096 bytes")
+        if self.max_line_bytes < 1024:
+            raise BatchError("the line limit must be at least 1,024 bytes")
+        if self.k is not None and (self.catalog is None or self.k < 1):
+            raise BatchError("k (how many tools) is at least 1, and goes with a catalog")
+
+
 def run_batch(
     inputs: Sequence[str],
     out: str | Path,
+    options: BatchOptions | None = None,
     *,
-    field: str | None = None,
-    workers: int = 1,
-    today: dt.date | None = None,
-    rules: RulesRef | str | Path | None = None,
-    catalog: str | Path | None = None,
-    k: int | None = None,
-    engine: Literal["local", "dask"] = "local",
-    scheduler: str | None = None,
-    timings: bool = True,
-    block_size: int = DEFAULT_BLOCK_BYTES,
-    max_line_bytes: int = MAX_LINE_BYTES,
     progress: bool | None = None,
     on_chunk: ProgressHook | None = None,
     on_progress: Callable[[BatchProgress], None] | None = None,
     cancel: threading.Event | None = None,
 ) -> BatchSummary:
     """Route every prompt of `inputs` (paths or globs: JSONL, CSV or text, gzip too) into
-    `out` (JSON lines, or Parquet when it ends in `.parquet`). Re-running with the same `out`
-    continues where an interrupted run stopped, or does nothing when it finished.
+    `out` (JSON lines, or Parquet when it ends in `.parquet`) with `options`. Re-running with
+    the same `out` continues where an interrupted run stopped, or does nothing when it finished.
 
-    `field`: a dotted path to the prompt in JSON records (a CSV column name); `today`: the
-    date the routers see (default: the interrupted run's, else the local date); `catalog`:
-    also rank this catalog's tools (top `k`, default 5); `engine` "dask" with `scheduler`
-    (an address; default: a new `LocalCluster` of `workers` processes); `timings`: without
-    them two runs give byte-identical files; `progress`: a progress bar on stderr (default:
-    when stderr is a terminal); `on_progress`: told how far the batch got, once it has planned
-    and after each chunk (a window's progress); `cancel`: once set, the batch stops after the
-    chunk it is writing, keeps what it wrote and returns (`complete` False): re-running resumes.
-    Bad input or options raise `BatchError` (one line)."""
+    `progress`: a progress bar on stderr (default: when stderr is a terminal); `on_progress`:
+    told how far the batch got, once it has planned and after each chunk (a window's
+    progress); `cancel`: once set, the batch stops after the chunk it is writing, keeps what it
+    wrote and returns (`complete` False): re-running resumes. Bad input or options raise
+    `BatchError` (one line)."""
     started = time.monotonic()
-    _check_options(workers, engine, scheduler, block_size, max_line_bytes, k, catalog)
+    options = options or BatchOptions()
+    options.check()
+    field, rules, catalog, k = options.field, options.rules, options.catalog, options.k
+    timings, max_line_bytes = options.timings, options.max_line_bytes
     field_path = _field_path(field)
     rules_ref = rules if isinstance(rules, RulesRef) else _rules_ref(rules)
     catalog_path, catalog_id, notes = _catalog(catalog)
@@ -150,7 +181,7 @@ def run_batch(
         from ._parquet import require_pyarrow
 
         require_pyarrow()
-    if engine == "dask":
+    if options.engine == "dask":
         from ._engines import require_dask
 
         require_dask()
@@ -159,7 +190,7 @@ def run_batch(
         for index, file in enumerate(files)
         if file.format in ("csv", "tsv")
     }
-    options = {
+    kept = {
         "rules": rules_ref.digest,
         "field": field,
         "catalog": catalog_id,
@@ -168,9 +199,9 @@ def run_batch(
         "parquet": paths.parquet,
         "max_line_bytes": max_line_bytes,
     }
-    given_today = None if today is None else today.isoformat()
-    output, state = open_output(paths, files, options, given_today, default_today().isoformat())
-    summary = _Summary(paths, state, len(files), engine, workers, notes, started)
+    given_today = None if options.today is None else options.today.isoformat()
+    output, state = open_output(paths, files, kept, given_today, default_today().isoformat())
+    summary = _Summary(paths, state, len(files), options.engine, options.workers, notes, started)
     if output is None:
         return summary.build(already_complete=True)
     job = Job(
@@ -184,8 +215,7 @@ def run_batch(
     )
     hooks = _Hooks(progress, on_chunk, on_progress, cancel)
     try:
-        finished = _drive(output, files, columns, job, summary, engine, workers, scheduler,
-                          block_size, hooks)  # fmt: skip
+        finished = _drive(output, files, columns, job, summary, options, hooks)
     finally:
         output.close()
     if not finished:
@@ -198,29 +228,6 @@ def run_batch(
         write_parquet(paths.journal, paths.out)
     finish(paths, state)
     return summary.build(already_complete=False)
-
-
-def _check_options(
-    workers: int,
-    engine: str,
-    scheduler: str | None,
-    block_size: int,
-    max_line_bytes: int,
-    k: int | None,
-    catalog: str | Path | None,
-) -> None:
-    if not isinstance(workers, int) or not 1 <= workers <= MAX_WORKERS:
-        raise BatchError(f"workers must be a whole number from 1 to {MAX_WORKERS}")
-    if engine not in ("local", "dask"):
-        raise BatchError(f"unknown engine {one_line(engine)!r} (local or dask)")
-    if scheduler is not None and engine != "dask":
-        raise BatchError("a scheduler address goes with the dask engine (--engine dask)")
-    if block_size < 4096:
-        raise BatchError("the block size must be at least 4,096 bytes")
-    if max_line_bytes < 1024:
-        raise BatchError("the line limit must be at least 1,024 bytes")
-    if k is not None and (catalog is None or k < 1):
-        raise BatchError("k (how many tools) is at least 1, and goes with a catalog")
 
 
 def _field_path(field: str | None) -> tuple[str, ...] | None:
@@ -307,17 +314,14 @@ def _drive(
     columns: dict[int, Column],
     job: Job,
     summary: _Summary,
-    engine: str,
-    workers: int,
-    scheduler: str | None,
-    block_size: int,
+    options: BatchOptions,
     hooks: _Hooks,
 ) -> bool:
     """Plan from where the state says, run the engine, and write its chunks in order. False:
     cancelled (what was written is committed)."""
     state = output.state
     start = state.position
-    partitions = plan_partitions(files, columns, start, block_size, job.max_line_bytes)
+    partitions = plan_partitions(files, columns, start, options.block_size, job.max_line_bytes)
     size, read = _input_bytes(files, start)
     read_before = read
     bar = _bar(hooks.bar, size, read, summary.done_before)
@@ -334,7 +338,7 @@ def _drive(
     tell()
     if hooks.cancel is not None and hooks.cancel.is_set():
         return False
-    chunks = _chunks(partitions, job, engine, workers, scheduler)
+    chunks = _chunks(partitions, job, options)
     finished = False
     committed = time.monotonic()
     whole = True  # the state in memory matches the files: every chunk written whole
@@ -380,14 +384,11 @@ def _stop(chunks: Generator[tuple[Partition, Chunk], None, None], bar: _Bar | No
 
 
 def _chunks(
-    partitions: Iterator[Partition],
-    job: Job,
-    engine: str,
-    workers: int,
-    scheduler: str | None,
+    partitions: Iterator[Partition], job: Job, options: BatchOptions
 ) -> Generator[tuple[Partition, Chunk], None, None]:
     from ._engines import dask_chunks, local_chunks
 
+    engine, workers, scheduler = options.engine, options.workers, options.scheduler
     if job.catalog is not None and ((engine == "dask" and scheduler is None) or workers > 1):
         _warm_caches(job)
     if engine == "dask":

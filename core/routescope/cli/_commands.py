@@ -293,7 +293,7 @@ _SIZE = re.compile(r"(\d+)\s*([kKmM]?)[bB]?")
 def _cmd_batch(args: argparse.Namespace) -> int:
     import logging
 
-    from ..batch import run_batch
+    from ..batch import BatchOptions, run_batch
 
     size = _SIZE.fullmatch(args.block_size.strip())
     if size is None:
@@ -304,9 +304,7 @@ def _cmd_batch(args: argparse.Namespace) -> int:
     if args.engine == "dask":
         logging.getLogger("distributed").setLevel(logging.ERROR)
     try:
-        summary = run_batch(
-            args.inputs,
-            args.out,
+        options = BatchOptions(
             field=args.field,
             workers=args.workers,
             today=_parse_today(args.today),
@@ -318,6 +316,7 @@ def _cmd_batch(args: argparse.Namespace) -> int:
             timings=not args.no_timings,
             block_size=int(size.group(1)) * scale,
         )
+        summary = run_batch(args.inputs, args.out, options)
     except KeyboardInterrupt:
         print("routescope: interrupted: run the same command again to continue", file=sys.stderr)
         return 130

@@ -91,3 +91,13 @@ def read_jsonl(path: Path) -> list[dict[str, Any]]:
 
 def without_timings(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [{k: v for k, v in row.items() if k != "timings_us"} for row in rows]
+
+
+_HOOKS = frozenset({"progress", "on_chunk", "on_progress", "cancel"})
+
+
+def run_batch(inputs: list[str], out: Path, **settings: Any) -> routescope.batch.BatchSummary:
+    """`routescope.batch.run_batch` with its options and hooks given as keywords alike."""
+    hooks = {name: settings.pop(name) for name in list(settings) if name in _HOOKS}
+    options = routescope.batch.BatchOptions(**settings)
+    return routescope.batch.run_batch(inputs, out, options, **hooks)

@@ -13,10 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from routescope.batch import run_batch
 from routescope.cli import main
 
-from ._logs import prompts, read_jsonl, write_jsonl
+from ._logs import prompts, read_jsonl, run_batch, write_jsonl
 
 CAPSH = "/usr/sbin/capsh" if Path("/usr/sbin/capsh").exists() else "/sbin/capsh"
 

@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from routescope.batch import BatchError, run_batch
+from routescope.batch import BatchError
 from routescope.batch import _engines as engines
 
-from ._logs import prompts, suite_prompts, write_jsonl
+from ._logs import prompts, run_batch, suite_prompts, write_jsonl
 
 distributed = pytest.importorskip("distributed")
 
@@ -42,7 +42,7 @@ def logs(tmp_path: Path) -> list[str]:
 
 
 def run(logs: list[str], out: Path, **options: object) -> object:
-    return run_batch(logs, out, today=TODAY, timings=False, block_size=4096, **options)  # type: ignore[arg-type]
+    return run_batch(logs, out, today=TODAY, timings=False, block_size=4096, **options)
 
 
 def test_dask_writes_the_same_file_as_the_local_engine(

@@ -15,9 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from routescope.batch import run_batch
-
-from ._logs import prompts, write_jsonl
+from ._logs import prompts, run_batch, write_jsonl
 
 TODAY = "2026-02-05"
 

@@ -14,10 +14,10 @@ from pathlib import Path
 import pytest
 
 import routescope
-from routescope.batch import BatchError, run_batch
+from routescope.batch import BatchError
 from routescope.batch import _run as run_module
 
-from ._logs import prompts, read_jsonl, suite_prompts, write_jsonl
+from ._logs import prompts, read_jsonl, run_batch, suite_prompts, write_jsonl
 
 TODAY = dt.date(2026, 2, 5)
 CATALOG = Path(str(routescope.resources_root())) / "catalog"
@@ -60,7 +60,7 @@ def run(logs: list[str], out: Path, **options: object) -> routescope.batch.Batch
     options.setdefault("today", TODAY)
     options.setdefault("timings", False)
     options.setdefault("block_size", 4096)
-    return run_batch(logs, out, **options)  # type: ignore[arg-type]
+    return run_batch(logs, out, **options)
 
 
 def test_one_record_a_prompt_in_input_order_and_bad_lines_beside(
