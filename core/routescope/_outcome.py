@@ -44,11 +44,11 @@ A Parquet row holds the same fields flattened (`to_row`): `contract.agent` → `
 from __future__ import annotations
 
 import datetime as dt
-import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
+from . import _record_fields as fields
 from ._errors import RecordError
 from ._stages import STAGES
 from .rules import INTENTS
@@ -60,7 +60,7 @@ if TYPE_CHECKING:
     from .strategy import Action, QueryContext
     from .toolsearch import ToolSearchResult
 
-__all__ = ["FIELDS", "Outcome", "kind_of", "require_str"]
+__all__ = ["FIELDS", "Outcome"]
 
 FIELDS = (
     "source",
@@ -125,7 +125,6 @@ class _Inspected(_Routed, Protocol):
 
 SCORE_DIGITS = 6
 TIMING_COLUMN = "timings_us_"
-_STR = {str}
 
 
 @dataclass(frozen=True, slots=True)
@@ -265,46 +264,46 @@ class Outcome:
         """A record read back, every field checked (RecordError: "field 'strategy' must be a
         string, not null"). Fields a reader of older files may not find are optional:
         `today`, `entities`, `task_route` and those the report never needed."""
-        agent, mode, contract_tools = _contract(data)
-        tools = _opt_strs(data, "tools")
-        top_tool = _opt_str(data, "top_tool")
+        agent, mode, contract_tools = fields.contract(data)
+        tools = fields.opt_strs(data, "tools")
+        top_tool = fields.opt_str(data, "top_tool")
         has_openclaw = data.get("has_openclaw")
         if not isinstance(has_openclaw, bool):
             raise RecordError(
-                f"field 'has_openclaw' must be true or false, not {kind_of(has_openclaw)}"
+                f"field 'has_openclaw' must be true or false, not {fields.kind_of(has_openclaw)}"
             )
         # (Checked in this order so that a record with several problems names the same one
         # the report always named.)
-        today = _opt_str(data, "today")
-        strategy = require_str(data, "strategy")
-        intents = _strs(data, "intents")
-        entities = _strs(data, "entities", required=False)
-        queries = _strs(data, "queries")
-        lint_class = require_str(data, "lint_class")
-        task_route = _opt_str(data, "task_route")
-        tool_fits = _opt_bool(data, "tool_fits")
-        timings = _timings(data)
+        today = fields.opt_str(data, "today")
+        strategy = fields.require_str(data, "strategy")
+        intents = fields.strs(data, "intents")
+        entities = fields.strs(data, "entities", required=False)
+        queries = fields.strs(data, "queries")
+        lint_class = fields.require_str(data, "lint_class")
+        task_route = fields.opt_str(data, "task_route")
+        tool_fits = fields.opt_bool(data, "tool_fits")
+        timings = fields.timings(data)
         return cls(
-            prompt=require_str(data, "prompt"),
+            prompt=fields.require_str(data, "prompt"),
             today=today,
             strategy=strategy,
-            strategy_rule=_opt_str(data, "strategy_rule"),
+            strategy_rule=fields.opt_str(data, "strategy_rule"),
             intents=intents,
             entities=entities,
-            place=_opt_str(data, "place"),
+            place=fields.opt_str(data, "place"),
             has_openclaw=has_openclaw,
             queries=queries,
-            raw_queries=_strs(data, "raw_queries", required=False),
-            edits=_strs(data, "edits", required=False),
+            raw_queries=fields.strs(data, "raw_queries", required=False),
+            edits=fields.strs(data, "edits", required=False),
             lint_class=lint_class,
-            lint_rule=_opt_str(data, "lint_rule"),
+            lint_rule=fields.opt_str(data, "lint_rule"),
             agent=agent,
             mode=mode,
             contract_tools=contract_tools,
             task_route=task_route,
             tools=tools,
             top_tool=top_tool,
-            top_score=_opt_number(data, "top_score"),
+            top_score=fields.opt_number(data, "top_score"),
             tool_fits=tool_fits,
             timings_us=timings,
         )
@@ -382,99 +381,3 @@ def _ranking(
         None if best is None else round(best.score, SCORE_DIGITS),
         found.fits,
     )
-
-
-# --- checking a record --------------------------------------------------------------------------
-
-
-def kind_of(value: object) -> str:
-    if value is None:
-        return "null"
-    return {bool: "a boolean", int: "a number", float: "a number", str: "a string"}.get(
-        type(value), "a list" if isinstance(value, list) else "an object"
-    )
-
-
-_MISSING = object()
-
-
-def require_str(data: Mapping[str, Any], name: str) -> str:
-    if name not in data:
-        raise RecordError(f"missing field {name!r}")
-    value = data[name]
-    if not isinstance(value, str):
-        raise RecordError(f"field {name!r} must be a string, not {kind_of(value)}")
-    return value
-
-
-def _opt_str(data: Mapping[str, Any], name: str) -> str | None:
-    value = data.get(name)
-    if value is not None and not isinstance(value, str):
-        raise RecordError(f"field {name!r} must be a string or null, not {kind_of(value)}")
-    return value
-
-
-def _strs(data: Mapping[str, Any], name: str, *, required: bool = True) -> tuple[str, ...]:
-    if name not in data and not required:
-        return ()
-    value = data.get(name, _MISSING)
-    if value is _MISSING:
-        raise RecordError(f"missing field {name!r}")
-    if (type(value) is not list and type(value) is not tuple) or not set(map(type, value)) <= _STR:
-        raise RecordError(f"field {name!r} must be a list of strings")
-    return tuple(value)
-
-
-def _opt_strs(data: Mapping[str, Any], name: str) -> tuple[str, ...] | None:
-    return None if data.get(name) is None else _strs(data, name)
-
-
-def _opt_bool(data: Mapping[str, Any], name: str) -> bool | None:
-    value = data.get(name)
-    if value is not None and not isinstance(value, bool):
-        raise RecordError(f"field {name!r} must be true, false or null, not {kind_of(value)}")
-    return value
-
-
-def _opt_number(data: Mapping[str, Any], name: str) -> float | None:
-    value = data.get(name)
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
-        raise RecordError(f"field {name!r} must be a number or null, not {kind_of(value)}")
-    return value
-
-
-def _timings(data: Mapping[str, Any]) -> dict[str, float] | None:
-    value = data.get("timings_us")
-    if value is None:
-        return None
-    if isinstance(value, list):  # a Parquet map column reads as a list of (key, value) pairs
-        try:
-            value = dict(value)
-        except (TypeError, ValueError):
-            raise RecordError(
-                "field 'timings_us' must be an object of stage: microseconds"
-            ) from None
-    if not isinstance(value, Mapping):
-        raise RecordError(f"field 'timings_us' must be an object, not {kind_of(value)}")
-    timings: dict[str, float] = {}
-    for stage, micros in value.items():
-        kind = type(micros)
-        if (kind is float or kind is int) and 0 <= micros < math.inf and type(stage) is str:
-            timings[stage] = micros
-        elif micros is not None:  # a bool, a string, NaN, a negative or infinite number
-            raise RecordError(f"field 'timings_us' must map stages to microseconds (at {stage!r})")
-    return timings
-
-
-def _contract(data: Mapping[str, Any]) -> tuple[str | None, str | None, tuple[str, ...] | None]:
-    value = data.get("contract")
-    if value is None:
-        return None, None, None
-    if not isinstance(value, Mapping):
-        raise RecordError(f"field 'contract' must be an object or null, not {kind_of(value)}")
-    try:
-        return require_str(value, "agent"), require_str(value, "mode"), _opt_strs(value, "tools")
-    except RecordError as exc:
-        raise RecordError(f"contract: {exc}") from None

@@ -15,7 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .._errors import RecordError, ResultsError, one_line
-from .._outcome import Outcome, kind_of, require_str
+from .._outcome import Outcome
+from .._record_fields import kind_of, require_str
 
 __all__ = [
     "FailedRecord",
