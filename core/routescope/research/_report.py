@@ -17,7 +17,12 @@ import platformdirs
 from ._evidence import AttemptEvidence, GoalTerm, PageEvidence, ScoreReason
 from ._loop import Attempt, DeepResearchResult
 
-__all__ = ["default_reports_folder", "report_data", "report_markdown", "write_report"]
+__all__ = [
+    "default_reports_folder",
+    "report_markdown",
+    "research_report_data",
+    "write_research_report",
+]
 
 
 def _term(term: GoalTerm) -> dict[str, Any]:
@@ -95,7 +100,7 @@ def _attempt(attempt: Attempt) -> dict[str, Any]:
     }
 
 
-def report_data(result: DeepResearchResult) -> dict[str, Any]:
+def research_report_data(result: DeepResearchResult) -> dict[str, Any]:
     """The report as plain JSON-ready data."""
     quality = result.quality
     return {
@@ -154,7 +159,7 @@ def _cell(text: object) -> str:
 
 def report_markdown(result: DeepResearchResult) -> str:
     """The report for people: final query, best quality and reasons, every attempt, warnings."""
-    data = report_data(result)
+    data = research_report_data(result)
     quality = data["quality"]
     lines = [
         f"# Research: {_cell(result.goal)}",
@@ -210,11 +215,11 @@ def default_reports_folder() -> Path:
     return Path(platformdirs.user_data_dir("routescope")) / "research-reports"
 
 
-def write_report(result: DeepResearchResult, folder: Path) -> Path:
+def write_research_report(result: DeepResearchResult, folder: Path) -> Path:
     """Write `report.md` and `report.json` into `folder` (made if missing); the Markdown
     file's path. Raises OSError."""
     folder.mkdir(parents=True, exist_ok=True)
-    data = json.dumps(report_data(result), indent=2, ensure_ascii=False)
+    data = json.dumps(research_report_data(result), indent=2, ensure_ascii=False)
     (folder / "report.json").write_text(data + "\n", encoding="utf-8")
     markdown = folder / "report.md"
     markdown.write_text(report_markdown(result), encoding="utf-8")

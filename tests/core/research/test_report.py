@@ -11,7 +11,7 @@ from pathlib import Path
 from routescope.research._heuristic import HeuristicChat
 from routescope.research._loop import DeepResearchResult, PageRead, deep_research
 from routescope.research._models import SearchHit, SearchResponse
-from routescope.research._report import report_data, report_markdown, write_report
+from routescope.research._report import report_markdown, research_report_data, write_research_report
 
 GOAL = "How do I read a CSV file in Python?"
 PAGES = {
@@ -64,7 +64,7 @@ def research(pages: dict[str, tuple[str, str]] = PAGES) -> DeepResearchResult:
 
 
 def test_the_json_report_carries_the_evidence() -> None:
-    data = json.loads(json.dumps(report_data(research())))
+    data = json.loads(json.dumps(research_report_data(research())))
     assert [t["text"] for t in data["goal_terms"]] == ["read", "CSV", "file", "Python"]
     assert set(data["goal_terms"][0]) == {"text", "kind", "weight", "document_frequency", "common"}
     assert data["stop"] == {
@@ -99,7 +99,7 @@ def test_the_markdown_report_shows_what_each_page_supports(tmp_path: Path) -> No
     assert "supports `read`, `CSV`, `file`, `Python`" in text
     assert "missing `read`, `CSV`, `Python`; not about the goal" in text
     assert "- relevance " in text and "- coverage " in text
-    written = write_report(result, tmp_path / "run")
+    written = write_research_report(result, tmp_path / "run")
     assert written.read_text(encoding="utf-8") == text
     saved = json.loads((tmp_path / "run" / "report.json").read_text(encoding="utf-8"))
     assert saved["findings"][0]["supports"]
@@ -107,7 +107,7 @@ def test_the_markdown_report_shows_what_each_page_supports(tmp_path: Path) -> No
 
 def test_a_run_that_read_nothing_reports_no_evidence_and_no_proceed() -> None:
     result = research({})
-    data = report_data(result)
+    data = research_report_data(result)
     assert data["findings"] == [] and data["next_step"]["outcome"] == "escalate"
     assert data["attempts"][0]["evidence"]["pages"] == []
     assert "- next step: escalate" in report_markdown(result)
