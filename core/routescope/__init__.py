@@ -7,132 +7,55 @@
 ('tech', ['site:docs.* FastAPI (install OR docs OR getting started)'])
 
 Names load on first use (napari's lazy attach): `import routescope` is cheap, and a command
-that never ranks tools never imports tantivy, numpy, onnxruntime or httpx.
+that never ranks tools never imports tantivy, numpy, onnxruntime or httpx. Each public name is
+declared once, below (`_lazy.lazy_face`).
 """
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from ._lazy import lazy_face
 
 if TYPE_CHECKING:
-    from . import (
-        batch,
-        compare,
-        contract,
-        demo,
-        history,
-        linter,
-        llm,
-        regress,
-        research,
-        rules,
-        strategy,
-        task,
-        toolsearch,
-    )
-    from ._errors import (
-        CatalogError,
-        ContextError,
-        EmbedderError,
-        InputError,
-        RoutescopeError,
-        RulePackError,
-        SuiteError,
-    )
-    from ._inspect import Inspection, inspect, warm_up
-    from ._request import CatalogRef, Request, RulesRef
-    from ._resources import resources_root
-    from .rules import RulePack, default_rules, load_rules, parse_rules
+    from . import batch as batch
+    from . import compare as compare
+    from . import contract as contract
+    from . import demo as demo
+    from . import history as history
+    from . import linter as linter
+    from . import llm as llm
+    from . import regress as regress
+    from . import research as research
+    from . import rules as rules
+    from . import strategy as strategy
+    from . import task as task
+    from . import toolsearch as toolsearch
+    from ._errors import BatchError as BatchError
+    from ._errors import CatalogError as CatalogError
+    from ._errors import ContextError as ContextError
+    from ._errors import EmbedderError as EmbedderError
+    from ._errors import HistoryError as HistoryError
+    from ._errors import InputError as InputError
+    from ._errors import OfflineIndexError as OfflineIndexError
+    from ._errors import RecordError as RecordError
+    from ._errors import ResearchConfigError as ResearchConfigError
+    from ._errors import ResultsError as ResultsError
+    from ._errors import RoutescopeError as RoutescopeError
+    from ._errors import RulePackError as RulePackError
+    from ._errors import SuiteError as SuiteError
+    from ._inspect import Inspection as Inspection
+    from ._inspect import inspect as inspect
+    from ._inspect import warm_up as warm_up
+    from ._outcome import Outcome as Outcome
+    from ._request import CatalogRef as CatalogRef
+    from ._request import Request as Request
+    from ._request import RulesRef as RulesRef
+    from ._resources import resources_root as resources_root
+    from ._version import __version__ as __version__
+    from .rules import RulePack as RulePack
+    from .rules import default_rules as default_rules
+    from .rules import load_rules as load_rules
+    from .rules import parse_rules as parse_rules
 
-__all__ = [
-    "CatalogError",
-    "CatalogRef",
-    "ContextError",
-    "EmbedderError",
-    "InputError",
-    "Inspection",
-    "Request",
-    "RoutescopeError",
-    "RulePack",
-    "RulePackError",
-    "RulesRef",
-    "SuiteError",
-    "__version__",
-    "batch",
-    "compare",
-    "contract",
-    "default_rules",
-    "demo",
-    "history",
-    "inspect",
-    "linter",
-    "llm",
-    "load_rules",
-    "parse_rules",
-    "regress",
-    "research",
-    "resources_root",
-    "rules",
-    "strategy",
-    "task",
-    "toolsearch",
-    "warm_up",
-]
-
-_SUBPACKAGES = frozenset(
-    [
-        "batch",
-        "compare",
-        "contract",
-        "demo",
-        "history",
-        "linter",
-        "llm",
-        "regress",
-        "research",
-        "rules",
-        "strategy",
-        "task",
-        "toolsearch",
-    ]
-)
-_NAMES = {
-    "CatalogError": "._errors",
-    "ContextError": "._errors",
-    "EmbedderError": "._errors",
-    "InputError": "._errors",
-    "RoutescopeError": "._errors",
-    "RulePackError": "._errors",
-    "SuiteError": "._errors",
-    "Inspection": "._inspect",
-    "inspect": "._inspect",
-    "warm_up": "._inspect",
-    "CatalogRef": "._request",
-    "Request": "._request",
-    "RulesRef": "._request",
-    "resources_root": "._resources",
-    "RulePack": ".rules",
-    "default_rules": ".rules",
-    "load_rules": ".rules",
-    "parse_rules": ".rules",
-}
-
-
-def __getattr__(name: str) -> Any:
-    if name in _SUBPACKAGES:
-        value: Any = importlib.import_module(f".{name}", __name__)
-    elif name in _NAMES:
-        value = getattr(importlib.import_module(_NAMES[name], __name__), name)
-    elif name == "__version__":
-        from importlib.metadata import version
-
-        value = version("routescope")
-    else:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(__all__)
+__getattr__, __dir__, __all__ = lazy_face(__name__)

@@ -29,7 +29,7 @@ import routescope
 from ._widgets import enable_copy, ensure_children, fill_row
 
 if TYPE_CHECKING:
-    from routescope.contract import RouterContext, RouterDecision, Step
+    from routescope.contract import PlanProgress, RouterContext, RouterDecision
 
 __all__ = ["ContractView"]
 
@@ -139,7 +139,7 @@ class ContractView(QWidget):
 
     # -- the decision ----------------------------------------------------------------------
     def show_result(
-        self, decision: RouterDecision | None, step: Step | None = None, done: int = 0
+        self, decision: RouterDecision | None, step: PlanProgress | None = None, done: int = 0
     ) -> None:
         """Show a decision, and where its plan stands: `step` is what runs next, after the
         first `done` steps."""
@@ -217,7 +217,7 @@ class ContractView(QWidget):
         )
 
 
-def _where_the_plan_stands(step: Step | None) -> str:
+def _where_the_plan_stands(step: PlanProgress | None) -> str:
     if step is None:
         return ""
     return f"next: {step.next.tool}" if step.next else f"done — {step.reason}"

@@ -20,7 +20,7 @@ from ._lanes import Lane
 
 if TYPE_CHECKING:
     from routescope import Inspection, Request
-    from routescope.contract import Step, StepResult
+    from routescope.contract import CallResult, PlanProgress
 
 __all__ = ["BACKGROUND_CHARS", "InspectionModel"]
 
@@ -53,7 +53,7 @@ class InspectionModel(QObject):
         super().__init__(parent)
         self._request = request
         self.result: Inspection | None = None
-        self.plan_results: list[StepResult] = []
+        self.plan_results: list[CallResult] = []
         self._lane = Lane()
         # Active from an inspection until the event loop comes round: changes meanwhile wait.
         self._turn = QTimer(self, singleShot=True, interval=0)
@@ -107,7 +107,7 @@ class InspectionModel(QObject):
         self.failed.emit(message)
 
     # -- the plan's step-through -------------------------------------------------------------
-    def plan_progress(self) -> Step | None:
+    def plan_progress(self) -> PlanProgress | None:
         """What the decision's plan does next after the steps run so far (None: no decision)."""
         decision = self.result.decision if self.result else None
         if decision is None:
@@ -121,7 +121,7 @@ class InspectionModel(QObject):
         step = self.plan_progress()
         if step is None or step.next is None:
             return
-        result = routescope.contract.StepResult(tool=step.next.tool, args=step.next.args)
+        result = routescope.contract.CallResult(tool=step.next.tool, args=step.next.args)
         self.plan_results.append(result)
         self.plan_stepped.emit()
 

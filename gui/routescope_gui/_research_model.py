@@ -284,7 +284,7 @@ class ResearchModel(QObject):
             reports = self._reports or research.default_reports_folder()
             folder = reports / research.report_folder_name(result.goal)
         try:
-            path = research.write_report(result, folder)
+            path = research.write_research_report(result, folder)
         except OSError as exc:
             self.failed.emit(f"cannot save the report in {folder}: {exc.strerror or exc}")
             return None
@@ -347,11 +347,10 @@ class _ResearchRun:
 
     def execute(self) -> DeepResearchResult | None:
         """Run in a worker thread. Raises `_ResearchFailedError` when the run cannot start."""
-        research = routescope.research  # (loads research here, off the UI thread)
         if self.settings.search == "offline":
             try:
                 self._search.get().open()
-            except research.OfflineIndexError as exc:
+            except routescope.OfflineIndexError as exc:
                 raise _ResearchFailedError(str(exc)) from None
         if self._cancelled:
             return None
@@ -360,7 +359,7 @@ class _ResearchRun:
                 return runner.run(self._research())
             except asyncio.CancelledError:
                 return None
-            except research.ResearchConfigError as exc:
+            except routescope.ResearchConfigError as exc:
                 raise _ResearchFailedError(str(exc)) from None
             finally:
                 with self._lock:

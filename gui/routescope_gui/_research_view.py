@@ -1,4 +1,4 @@
-"""The deep-research view: one run of `routescope.research.deep_research`. One row per attempt
+"""The deep-research view: one run of `routescope.research.run_research`. One row per attempt
 (the query and where it came from, the provider's status, relevance / confidence / coverage as
 bars, the score), the best attempt starred, each attempt's pages with the policy's verdict and
 the outcome underneath; the verdict (the next step and why the loop stopped, coloured by the

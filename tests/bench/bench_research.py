@@ -26,21 +26,17 @@ from typing import TypeVar
 
 from pydantic import BaseModel
 
-from routescope.llm import JsonAnswer, ScriptedChat
-from routescope.research import (
-    FetchLimits,
-    HeuristicChat,
-    OfflineReader,
-    OfflineSearch,
-    PageRead,
-    SafeFetcher,
-    SearchHit,
-    SearchResponse,
-    Thresholds,
-    WebPolicy,
-    WebReader,
-    deep_research,
-)
+from routescope.llm import JsonAnswer
+from routescope.llm._scripted import ScriptedChat
+from routescope.research import OfflineSearch, PageRead
+from routescope.research._fetch import FetchLimits, SafeFetcher
+from routescope.research._heuristic import HeuristicChat
+from routescope.research._loop import deep_research
+from routescope.research._models import SearchHit, SearchResponse
+from routescope.research._offline import OfflineReader
+from routescope.research._policy import WebPolicy
+from routescope.research._quality import Thresholds
+from routescope.research._reader import WebReader
 
 M = TypeVar("M", bound=BaseModel)
 _UNREACHABLE = Thresholds(good_relevance=1.1)

@@ -3,7 +3,8 @@ from pathlib import Path
 import pytest
 
 import routescope
-from routescope.demo import MAX_DEMO_BYTES, DemoScript, DemoStep, parse_demo, read_demo
+from routescope.demo import MAX_DEMO_BYTES, DemoScript, DemoStep, read_demo
+from routescope.demo._script import parse_demo
 
 
 def test_one_prompt_per_line_with_captions_from_the_comment_above() -> None:

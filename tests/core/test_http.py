@@ -15,7 +15,6 @@ from typing import Any, TypeVar
 import httpx
 import pytest
 
-import routescope.research
 import routescope.toolsearch
 from routescope._http import (
     ERROR_BODY_BYTES,
@@ -30,6 +29,7 @@ from routescope._http import (
     send,
     send_sync,
 )
+from routescope.research import _providers as research_providers
 from tests.core.research._loopback import Reply, Request, serving
 
 T = TypeVar("T")
@@ -307,7 +307,7 @@ def test_redact_url_masks_known_secrets_in_any_form() -> None:
 
 
 def test_one_redact_url_for_the_whole_core() -> None:
-    assert routescope.research.redact_url is redact_url
+    assert research_providers.redact_url is redact_url
     assert routescope.toolsearch.redact_url is redact_url
 
 

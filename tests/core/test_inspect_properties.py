@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 
 import routescope
 from routescope._input import is_blank
+from routescope.linter._lint import MAX_EVIDENCE_PER_KIND
 
 _VOCAB = [
     "install",
@@ -142,7 +143,7 @@ def test_lint_evidence_is_capped_and_counted(text: str) -> None:
     lint = routescope.inspect(text, today=dt.date(2026, 2, 5)).lint
     for kind in ("strong", "weak"):
         kept = [m for m in lint.evidence if m.kind == kind]
-        assert len(kept) == min(lint.evidence_counts[kind], routescope.linter.MAX_EVIDENCE_PER_KIND)
+        assert len(kept) == min(lint.evidence_counts[kind], MAX_EVIDENCE_PER_KIND)
     for match in lint.evidence:
         assert text[match.start : match.end] == match.text
     assert {m.anchor for m in lint.evidence if m.kind == "strong"} <= set(

@@ -169,7 +169,8 @@ async def run_goals(
 ) -> list[Outcome]:
     """Research every goal with `settings` over `search`, and query `search` with the raw goal
     (top `k`, default the pages an attempt reads)."""
-    from routescope.research import Budgets, run_research
+    from routescope.research import run_research
+    from routescope.research._loop import Budgets
 
     k = k or Budgets().max_results
     outcomes = []

@@ -8,7 +8,8 @@ from pathlib import Path
 
 from PySide6.QtCore import SignalInstance
 
-from routescope.research import OfflineDocument, OfflineSearch
+from routescope.research import OfflineSearch
+from routescope.research._offline import OfflineDocument
 
 GOAL = "asyncio event loop in a thread"
 CORPUS = (

@@ -25,7 +25,7 @@ def test_steps_done_are_ticked_and_the_end_disables_stepping(qtbot) -> None:  # 
     qtbot.addWidget(view)
     decision = run("Lend 100 USDC on Kamino").decision
     assert decision is not None
-    results = [routescope.contract.StepResult(tool=c.tool, args=c.args) for c in decision.tool_plan]
+    results = [routescope.contract.CallResult(tool=c.tool, args=c.args) for c in decision.tool_plan]
     view.show_result(decision, routescope.contract.prepare_step(decision, results), len(results))
     plan = view.tree.topLevelItem(6)
     assert plan is not None and plan.child(0).text(0).startswith("✓")  # type: ignore[union-attr]

@@ -40,11 +40,11 @@ def cmd_research(args: argparse.Namespace, goal: str) -> int:
         raise UsageError(str(exc)) from None
     if args.report:
         try:
-            research.write_report(result, Path(args.report))
+            research.write_research_report(result, Path(args.report))
         except OSError as exc:
             raise UsageError(f"--report {args.report}: {exc.strerror or exc}") from None
     text = (
-        json.dumps(research.report_data(result), indent=2, ensure_ascii=False)
+        json.dumps(research.research_report_data(result), indent=2, ensure_ascii=False)
         if args.json
         else escape(research.report_markdown(result), one_line=False)
     )

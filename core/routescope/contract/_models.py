@@ -11,19 +11,19 @@ from ..rules import AgentName, ModeName
 
 __all__ = [
     "UI",
+    "CallResult",
     "GuardrailEvent",
     "GuardrailRule",
     "LastAction",
     "LastSelection",
     "LastYield",
     "Layout",
+    "PlanProgress",
     "Preferences",
     "RouterContext",
     "RouterDecision",
     "RuleHit",
     "Source",
-    "Step",
-    "StepResult",
     "StopCondition",
     "ToolCall",
     "first_non_finite",
@@ -191,13 +191,15 @@ class RouterDecision(_Model):
     """Stop after the result of this plan step (a tool repeated without new arguments)."""
 
 
-class StepResult(_Model):
+class CallResult(_Model):
+    """What running one call of the plan gave: the tool, its arguments, whether it worked."""
+
     tool: str
     args: Data = {}
     ok: bool = True
 
 
-class Step(_Model):
+class PlanProgress(_Model):
     """What `prepare_step` says to do next."""
 
     next: ToolCall | None

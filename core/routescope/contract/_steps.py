@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 from ..rules import RulePack, default_rules
-from ._models import RouterDecision, Step, StepResult
+from ._models import CallResult, PlanProgress, RouterDecision
 
 __all__ = ["prepare_step"]
 
 
 def prepare_step(
-    decision: RouterDecision, results: list[StepResult], *, rules: RulePack | None = None
-) -> Step:
+    decision: RouterDecision, results: list[CallResult], *, rules: RulePack | None = None
+) -> PlanProgress:
     """The next tool call of a plan, or why to stop: strict order, stop conditions, aborts.
     `rules` says which tools list yields (default: the built-in pack)."""
     plan = decision.tool_plan
@@ -31,9 +31,11 @@ def prepare_step(
         return _stop(f"abort: {plan[decision.abort_after].tool} repeats without new args")
     if done >= len(plan):
         return _stop("tool plan complete")
-    return Step(next=plan[done], index=done, done=False, reason=f"step {done + 1} of {len(plan)}")
+    return PlanProgress(
+        next=plan[done], index=done, done=False, reason=f"step {done + 1} of {len(plan)}"
+    )
 
 
-def _stop(reason: str) -> Step:
+def _stop(reason: str) -> PlanProgress:
     """The step that says to stop, and why."""
-    return Step(next=None, index=None, done=True, reason=reason)
+    return PlanProgress(next=None, index=None, done=True, reason=reason)

@@ -1,13 +1,18 @@
 """Demo scripts (issue 20 §2): a plain text file of prompts to step through in front of an
 audience, one prompt per line; a `# comment` line right above a prompt is its caption.
-
->>> script = parse_demo("# a local search\\npizza near me\\n\\nhistory of jazz\\n")
->>> [(step.caption, step.prompt) for step in script.prompts]
-[('a local search', 'pizza near me'), ('', 'history of jazz')]
+`read_demo(path)` gives a `DemoScript`: its `prompts`, each a `DemoStep` (`caption`, `prompt`).
 """
 
 from __future__ import annotations
 
-from ._script import MAX_DEMO_BYTES, DemoScript, DemoStep, parse_demo, read_demo
+from typing import TYPE_CHECKING
 
-__all__ = ["MAX_DEMO_BYTES", "DemoScript", "DemoStep", "parse_demo", "read_demo"]
+from .._lazy import lazy_face
+
+if TYPE_CHECKING:
+    from ._script import MAX_DEMO_BYTES as MAX_DEMO_BYTES
+    from ._script import DemoScript as DemoScript
+    from ._script import DemoStep as DemoStep
+    from ._script import read_demo as read_demo
+
+__getattr__, __dir__, __all__ = lazy_face(__name__)

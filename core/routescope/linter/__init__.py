@@ -1,23 +1,13 @@
 """The query linter (seed 002): guided / semi / vague, anchors, aliases, expansion."""
 
-from ._lint import MAX_EVIDENCE_PER_KIND, fold, lint
-from ._models import (
-    AnchorKind,
-    AnchorMatch,
-    AnchorsDetected,
-    Classification,
-    LintResult,
-    QueryClass,
-)
+from __future__ import annotations
 
-__all__ = [
-    "MAX_EVIDENCE_PER_KIND",
-    "AnchorKind",
-    "AnchorMatch",
-    "AnchorsDetected",
-    "Classification",
-    "LintResult",
-    "QueryClass",
-    "fold",
-    "lint",
-]
+from typing import TYPE_CHECKING
+
+from .._lazy import lazy_face
+
+if TYPE_CHECKING:
+    from ._lint import lint as lint
+    from ._models import LintResult as LintResult
+
+__getattr__, __dir__, __all__ = lazy_face(__name__)

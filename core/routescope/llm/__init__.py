@@ -6,28 +6,16 @@ raises for a model's or a provider's failure.
 Imports nothing from the routers, research, regress or the CLI: only the shared modules.
 """
 
-from ._client import (
-    JSON_MODES,
-    ChatClient,
-    JsonAnswer,
-    JsonMode,
-    OpenAIChat,
-    parse_json_answer,
-    strict_json_schema,
-)
-from ._extract import Score, extract_json_object, strip_reasoning
-from ._scripted import ScriptedChat
+from __future__ import annotations
 
-__all__ = [
-    "JSON_MODES",
-    "ChatClient",
-    "JsonAnswer",
-    "JsonMode",
-    "OpenAIChat",
-    "Score",
-    "ScriptedChat",
-    "extract_json_object",
-    "parse_json_answer",
-    "strict_json_schema",
-    "strip_reasoning",
-]
+from typing import TYPE_CHECKING
+
+from .._lazy import lazy_face
+
+if TYPE_CHECKING:
+    from ._client import ChatClient as ChatClient
+    from ._client import JsonAnswer as JsonAnswer
+    from ._client import OpenAIChat as OpenAIChat
+    from ._extract import Score as Score
+
+__getattr__, __dir__, __all__ = lazy_face(__name__)

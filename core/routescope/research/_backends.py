@@ -120,7 +120,7 @@ async def run_research(
 
 
 def report_folder_name(goal: str, when: dt.datetime | None = None) -> str:
-    """The name of a new folder for a run's report (`write_report`): the time it is saved
+    """The name of a new folder for a run's report (`write_research_report`): the time it is saved
     (`when`, default now, local time) and the goal's first words, e.g.
     `20261123-141502-asyncio-event-loop-in-a-thread`; safe as a file name on every system."""
     words = re.findall(r"[a-z0-9]+", goal.lower())[:_NAME_WORDS]

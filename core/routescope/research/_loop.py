@@ -4,8 +4,8 @@ the goal terms no page covered); every attempt searches, reads the allowed pages
 by the evaluator. Every attempt also carries its evidence (`AttemptEvidence`: which goal terms
 each page read supports, weighed by their rarity in the searched corpus when the search can
 tell), whatever model graded it; the next step is decided from the attempts and why the loop
-stopped (`_quality.decide`). Pure orchestration: the search provider, the page reader and the
-model are injected."""
+stopped (`_quality.decide_next_step`). Pure orchestration: the search provider, the page reader
+and the model are injected."""
 
 from __future__ import annotations
 
@@ -39,7 +39,7 @@ from ._quality import (
     StopReason,
     Thresholds,
     best_attempt,
-    decide,
+    decide_next_step,
     meets_target,
     score,
 )
@@ -502,7 +502,7 @@ def _result(
             stop = StopReason(stop.kind, f"{stop.text} ({detail})", stop.attempt)
     scores = _scores(attempts)
     best = best_attempt(scores, thresholds)
-    step = decide(
+    step = decide_next_step(
         scores, stop, max_attempts, requires_grounding=requires_grounding, thresholds=thresholds
     )
     top = attempts[best] if best is not None else None

@@ -2,7 +2,8 @@
 stopped, what comes next, and the stack hint a goal implies. Pure functions; every decision
 says why.
 
-The next step (`decide`) is a function of the attempts' evidence and of why the loop stopped:
+The next step (`decide_next_step`) is a function of the attempts' evidence and of why the loop
+stopped:
 
 - **proceed** needs something read. Either the best attempt meets the target (relevance and
   coverage at or above the good thresholds), or the loop has no further research to offer
@@ -33,7 +34,7 @@ __all__ = [
     "StopReason",
     "Thresholds",
     "best_attempt",
-    "decide",
+    "decide_next_step",
     "infer_stack",
     "meets_target",
     "next_step",
@@ -74,7 +75,7 @@ Rule = Literal[
     "stopped_early",
     "research_done",
 ]
-"""Which rule of `decide` chose the next step."""
+"""Which rule of `decide_next_step` chose the next step."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -166,7 +167,7 @@ def _weak(best: Scores | None, thresholds: Thresholds) -> bool:
     return best is None or best.fetched <= 0 or best.relevance < thresholds.weak_relevance
 
 
-def decide(
+def decide_next_step(
     attempts: Sequence[Scores],
     stop: StopReason | None,
     max_attempts: int,
@@ -260,11 +261,11 @@ def next_step(
     requires_grounding: bool = False,
     thresholds: Thresholds = Thresholds(),
 ) -> NextStep:
-    """`decide`, with the stop as a keyword. Without a stop every attempt made counts as the
-    end of research (`attempts_exhausted`) and fewer as a loop still running."""
+    """`decide_next_step`, with the stop as a keyword. Without a stop every attempt made counts
+    as the end of research (`attempts_exhausted`) and fewer as a loop still running."""
     if stop is None and attempts and len(attempts) >= max_attempts:
         stop = StopReason("attempts_exhausted", f"{len(attempts)} attempts made", len(attempts))
-    return decide(
+    return decide_next_step(
         attempts,
         stop,
         max_attempts,

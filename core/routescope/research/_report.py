@@ -19,7 +19,12 @@ from .._files import replace_file
 from ._evidence import AttemptEvidence, GoalTerm, PageEvidence, ScoreReason
 from ._loop import Attempt, DeepResearchResult
 
-__all__ = ["default_reports_folder", "report_data", "report_markdown", "write_report"]
+__all__ = [
+    "default_reports_folder",
+    "report_markdown",
+    "research_report_data",
+    "write_research_report",
+]
 
 
 def _term(term: GoalTerm) -> dict[str, Any]:
@@ -97,7 +102,7 @@ def _attempt(attempt: Attempt) -> dict[str, Any]:
     }
 
 
-def report_data(result: DeepResearchResult) -> dict[str, Any]:
+def research_report_data(result: DeepResearchResult) -> dict[str, Any]:
     """The report as plain JSON-ready data."""
     quality = result.quality
     return {
@@ -156,7 +161,7 @@ def _cell(text: object) -> str:
 
 def report_markdown(result: DeepResearchResult) -> str:
     """The report for people: final query, best quality and reasons, every attempt, warnings."""
-    data = report_data(result)
+    data = research_report_data(result)
     quality = data["quality"]
     lines = [
         f"# Research: {_cell(result.goal)}",
@@ -212,11 +217,11 @@ def default_reports_folder() -> Path:
     return Path(platformdirs.user_data_dir("routescope")) / "research-reports"
 
 
-def write_report(result: DeepResearchResult, folder: Path) -> Path:
+def write_research_report(result: DeepResearchResult, folder: Path) -> Path:
     """Write `report.md` and `report.json` into `folder` (made if missing); the Markdown
     file's path. Raises OSError."""
     folder.mkdir(parents=True, exist_ok=True)
-    data = json.dumps(report_data(result), indent=2, ensure_ascii=False)
+    data = json.dumps(research_report_data(result), indent=2, ensure_ascii=False)
     _replace(folder / "report.json", data + "\n")
     markdown = folder / "report.md"
     _replace(markdown, report_markdown(result))

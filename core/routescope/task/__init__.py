@@ -8,22 +8,16 @@ model and falls back to the heuristic when its answer cannot be used.
 
 from __future__ import annotations
 
-from ._heuristic import heuristic_task_spec
-from ._task import (
-    Planned,
-    TaskDecision,
-    TaskSpec,
-    classify,
-    classify_heuristic,
-    validate_task_spec,
-)
+from typing import TYPE_CHECKING
 
-__all__ = [
-    "Planned",
-    "TaskDecision",
-    "TaskSpec",
-    "classify",
-    "classify_heuristic",
-    "heuristic_task_spec",
-    "validate_task_spec",
-]
+from .._lazy import lazy_face
+
+if TYPE_CHECKING:
+    from ._heuristic import heuristic_task_spec as heuristic_task_spec
+    from ._task import Planned as Planned
+    from ._task import TaskDecision as TaskDecision
+    from ._task import TaskSpec as TaskSpec
+    from ._task import classify as classify
+    from ._task import classify_heuristic as classify_heuristic
+
+__getattr__, __dir__, __all__ = lazy_face(__name__)

@@ -16,7 +16,7 @@ from ruamel.yaml import YAML
 
 import routescope
 from routescope import Inspection, RulePack, resources_root
-from routescope.strategy import IntentFlags
+from routescope.strategy._models import IntentFlags
 from routescope.toolsearch import ToolSearch, load_catalog
 
 TODAY = dt.date(2026, 2, 5)

@@ -11,7 +11,8 @@ import pytest
 
 import routescope
 from routescope import ContextError, InputError, RulePackError, parse_rules
-from routescope.contract import LastAction, RouterContext, RouterDecision, decide
+from routescope.contract import RouterContext, RouterDecision, decide
+from routescope.contract._models import LastAction
 from routescope.rules import default_rules_text
 
 CANCELLED_LEND = RouterContext.model_validate(

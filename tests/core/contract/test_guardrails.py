@@ -10,8 +10,9 @@ import pytest
 from pydantic import ValidationError
 
 import routescope
-from routescope.contract import RouterDecision, StepResult, ToolCall, apply_guardrails, prepare_step
+from routescope.contract import CallResult, RouterDecision, apply_guardrails, prepare_step
 from routescope.contract._guardrails import check_args
+from routescope.contract._models import ToolCall
 from routescope.rules import ModeName
 
 RULES = routescope.default_rules()
@@ -82,7 +83,7 @@ def test_a_tool_repeated_without_new_args_aborts_after_the_first_result() -> Non
         ],
     )
     assert decision.abort_after == 0 and "repeat_without_new_args" in rules_of(decision)
-    step = prepare_step(decision, [StepResult(tool="solana_lending_yields")])
+    step = prepare_step(decision, [CallResult(tool="solana_lending_yields")])
     assert step.done and step.reason.startswith("abort")
 
 
@@ -185,4 +186,4 @@ def test_models_refuse_non_finite_numbers() -> None:
     with pytest.raises(ValidationError, match=r"not a finite number: amount is nan"):
         ToolCall(tool="stake_execute", args={"amount": math.nan})
     with pytest.raises(ValidationError, match=r"not a finite number: x\.0\.y is inf"):
-        StepResult(tool="t", args={"x": [{"y": math.inf}]})
+        CallResult(tool="t", args={"x": [{"y": math.inf}]})

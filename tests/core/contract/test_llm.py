@@ -13,14 +13,9 @@ from hypothesis import strategies as st
 
 import routescope
 from routescope import parse_rules
-from routescope.contract import (
-    LLMClient,
-    RouterContext,
-    RouterDecision,
-    ToolCall,
-    apply_guardrails,
-    decide,
-)
+from routescope.contract import RouterContext, RouterDecision, apply_guardrails, decide
+from routescope.contract._llm import LLMClient
+from routescope.contract._models import ToolCall
 from routescope.rules import default_rules_text
 
 RULES = routescope.default_rules()

@@ -6,7 +6,8 @@ from typing import Any
 
 import pytest
 
-from routescope.contract import LastSelection, Preferences, RouterContext, RouterDecision
+from routescope.contract import RouterContext, RouterDecision
+from routescope.contract._models import LastSelection, Preferences
 
 
 def enum_of(schema: dict[str, Any], field: str) -> list[str]:

@@ -7,7 +7,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import routescope
-from routescope.linter import MAX_EVIDENCE_PER_KIND, _lint, fold, lint
+from routescope.linter import _lint, lint
+from routescope.linter._lint import MAX_EVIDENCE_PER_KIND, fold
 
 RULES = routescope.default_rules()
 

@@ -14,7 +14,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import BaseModel
 
-from routescope.llm import ChatClient, JsonAnswer, OpenAIChat, Score, strict_json_schema
+from routescope.llm import ChatClient, JsonAnswer, OpenAIChat, Score
+from routescope.llm._client import strict_json_schema
 
 T = TypeVar("T")
 KEY = "sk-test-SECRET-0123456789"

@@ -9,7 +9,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import BaseModel
 
-from routescope.llm import Score, extract_json_object, parse_json_answer, strip_reasoning
+from routescope.llm import Score
+from routescope.llm._client import parse_json_answer
+from routescope.llm._extract import extract_json_object, strip_reasoning
 
 
 class Grade(BaseModel):

@@ -7,7 +7,8 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from routescope.llm import ChatClient, JsonAnswer, Score, ScriptedChat
+from routescope.llm import ChatClient, JsonAnswer, Score
+from routescope.llm._scripted import ScriptedChat
 
 
 class Grade(BaseModel):

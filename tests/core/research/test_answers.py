@@ -4,7 +4,7 @@ the real parser into its model."""
 import pytest
 from pydantic import BaseModel
 
-from routescope.llm import parse_json_answer
+from routescope.llm._client import parse_json_answer
 from routescope.research._answers import (
     PROMPTS,
     Evaluation,

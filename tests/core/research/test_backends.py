@@ -4,14 +4,9 @@ import asyncio
 
 import pytest
 
-from routescope.research import (
-    Attempt,
-    OfflineDocument,
-    OfflineSearch,
-    ResearchConfigError,
-    ResearchSettings,
-    run_research,
-)
+from routescope import ResearchConfigError
+from routescope.research import Attempt, OfflineSearch, ResearchSettings, run_research
+from routescope.research._offline import OfflineDocument
 
 CORPUS = (
     OfflineDocument(

@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from routescope.research import OfflineDocument, OfflineSearch
+from routescope.research import OfflineSearch
+from routescope.research._offline import OfflineDocument
 from tests.core.research._loopback import FakeModel, LoopbackServer, ModelCall, Reply, chat
 from tests.eval import eval_research
 

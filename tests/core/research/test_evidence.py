@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from hypothesis import given
 from hypothesis import strategies as st
 
-from routescope.research import OfflineDocument, OfflineSearch
+from routescope.research import OfflineSearch
 from routescope.research._evidence import (
     COMMON_WEIGHT,
     CorpusFrequencies,
@@ -20,6 +20,7 @@ from routescope.research._evidence import (
     is_common,
     lookup_words,
 )
+from routescope.research._offline import OfflineDocument
 from routescope.research._termstats import corpus_frequencies, corpus_frequencies_sync
 
 RAMEN = "Best ramen near Denver, Colorado open tonight"

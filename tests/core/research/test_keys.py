@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from routescope.research import KeyStore, default_key_file, mask_key
+from routescope.research import KeyStore
+from routescope.research._keys import default_key_file, mask_key
 
 KEY = "tvly-0123456789abcdef"
 

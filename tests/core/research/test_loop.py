@@ -6,7 +6,8 @@ from collections.abc import Sequence
 
 import pytest
 
-from routescope.llm import JsonAnswer, ScriptedChat
+from routescope.llm import JsonAnswer
+from routescope.llm._scripted import ScriptedChat
 from routescope.research._evidence import CorpusFrequencies
 from routescope.research._loop import Budgets, PageRead, deep_research
 from routescope.research._models import ProviderError, SearchHit, SearchResponse
@@ -304,10 +305,10 @@ def test_grounding_required_and_hopeless_research_escalates() -> None:
 
 
 def test_the_report_has_the_documented_json_shape_and_markdown() -> None:
-    from routescope.research._report import report_data, report_markdown
+    from routescope.research._report import report_markdown, research_report_data
 
     result = run(model([grade(0.8, 0.7)]))
-    data = json.loads(json.dumps(report_data(result)))
+    data = json.loads(json.dumps(research_report_data(result)))
     assert set(data) >= {
         "final_query",
         "quality",

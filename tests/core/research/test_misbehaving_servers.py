@@ -39,26 +39,25 @@ import pytest
 
 from routescope.llm import OpenAIChat
 from routescope.research import (
-    DEFAULT_POLICY,
     Attempt,
-    BraveSearch,
-    Budgets,
     DeepResearchResult,
-    FetchLimits,
     PageRead,
-    ProviderOptions,
     ResearchSettings,
-    SafeFetcher,
+    report_markdown,
+    research_report_data,
+    run_research,
+)
+from routescope.research._fetch import FetchLimits, SafeFetcher
+from routescope.research._loop import Budgets, deep_research
+from routescope.research._policy import DEFAULT_POLICY, WebPolicy
+from routescope.research._providers import (
+    BraveSearch,
+    ProviderOptions,
     SearchProvider,
     SearxngSearch,
     TavilySearch,
-    WebPolicy,
-    WebReader,
-    deep_research,
-    report_data,
-    report_markdown,
-    run_research,
 )
+from routescope.research._reader import WebReader
 from tests._support import routescope_cli
 from tests.core.research._loopback import (
     BRAVE_PATH,
@@ -287,7 +286,7 @@ def check(run: Run, world: World) -> None:
     """The contract every case keeps, whatever misbehaved."""
     result = run.result
     assert isinstance(result, DeepResearchResult)
-    run.data = report_data(result)
+    run.data = research_report_data(result)
     text = json.dumps(run.data, ensure_ascii=False)  # renders, and is plain JSON
     run.markdown = report_markdown(result)
     assert run.markdown.startswith("# Research: ") and "## Findings" in run.markdown
@@ -1097,7 +1096,7 @@ def test_run_research_refuses_private_results_with_the_default_policy(world: Wor
     assert (attempt.status, attempt.query_source, len(attempt.pages)) == (200, "optimiser", 5)
     assert _wrong(_blocked, attempt.pages) == []
     assert world.page_server.requests == []
-    text = json.dumps(report_data(result)) + report_markdown(result) + repr(result)
+    text = json.dumps(research_report_data(result)) + report_markdown(result) + repr(result)
     assert LLM_KEY not in text and WEAK in result.warnings
     assert {c.request.headers["authorization"] for c in world.model.calls} == {f"Bearer {LLM_KEY}"}
 

@@ -9,7 +9,8 @@ from typing import ClassVar
 
 import pytest
 
-from routescope.research import FetchLimits, SafeFetcher, WebPolicy
+from routescope.research._fetch import FetchLimits, SafeFetcher
+from routescope.research._policy import WebPolicy
 from routescope.research._reader import WebReader
 
 ARTICLE = (

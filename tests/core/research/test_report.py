@@ -13,7 +13,7 @@ from pathlib import Path
 from routescope.research._heuristic import HeuristicChat
 from routescope.research._loop import DeepResearchResult, PageRead, deep_research
 from routescope.research._models import SearchHit, SearchResponse
-from routescope.research._report import report_data, report_markdown, write_report
+from routescope.research._report import report_markdown, research_report_data, write_research_report
 
 GOAL = "How do I read a CSV file in Python?"
 PAGES = {
@@ -66,7 +66,7 @@ def research(pages: dict[str, tuple[str, str]] = PAGES) -> DeepResearchResult:
 
 
 def test_the_json_report_carries_the_evidence() -> None:
-    data = json.loads(json.dumps(report_data(research())))
+    data = json.loads(json.dumps(research_report_data(research())))
     assert [t["text"] for t in data["goal_terms"]] == ["read", "CSV", "file", "Python"]
     assert set(data["goal_terms"][0]) == {"text", "kind", "weight", "document_frequency", "common"}
     assert data["stop"] == {
@@ -101,7 +101,7 @@ def test_the_markdown_report_shows_what_each_page_supports(tmp_path: Path) -> No
     assert "supports `read`, `CSV`, `file`, `Python`" in text
     assert "missing `read`, `CSV`, `Python`; not about the goal" in text
     assert "- relevance " in text and "- coverage " in text
-    written = write_report(result, tmp_path / "run")
+    written = write_research_report(result, tmp_path / "run")
     assert written.read_text(encoding="utf-8") == text
     saved = json.loads((tmp_path / "run" / "report.json").read_text(encoding="utf-8"))
     assert saved["findings"][0]["supports"]
@@ -113,7 +113,7 @@ def test_a_report_is_written_as_write_text_wrote_it(tmp_path: Path) -> None:
     umask = os.umask(0o022)
     os.umask(umask)
     result = research(PAGES)
-    fresh = write_report(result, tmp_path / "fresh")
+    fresh = write_research_report(result, tmp_path / "fresh")
     assert stat.S_IMODE(fresh.stat().st_mode) == 0o666 & ~umask
     assert stat.S_IMODE((fresh.parent / "report.json").stat().st_mode) == 0o666 & ~umask
     again = tmp_path / "again"
@@ -124,7 +124,7 @@ def test_a_report_is_written_as_write_text_wrote_it(tmp_path: Path) -> None:
     (again / "report.md").symlink_to(elsewhere)
     (again / "report.json").write_text("old", encoding="utf-8")
     os.chmod(again / "report.json", 0o600)
-    write_report(result, again)
+    write_research_report(result, again)
     assert (again / "report.md").is_symlink()
     assert elsewhere.read_text(encoding="utf-8") == fresh.read_text(encoding="utf-8")
     assert stat.S_IMODE(elsewhere.stat().st_mode) == 0o640
@@ -135,7 +135,7 @@ def test_a_report_is_written_as_write_text_wrote_it(tmp_path: Path) -> None:
 
 def test_a_run_that_read_nothing_reports_no_evidence_and_no_proceed() -> None:
     result = research({})
-    data = report_data(result)
+    data = research_report_data(result)
     assert data["findings"] == [] and data["next_step"]["outcome"] == "escalate"
     assert data["attempts"][0]["evidence"]["pages"] == []
     assert "- next step: escalate" in report_markdown(result)

@@ -1,6 +1,6 @@
-"""The next step after research (`decide`): a function of the attempts' evidence and of why the
-loop stopped. One table crosses every next step with every stop reason (a combination the
-rules cannot produce is shown unreachable by the invariants below it)."""
+"""The next step after research (`decide_next_step`): a function of the attempts' evidence and
+of why the loop stopped. One table crosses every next step with every stop reason (a
+combination the rules cannot produce is shown unreachable by the invariants below it)."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from routescope.research._quality import (
     StopReason,
     Thresholds,
     best_attempt,
-    decide,
+    decide_next_step,
     meets_target,
     next_step,
 )
@@ -100,7 +100,7 @@ def test_the_next_step_table(
     rule: str,
     words: tuple[str, ...],
 ) -> None:
-    step = decide(attempts, stop(kind, len(attempts)), MAX, requires_grounding=grounding)
+    step = decide_next_step(attempts, stop(kind, len(attempts)), MAX, requires_grounding=grounding)
     assert (step.outcome, step.rule) == (outcome, rule), step.reason
     for word in words:
         assert word in step.reason, step.reason
@@ -115,18 +115,18 @@ def test_the_table_reaches_every_step_and_every_stop() -> None:
 
 
 def test_the_analysts_cases() -> None:
-    nothing = decide([NOTHING], stop("attempts_exhausted", 1), 1)
+    nothing = decide_next_step([NOTHING], stop("attempts_exhausted", 1), 1)
     assert nothing.outcome == "escalate" and WEAK in nothing.warnings
-    early = decide([PARTIAL], stop("no_retry", 1), 3)
+    early = decide_next_step([PARTIAL], stop("no_retry", 1), 3)
     assert early.outcome != "research_again"
     assert "not tried: evaluator: no retry after attempt 1" in early.reason
 
 
 def test_the_weak_warning_follows_the_best_attempt() -> None:
-    assert decide([GOOD], stop("target_reached", 1), MAX).warnings == []
-    assert decide([FAIR], stop("no_retry", 1), MAX).warnings == []
-    assert decide([PARTIAL], stop("no_retry", 1), MAX).warnings == [WEAK]
-    assert decide([], stop("deadline", 0), MAX).warnings == [WEAK]
+    assert decide_next_step([GOOD], stop("target_reached", 1), MAX).warnings == []
+    assert decide_next_step([FAIR], stop("no_retry", 1), MAX).warnings == []
+    assert decide_next_step([PARTIAL], stop("no_retry", 1), MAX).warnings == [WEAK]
+    assert decide_next_step([], stop("deadline", 0), MAX).warnings == [WEAK]
 
 
 def test_an_attempt_that_meets_the_target_is_best_whatever_it_scores() -> None:
@@ -157,7 +157,7 @@ def test_decide_invariants(
     attempts: list[Scores], kind: StopKind | None, max_attempts: int, grounding: bool
 ) -> None:
     reason = stop(kind, len(attempts))
-    step = decide(attempts, reason, max_attempts, requires_grounding=grounding)
+    step = decide_next_step(attempts, reason, max_attempts, requires_grounding=grounding)
     assert isinstance(step, NextStep) and step.reason.strip() and step.rule
     read = sum(a.fetched for a in attempts)
     thresholds = Thresholds()
@@ -187,16 +187,16 @@ def test_decide_invariants(
     weak = best is None or attempts[best].fetched <= 0 or attempts[best].relevance < 0.6
     assert (WEAK in step.warnings) == weak
     # A pure function.
-    assert decide(attempts, reason, max_attempts, requires_grounding=grounding) == step
+    assert decide_next_step(attempts, reason, max_attempts, requires_grounding=grounding) == step
 
 
 @given(attempts=st.lists(_scores, min_size=1, max_size=4), kind=_kinds)
 def test_more_evidence_never_turns_proceed_into_escalate_without_grounding(
     attempts: list[Scores], kind: StopKind | None
 ) -> None:
-    before = decide(attempts, stop(kind, len(attempts)), 5)
+    before = decide_next_step(attempts, stop(kind, len(attempts)), 5)
     better = [Scores(1.0, 1.0, 1.0, 1), *attempts]
-    after = decide(better, stop(kind, len(better)), 5)
+    after = decide_next_step(better, stop(kind, len(better)), 5)
     assert after.outcome == "proceed"
     if before.outcome == "proceed":
         assert after.outcome == "proceed"

@@ -2,7 +2,8 @@ import dataclasses
 
 import pytest
 
-from routescope.strategy import extract, normalize_goal
+from routescope.strategy import extract
+from routescope.strategy._extract import normalize_goal
 from tests._support import run
 
 

@@ -1,14 +1,9 @@
 import datetime as dt
 
 import routescope
-from routescope.strategy import (
-    Plan,
-    PlannedQuery,
-    extract,
-    format_as_of,
-    sanitize_plan,
-    sanitize_query,
-)
+from routescope.strategy import Plan, extract, sanitize_plan, sanitize_query
+from routescope.strategy._plan import PlannedQuery
+from routescope.strategy._sanitize import format_as_of
 from tests._support import AS_OF, TODAY, run
 
 

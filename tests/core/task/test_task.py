@@ -11,7 +11,8 @@ from hypothesis import strategies as st
 
 import routescope
 from routescope.cli import main
-from routescope.llm import JsonAnswer, ScriptedChat
+from routescope.llm import JsonAnswer
+from routescope.llm._scripted import ScriptedChat
 from routescope.task import classify, classify_heuristic
 
 TODAY = dt.date(2026, 2, 5)
