@@ -12,18 +12,12 @@ from typing import Any
 
 import pytest
 
-from routescope.batch import (
-    LEAK_RULES,
-    FailedRecord,
-    ReportBuilder,
-    Result,
-    ResultsError,
-    build_report,
-    find_leaks,
-    parse_result,
-)
+from routescope.batch import FailedRecord, Result, ResultsError, build_report
 from routescope.batch import _figures as figures_module
 from routescope.batch import _results as results_module
+from routescope.batch._leaks import LEAK_RULES, find_leaks
+from routescope.batch._report import ReportBuilder
+from routescope.batch._results import parse_result
 
 from . import _fixtures as fx
 

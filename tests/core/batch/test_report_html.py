@@ -17,10 +17,10 @@ from routescope.batch import (
     build_report,
     compare_results,
     report_data,
-    report_html,
     write_report,
 )
 from routescope.batch import _charts as charts
+from routescope.batch._html import report_html
 
 from . import _fixtures as fx
 from .test_report import _base

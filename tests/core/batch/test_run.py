@@ -14,6 +14,8 @@ from pathlib import Path
 import pytest
 
 import routescope
+from routescope._outcome import FIELDS
+from routescope._stages import STAGES
 from routescope.batch import BatchError
 from routescope.batch import _run as run_module
 
@@ -76,7 +78,7 @@ def test_one_record_a_prompt_in_input_order_and_bad_lines_beside(
     assert order == sorted(order, key=lambda pair: (files[pair[0]], pair[1]))
     first = records[0]
     assert (first["source"], first["line"]) == (logs[0], 2)  # line 1 is not JSON
-    assert list(first) == list(routescope.batch.FIELDS)
+    assert list(first) == list(FIELDS)
     assert first["timings_us"]["total"] > 0
     chat = next(r for r in records if r["line"] == 21 and r["source"] == logs[0])
     assert chat["prompt"] == "best ramen near Denver" and chat["strategy"] == "local"
@@ -206,8 +208,8 @@ def test_parquet_holds_the_same_records_in_flat_columns(logs: list[str], tmp_pat
     rows = table.to_pylist()
     records = read_jsonl(tmp_path / "out.jsonl")
     assert len(rows) == len(records)
-    flat = [routescope.batch.Outcome.row_of_record(r) for r in records]
-    drop = {f"timings_us_{s}" for s in routescope.batch.STAGES}
+    flat = [routescope.Outcome.row_of_record(r) for r in records]
+    drop = {f"timings_us_{s}" for s in STAGES}
     assert [{k: v for k, v in r.items() if k not in drop} for r in rows] == [
         {k: v for k, v in r.items() if k not in drop} for r in flat
     ]
