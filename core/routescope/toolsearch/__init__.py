@@ -43,6 +43,7 @@ if TYPE_CHECKING:
         embedding_text,
         redact_url,
     )
+    from ._engines import CatalogKey, Engines
     from ._keyword import KeywordIndex, tokens
     from ._search import ToolSearch, cache_folder
     from ._vectors import ProgressCallback, VectorIndex, VectorScores
@@ -53,8 +54,10 @@ __all__ = [
     "FUSIONS",
     "Catalog",
     "CatalogError",
+    "CatalogKey",
     "Embedder",
     "EmbedderError",
+    "Engines",
     "Fusion",
     "KeywordIndex",
     "KeywordSignal",
@@ -95,6 +98,8 @@ _LAZY = {
     "Tool": "_catalog",
     "load_catalog": "_catalog",
     "standardise": "_catalog",
+    "CatalogKey": "_engines",
+    "Engines": "_engines",
     "Embedder": "_embed",
     "MiniLMOnnx": "_embed",
     "OpenAIEmbeddings": "_embed",
