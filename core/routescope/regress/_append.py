@@ -31,7 +31,7 @@ from ruamel.yaml.nodes import MappingNode, Node, SequenceNode
 from .._diff import preview, resolve
 from .._errors import RoutescopeError, SuiteError, describe, one_line
 from .._files import read_bytes, replace_file
-from .._request import Request, RulesRef
+from .._request import CatalogRef, Request, RulesRef
 from ..toolsearch import SearchSettings
 from ._run import (
     _ROOTS,
@@ -338,10 +338,8 @@ def _new_suite(header: dict[str, Any], fields: dict[str, Any]) -> str:
 def _catalog_path(path: Path, catalog: str) -> str | None:
     """How a new tools suite names the request's catalog: None for the sample (the default),
     else relative to the suite."""
-    from .._resources import resources_root
-
     folder = Path(catalog).resolve()
-    if folder == Path(str(resources_root() / "catalog")).resolve():
+    if folder == CatalogRef.sample_path().resolve():
         return None
     return Path(os.path.relpath(folder, path.resolve().parent)).as_posix()
 

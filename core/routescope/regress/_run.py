@@ -38,7 +38,7 @@ from ._suite import (
 from ._tool_eval import expected_families
 
 if TYPE_CHECKING:
-    from ..toolsearch import ToolSearch
+    from ..toolsearch import Engines, ToolSearch
 
 __all__ = [
     "CaseResult",
@@ -164,32 +164,30 @@ def _contains(value: Any, operand: Any) -> bool:
     return False
 
 
-def _engine(
-    request: Request, engines: dict[str, ToolSearch], cache: Path | None
-) -> ToolSearch | None:
+def _engine(request: Request, engines: Engines) -> ToolSearch | None:
     """The tool-search engine for a request's catalog, built once per catalog and run."""
-    if request.catalog is None:
-        return None
-    key = f"{request.catalog.path}:{request.catalog.digest}"
-    if key not in engines:
-        from ..toolsearch import ToolSearch, load_catalog
+    return None if request.catalog is None else engines.get(request.catalog)
 
-        engines[key] = ToolSearch(load_catalog(request.catalog.path), cache=cache)
-    return engines[key]
+
+def _engines(cache: Path | None) -> Engines:
+    """A run's own engines (freed with it), in `cache`."""
+    from ..toolsearch import Engines
+
+    return Engines(cache=cache)
 
 
 def run_case(
     case: Case,
     suite: Suite,
-    engines: dict[str, ToolSearch] | None = None,
+    engines: Engines | None = None,
     *,
     cache: Path | None = None,
 ) -> CaseResult:
-    """Run one case of a suite (`engines` keeps tool-search engines between cases; `cache` is
-    the folder their indexes are kept in, by default the user's cache)."""
+    """Run one case of a suite (`engines` keeps tool-search engines between cases; without
+    it, one is built in `cache`, the folder indexes are kept in, by default the user's)."""
     try:
         request = case.request(suite)
-        engine = _engine(request, {} if engines is None else engines, cache)
+        engine = _engine(request, _engines(cache) if engines is None else engines)
         result = inspect(request, tools=engine)
     except SuiteError:
         raise
@@ -260,7 +258,7 @@ def class_report(router: str, cases: list[CaseResult]) -> ClassReport:
 
 def iter_cases(suite: Suite, *, cache: Path | None = None) -> Iterator[CaseResult]:
     """Run the cases of a suite in order, one result at a time (for progress and cancelling)."""
-    engines: dict[str, ToolSearch] = {}
+    engines = _engines(cache)
     for case in suite.cases:
         yield run_case(case, suite, engines, cache=cache)
 

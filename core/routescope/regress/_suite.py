@@ -46,7 +46,6 @@ from .._errors import InputError, SuiteError, describe, dotted, one_line
 from .._files import MB, read_text
 from .._input import validate_text
 from .._request import CatalogRef, Request, RulesRef
-from .._resources import resources_root
 from ..contract import RouterContext
 
 __all__ = [
@@ -171,12 +170,11 @@ class Suite(_Model):
         """The tool catalog of a tools suite (relative to the suite; default: the sample),
         loaded once per suite."""
         if self._catalog is None:
-            folder = (
-                self.path.parent / self.catalog
+            self._catalog = (
+                CatalogRef.from_path(self.path.parent / self.catalog)
                 if self.catalog
-                else Path(str(resources_root() / "catalog"))
+                else CatalogRef.sample()
             )
-            self._catalog = CatalogRef.from_path(folder)
         return self._catalog
 
     @field_validator("cases")
