@@ -11,8 +11,7 @@ from typing import Any
 import pytest
 
 from routescope import CatalogRef
-from routescope.toolsearch import CatalogError, Engines, ToolSearch, load_catalog
-from routescope.toolsearch import _search
+from routescope.toolsearch import CatalogError, Engines, ToolSearch, _search, load_catalog
 
 
 def _catalog(folder: Path, name: str, *tools: str) -> Path:
