@@ -1,4 +1,4 @@
-"""Running suites and accepting goldens (`routescope.regress._run`).
+"""Running suites (`routescope.regress._run`) and accepting goldens (`_goldens`).
 
 `update_goldens` edits the suite as text: the tests compare whole files line by line, so any
 change besides the accepted values (indentation, quoting, comments, line endings) fails them.
@@ -38,7 +38,7 @@ from routescope.regress import (
     undo_goldens,
     update_goldens,
 )
-from routescope.regress._suite import MATCH_TIMEOUT_S
+from routescope.regress._checks import MATCH_TIMEOUT_S
 from tests._support import DEMO_SUITE
 
 FIXTURES = Path(str(resources_root() / "fixtures"))
