@@ -5,6 +5,7 @@ into steps, a "no tool fits" verdict, every rank explained.
 
 The settings and result models (`SearchSettings`, `ToolSearchResult`, …) and `canonical()` are
 cheap to import; the engine (`ToolSearch`: Tantivy, numpy, an embedding model) loads on first use.
+`Engines` keeps one engine per catalog, checked against the catalog's digest when it loads.
 """
 
 from __future__ import annotations
