@@ -108,9 +108,21 @@ class CatalogRef:
     @classmethod
     def sample(cls) -> CatalogRef:
         """The 41-tool sample catalog shipped in `resources/catalog`."""
+        return cls.from_path(cls.sample_path())
+
+    @staticmethod
+    def sample_path() -> Path:
+        """Where the sample catalog is: the one place its path is written (as found, not
+        resolved: it is shown, and stored in results)."""
         from ._resources import resources_root
 
-        return cls.from_path(str(resources_root() / "catalog"))
+        return Path(str(resources_root() / "catalog"))
+
+    @property
+    def is_sample(self) -> bool:
+        """Whether this is the sample catalog, wherever it is installed (by its path:
+        symbolic links resolved)."""
+        return Path(self.path).resolve() == self.sample_path().resolve()
 
 
 @dataclass(frozen=True, slots=True)

@@ -4,8 +4,8 @@ regression suite run under both sides.
 
 Every comparison runs in a worker lane, once the request (or B) has rested for
 `COMPARE_DELAY_MS`, and only while someone looks at it (`set_enabled`); a newer one makes the
-one under way stale. Ranking tools needs an engine per catalog: they are built in the worker
-the first time and kept (the tools model's engine is borrowed when it is the same catalog).
+one under way stale. Ranking tools needs an engine per catalog: they come from the session's
+`Engines` (built in the worker the first time, kept, and shared with the tools model).
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from routescope import CatalogRef, Request, RulesRef
     from routescope.compare import Comparison, SuiteComparison
     from routescope.regress import Suite
-    from routescope.toolsearch import ToolSearch
+    from routescope.toolsearch import Engines, ToolSearch
 
 __all__ = ["COMPARE_DELAY_MS", "MODES", "CompareModel", "Mode"]
 
@@ -90,17 +90,15 @@ class CompareModel(QObject):
         self,
         request: Callable[[], Request],
         *,
-        cache: Path | None = None,
-        known_engine: Callable[[], ToolSearch | None] | None = None,
+        engines: Engines,
         parent: QObject | None = None,
     ) -> None:
-        """`request` gives the session's current request (side A); `cache` keeps the tool
-        indexes and vectors; `known_engine` gives an engine already loaded elsewhere (the Tools
-        tab's), used when it ranks the catalog wanted."""
+        """`request` gives the session's current request (side A); `engines` the session's
+        engines, one per catalog (their folder keeps the tool indexes and vectors, for suites
+        too)."""
         super().__init__(parent)
         self._request = request
-        self._cache = cache
-        self._known_engine = known_engine or (lambda: None)
+        self._engines = engines
         self.mode: Mode = "prompt"
         self.text_b = ""
         self.rules_b: RulesRef | None = None
@@ -111,8 +109,9 @@ class CompareModel(QObject):
         self._enabled = False
         self._closed = False
         self._compared_for: _Job | None = None
-        self._engines: dict[str, ToolSearch] = {}
-        """Engines by catalog path, built in the worker (one job at a time writes here)."""
+        self._refs: dict[str, CatalogRef] = {}
+        """The reference of each catalog path (or `_SAMPLE`) loaded in the worker, to find its
+        engine again without reading the file (one job at a time writes here)."""
         self._suite: Suite | None = None
         self._suite_rules_a: str | None = None
         self._lane = Lane()
@@ -221,23 +220,28 @@ class CompareModel(QObject):
     def _engines_to_build(self, job: _Job) -> list[str]:
         if not job.rank_tools:
             return []
-        wanted = [job.a.catalog.path if job.a.catalog else _SAMPLE]
-        if job.mode == "catalog" and job.catalog_b:
-            wanted.append(job.catalog_b)
-        return [
-            Path(path).name if path != _SAMPLE else path
-            for path in wanted
-            if path not in self._engines
+        wanted: list[tuple[str, CatalogRef | None]] = [
+            (job.a.catalog.path, job.a.catalog) if job.a.catalog else (_SAMPLE, None)
         ]
+        if job.mode == "catalog" and job.catalog_b:
+            wanted.append((job.catalog_b, None))
+        missing = []
+        for path, given in wanted:
+            ref = given or self._refs.get(path)
+            if ref is None or self._engines.cached(ref) is None:
+                missing.append(Path(path).name if path != _SAMPLE else path)
+        return missing
 
     def _run(self, job: _Job) -> Comparison:
         """In the worker: both requests with their engines, run and diffed."""
         compare = routescope.compare
         a, engine_a = job.a, None
         if job.rank_tools:
-            engine_a = self._engine(a.catalog.path if a.catalog else _SAMPLE, a.catalog)
             if a.catalog is None:
-                a = a.replace(catalog=routescope.CatalogRef.of(engine_a.catalog))
+                catalog_a, engine_a = self._engine_at(_SAMPLE)
+                a = a.replace(catalog=catalog_a)
+            else:
+                engine_a = _ready(self._engines.get(a.catalog))
         engine_b = engine_a
         if job.mode == "prompt":
             b = a.replace(text=job.text_b)
@@ -246,30 +250,21 @@ class CompareModel(QObject):
         else:
             b = a
             if job.catalog_b is not None:
-                engine_b = self._engine(job.catalog_b, None)
-                b = a.replace(catalog=routescope.CatalogRef.of(engine_b.catalog))
+                catalog_b, engine_b = self._engine_at(job.catalog_b)
+                b = a.replace(catalog=catalog_b)
         return compare.compare_requests(a, b, engine_a, engine_b)
 
-    def _engine(self, path: str, ref: CatalogRef | None) -> ToolSearch:
-        """The engine of a catalog: kept, borrowed from the Tools tab, or built here."""
-        engine = self._engines.get(path)
-        if engine is not None and (ref is None or engine.catalog.fingerprint == ref.digest):
-            return engine
-        known = self._known_engine()
-        if known is not None and (
-            (ref is not None and known.catalog.fingerprint == ref.digest)
-            or (path != _SAMPLE and known.catalog.source == path)
-        ):
-            engine = known
-        else:
-            toolsearch = routescope.toolsearch
-            folder = path if path != _SAMPLE else str(routescope.resources_root() / "catalog")
-            engine = toolsearch.ToolSearch(
-                toolsearch.load_catalog(Path(folder).resolve()), cache=self._cache
-            )
-            engine.ensure_vectors()
-        self._engines[path] = engine
-        return engine
+    def _engine_at(self, path: str) -> tuple[CatalogRef, ToolSearch]:
+        """In the worker: the reference and engine of the catalog at `path` (`_SAMPLE`: the
+        sample), read the first time and kept."""
+        ref = self._refs.get(path)
+        engine = self._engines.cached(ref) if ref is not None else None
+        if ref is None or engine is None:
+            folder = routescope.CatalogRef.sample_path() if path == _SAMPLE else Path(path)
+            catalog = routescope.toolsearch.load_catalog(folder.resolve())
+            ref, engine = routescope.CatalogRef.of(catalog), self._engines.of(catalog)
+            self._refs[path] = ref
+        return ref, _ready(engine)
 
     def _show(self, comparison: Comparison | None) -> None:
         self.result = comparison
@@ -302,7 +297,7 @@ class CompareModel(QObject):
         rules_a = None if request.rules.is_builtin or not Path(source).is_file() else source
         rules_b = self.rules_b.source if self.mode == "rules" and self.rules_b else None
         catalog_b = self.catalog_b if self.mode == "catalog" else None
-        cache = self._cache
+        cache = self._engines.cache
 
         def run() -> tuple[Suite, SuiteComparison]:
             suite = routescope.regress.load_suite(path)
@@ -334,3 +329,9 @@ class CompareModel(QObject):
             return request
 
         self._case_lane.submit(build, self.case_opened.emit, self.suite_failed.emit)
+
+
+def _ready(engine: ToolSearch) -> ToolSearch:
+    """The engine with its tool vectors read or built, in the worker (a kept one has them)."""
+    engine.ensure_vectors()
+    return engine

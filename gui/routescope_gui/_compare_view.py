@@ -120,7 +120,7 @@ def _value(value: Any) -> str:
 def _side_caption(side: Side) -> str:
     catalog = ""
     if side.catalog:
-        sample = Path(side.catalog) == Path(str(routescope.resources_root() / "catalog"))
+        sample = Path(side.catalog) == routescope.CatalogRef.sample_path()
         catalog = " · the sample catalog" if sample else f" · catalog {Path(side.catalog).name}"
     tools = "" if side.tools else " · no tool search"
     return f"rules {side.rules}{catalog}{tools}"

@@ -23,7 +23,7 @@ from ._lanes import Lane
 if TYPE_CHECKING:
     from routescope import Inspection, Request
     from routescope.compare import CloseCall, Counterfactuals, Trace
-    from routescope.toolsearch import ToolSearch, ToolSearchResult
+    from routescope.toolsearch import Engines, ToolSearch, ToolSearchResult
 
 __all__ = ["INSIGHT_DELAY_MS", "INSIGHT_MAX_CHARS", "InsightModel"]
 
@@ -63,14 +63,14 @@ class InsightModel(QObject):
         self,
         request: Callable[[], Request],
         *,
-        tools: Callable[[], ToolSearch | None] | None = None,
+        engines: Engines,
         parent: QObject | None = None,
     ) -> None:
-        """`request` gives the session's current request; `tools` the engine of its catalog,
-        when one is loaded (the top tool is watched too)."""
+        """`request` gives the session's current request; `engines` the session's engines:
+        once the one of the request's catalog is loaded, the top tool is watched too."""
         super().__init__(parent)
         self._request = request
-        self._tools = tools or (lambda: None)
+        self._engines = engines
         self.result: Counterfactuals | None = None
         self.close_calls: list[CloseCall] = []
         self.trace_result: Trace | None = None
@@ -120,12 +120,10 @@ class InsightModel(QObject):
         self._timer.start()
 
     def _engine(self, request: Request) -> ToolSearch | None:
-        """The loaded engine, when it is the engine of the request's catalog."""
-        engine = self._tools()
+        """The engine of the request's catalog, when one is loaded (never loaded here: on the
+        UI thread)."""
         catalog = request.catalog
-        if engine is None or catalog is None or engine.catalog.fingerprint != catalog.digest:
-            return None
-        return engine
+        return None if catalog is None else self._engines.cached(catalog)
 
     def _key(self) -> tuple[Request, ToolSearch | None]:
         request = self._request()

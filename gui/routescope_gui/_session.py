@@ -44,7 +44,7 @@ if TYPE_CHECKING:
     from routescope import CatalogRef, Request, RulesRef
     from routescope.contract import RouterContext
     from routescope.research import KeyStore
-    from routescope.toolsearch import SearchSettings, ToolSearch
+    from routescope.toolsearch import SearchSettings
 
 __all__ = ["Session"]
 
@@ -53,6 +53,8 @@ class Session(QObject):
     """The current request and the feature models that work on it.
 
     Attributes:
+        engines: the `Engines` of the session, one per catalog (the tools, compare and insight
+            models share them).
         inspection: the `InspectionModel`; tools: the `ToolsModel`; research: the
             `ResearchModel`; regress: the `RegressModel`; batch: the `BatchModel`;
             compare: the `CompareModel`; insight: the `InsightModel`; history: the
@@ -88,16 +90,17 @@ class Session(QObject):
         self._own: tuple[dt.date, SearchSettings] | None = None
         """The session's own date and search settings while a case's replace them."""
         current = self._current
+        self.engines = routescope.toolsearch.Engines(cache=cache)
+        """One engine per catalog, shared by the tools, compare and insight models."""
         self.inspection = InspectionModel(current, parent=self)
-        self.tools = ToolsModel(current, cache=cache, parent=self)
+        self.tools = ToolsModel(current, engines=self.engines, parent=self)
         self.research = ResearchModel(
             current, cache=cache, search=research_search, keys=keys, reports=reports, parent=self
         )
         self.regress = RegressModel(cache=cache, parent=self)
         self.batch = BatchModel(current, parent=self)
-        engine = self._engine
-        self.compare = CompareModel(current, cache=cache, known_engine=engine, parent=self)
-        self.insight = InsightModel(current, tools=engine, parent=self)
+        self.compare = CompareModel(current, engines=self.engines, parent=self)
+        self.insight = InsightModel(current, engines=self.engines, parent=self)
         self.history = HistoryModel(current, path=history, parent=self)
         self.rules_editor = RulesEditorModel(current, parent=self)
         self.rules_editor.applied.connect(self.set_rules)
@@ -115,10 +118,6 @@ class Session(QObject):
 
     def _current(self) -> Request:
         return self.request
-
-    def _engine(self) -> ToolSearch | None:
-        """The engine the Tools tab loaded (others borrow it for the same catalog)."""
-        return self.tools.engine
 
     def _engine_ready(self, *_ready: object) -> None:
         """The request's catalog has its engine now: the top tool can be watched too."""

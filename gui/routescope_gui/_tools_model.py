@@ -24,12 +24,9 @@ if TYPE_CHECKING:
     import numpy as np
 
     from routescope import CatalogRef, Request
-    from routescope.toolsearch import Catalog, SearchSettings, ToolSearch, ToolSearchResult, WhyNot
+    from routescope.toolsearch import Engines, SearchSettings, ToolSearch, ToolSearchResult, WhyNot
 
 __all__ = ["ToolsModel"]
-
-_SHOWN_PROBLEMS = 12
-"""The skipped entries a catalog's details list (a tooltip): the first ones, then a count."""
 
 
 class ToolsModel(QObject):
@@ -63,14 +60,14 @@ class ToolsModel(QObject):
         self,
         request: Callable[[], Request],
         *,
-        cache: Path | None = None,
+        engines: Engines,
         parent: QObject | None = None,
     ) -> None:
-        """`request` gives the session's current request; `cache` keeps the tool indexes and
-        vectors (default: the user's cache folder)."""
+        """`request` gives the session's current request; `engines` the session's engines,
+        one per catalog (shared with the compare and insight models)."""
         super().__init__(parent)
         self._request = request
-        self._cache = cache
+        self._engines = engines
         self.engine: ToolSearch | None = None
         self._engine_for: CatalogRef | None = None
         self.ranking: ToolSearchResult | None = None
@@ -123,22 +120,24 @@ class ToolsModel(QObject):
         """Load a catalog (a folder of SKILL.md files, or a JSON file in any format the core
         reads: OpenAI tools or functions, MCP tools/list, Anthropic, Routescope's; None: the
         sample) and its engine off the UI thread, then rank its tools."""
-        cache = self._cache
+        engines = self._engines
         self.engine_loading.emit(Path(path).name if path else "the sample catalog")
 
         def load() -> tuple[CatalogRef, ToolSearch]:
-            toolsearch = routescope.toolsearch
-            folder = Path(path) if path else Path(str(routescope.resources_root() / "catalog"))
-            catalog = toolsearch.load_catalog(folder.resolve())  # loaded once: ref and engine
-            return routescope.CatalogRef.of(catalog), _ready_engine(catalog, cache)
+            folder = Path(path) if path else routescope.CatalogRef.sample_path()
+            # Loaded once: its reference and its engine.
+            catalog = routescope.toolsearch.load_catalog(folder.resolve())
+            return routescope.CatalogRef.of(catalog), _ready(engines.of(catalog))
 
         self._engine_lane.submit(load, self._engine_loaded, self._engine_failed)
 
     def _load_engine(self, catalog: CatalogRef) -> None:
-        cache = self._cache
+        engines = self._engines
         self.engine_loading.emit(Path(catalog.path).name)
         self._engine_lane.submit(
-            lambda: (catalog, _engine(catalog, cache)), self._engine_loaded, self._engine_failed
+            lambda: (catalog, _ready(engines.get(catalog))),
+            self._engine_loaded,
+            self._engine_failed,
         )
 
     def _engine_loaded(self, loaded: tuple[CatalogRef, ToolSearch]) -> None:
@@ -147,13 +146,11 @@ class ToolsModel(QObject):
         self._query_vector = self._ranked_for = None
         if self._request().catalog != catalog:
             self.catalog_loaded.emit(catalog)
-        tools = engine.catalog.tools
         notes = "".join(f" · {note}" for note in engine.notes)
         self.engine_ready.emit(
-            f"{len(tools)} tools from {Path(catalog.path).name}{_catalog_summary(engine.catalog)}"
-            f" · vectors: {engine.semantic_status}{notes}",
-            tuple(sorted(tool.tool_name for tool in tools)),
-            _catalog_details(engine.catalog),
+            f"{engine.catalog.summary()} · vectors: {engine.semantic_status}{notes}",
+            tuple(sorted(tool.tool_name for tool in engine.catalog.tools)),
+            engine.catalog.details(),
         )
         self._rank()
 
@@ -263,33 +260,9 @@ class _Ranked:
     why_not: WhyNot | None
 
 
-def _catalog_summary(catalog: Catalog) -> str:
-    """The format the core detected and the entries it skipped: " · mcp format · 2 skipped"."""
-    kind = f" · {catalog.format} format" if catalog.format else ""
-    skipped = f" · {len(catalog.problems)} skipped" if catalog.problems else ""
-    return kind + skipped
-
-
-def _catalog_details(catalog: Catalog) -> str:
-    """Why the core read the catalog as its format, and each entry it skipped."""
-    lines = [f"format {catalog.format}: {catalog.format_reason}"] if catalog.format else []
-    problems = catalog.problems
-    if problems:
-        lines.append(f"{len(problems)} skipped:")
-        lines += [f"  {problem}" for problem in problems[:_SHOWN_PROBLEMS]]
-        if len(problems) > _SHOWN_PROBLEMS:
-            lines.append(f"  … and {len(problems) - _SHOWN_PROBLEMS} more")
-    return "\n".join(lines)
-
-
-def _engine(catalog: CatalogRef, cache: Path | None) -> ToolSearch:
-    return _ready_engine(routescope.toolsearch.load_catalog(catalog.path), cache)
-
-
-def _ready_engine(catalog: Catalog, cache: Path | None) -> ToolSearch:
-    """An engine with its tool vectors read or built here, in the worker: the first ranking on
-    the UI thread must not embed the whole catalog."""
-    engine = routescope.toolsearch.ToolSearch(catalog, cache=cache)
+def _ready(engine: ToolSearch) -> ToolSearch:
+    """The engine with its tool vectors read or built here, in the worker: the first ranking on
+    the UI thread must not embed the whole catalog (a kept engine has them already)."""
     engine.ensure_vectors()
     return engine
 

@@ -129,3 +129,15 @@ def test_a_catalog_is_named_by_its_tools() -> None:
     assert ref.digest == load_catalog(SAMPLE).fingerprint
     assert ref.path == str(SAMPLE.resolve())
     assert ref.model == routescope.toolsearch.default_model_id()
+
+
+def test_the_sample_catalog_has_one_path(tmp_path: Path) -> None:
+    assert CatalogRef.sample_path() == SAMPLE
+    sample = CatalogRef.sample()
+    assert sample == CatalogRef.from_path(SAMPLE) and sample.is_sample
+    linked = tmp_path / "linked"
+    linked.symlink_to(SAMPLE, target_is_directory=True)
+    assert CatalogRef(str(linked), sample.digest, sample.model).is_sample  # wherever it is
+    copy = tmp_path / "tools.json"
+    copy.write_text('[{"tool_name": "git.status"}]', encoding="utf-8")
+    assert not CatalogRef.from_path(copy).is_sample

@@ -66,9 +66,9 @@ def _build(job: Job) -> Worker:
     rules = job.rules.load()
     if job.catalog is None:
         return Worker(rules, None, None)
-    from ..toolsearch import SearchSettings, ToolSearch, load_catalog
+    from ..toolsearch import Engines, SearchSettings, load_catalog
 
-    engine = ToolSearch(load_catalog(Path(job.catalog)))
+    engine = Engines.shared().of(load_catalog(Path(job.catalog)))
     settings = SearchSettings(k=job.k, explain=False, split_steps=False)
     engine.search("warm up", settings)  # opens the index and reads (or builds) the vectors
     return Worker(rules, engine, settings)

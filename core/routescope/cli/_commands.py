@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
+import functools
 import json
 import re
 import sys
@@ -22,7 +23,7 @@ from ._terminal import escape, escaped
 
 if TYPE_CHECKING:
     from ..batch import BatchSummary
-    from ..toolsearch import ToolSearch
+    from ..toolsearch import Engines, ToolSearch
 
 # Each command imports what only it needs when it runs: `decide` never loads the strategy
 # router or the linter, and no command but those that rank tools loads the engine.
@@ -66,15 +67,24 @@ _PROGRESS_FROM_TOOLS = 500
 def _tools(path: str | None) -> tuple[CatalogRef, ToolSearch]:
     """A catalog loaded once: its reference for the request, its engine for the search. Skills
     and records that were skipped are reported on stderr, one line each."""
-    from ..toolsearch import ToolSearch, load_catalog
+    from ..toolsearch import load_catalog
 
-    folder = Path(path).resolve() if path else Path(str(resources_root() / "catalog"))
+    folder = Path(path).resolve() if path else CatalogRef.sample_path()
     catalog = load_catalog(folder)
-    for problem in catalog.problems[:_MAX_PROBLEMS_SHOWN]:
+    skipped, more = catalog.skipped(_MAX_PROBLEMS_SHOWN)
+    for problem in skipped:
         _warn(f"skipped: {problem}")
-    if len(catalog.problems) > _MAX_PROBLEMS_SHOWN:
-        _warn(f"… and {len(catalog.problems) - _MAX_PROBLEMS_SHOWN} more skipped")
-    return CatalogRef.of(catalog), ToolSearch(catalog, progress=_progress)
+    if more:
+        _warn(f"… and {more} more skipped")
+    return CatalogRef.of(catalog), _engines().of(catalog)
+
+
+@functools.cache
+def _engines() -> Engines:
+    """The command's engines: `compare` ranks two catalogs, or one catalog for both sides."""
+    from ..toolsearch import Engines
+
+    return Engines(progress=_progress)
 
 
 def _progress(done: int, total: int) -> None:

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from .._errors import SuiteError
 from .._request import CatalogRef, Request, RulesRef
 from ..regress import Case, Suite, load_suite, run_case
+from ..toolsearch import Engines
 from ._compare import compare_requests
 from ._models import CaseComparison, Comparison, Section, SuiteComparison
 
@@ -54,16 +55,16 @@ def compare_suite(
             CatalogRef.from_path(path)
     side_a = _variant(loaded, rules, catalog)
     side_b = _variant(side_a, rules_b, catalog_b)
-    engines: dict[str, ToolSearch] = {}
+    engines = Engines(cache=cache)  # both sides share an engine when they rank one catalog
     wanted = _SECTIONS[loaded.router]
     differ: list[CaseComparison] = []
     passed_a = passed_b = 0
     for case_a, case_b in zip(side_a.cases, side_b.cases, strict=True):
-        verdict_a = run_case(case_a, side_a, engines, cache=cache)
-        verdict_b = run_case(case_b, side_b, engines, cache=cache)
+        verdict_a = run_case(case_a, side_a, engines)
+        verdict_b = run_case(case_b, side_b, engines)
         passed_a += verdict_a.passed
         passed_b += verdict_b.passed
-        comparison = _compare_case(case_a, side_a, case_b, side_b, engines, cache)
+        comparison = _compare_case(case_a, side_a, case_b, side_b, engines)
         relevant = (
             comparison.changed
             if wanted is None
@@ -124,35 +125,22 @@ def _compare_case(
     suite_a: Suite,
     case_b: Case,
     suite_b: Suite,
-    engines: dict[str, ToolSearch],
-    cache: Path | None,
+    engines: Engines,
 ) -> Comparison:
     request_a = case_a.request(suite_a)
     request_b = case_b.request(suite_b)
     return compare_requests(
         request_a,
         request_b,
-        _engine(request_a, engines, cache),
-        _engine(request_b, engines, cache),
+        _engine(request_a, engines),
+        _engine(request_b, engines),
     )
 
 
-def _engine(
-    request: Request, engines: dict[str, ToolSearch], cache: Path | None
-) -> ToolSearch | None:
-    """The engine of the request's catalog: the one `run_case` built for it (found by the
-    catalog's path and content), else a new one kept with them."""
-    ref = request.catalog
-    if ref is None:
-        return None
-    for engine in engines.values():
-        if engine.catalog.source == ref.path and engine.catalog.fingerprint == ref.digest:
-            return engine
-    from ..toolsearch import ToolSearch, load_catalog
-
-    engine = ToolSearch(load_catalog(ref.path), cache=cache)
-    engines[f"compare:{ref.path}:{ref.digest}"] = engine
-    return engine
+def _engine(request: Request, engines: Engines) -> ToolSearch | None:
+    """The engine of the request's catalog: the one `run_case` built for it, else a new one
+    kept with them."""
+    return None if request.catalog is None else engines.get(request.catalog)
 
 
 def _describe(

@@ -2,23 +2,20 @@
 
 from .._diff import MISSING, FieldDiff, resolve
 from ._append import append_case, case_expectations
+from ._checks import MATCHERS, is_matcher
+from ._goldens import GoldenUpdate, accept_goldens, skipped_goldens, undo_goldens, update_goldens
 from ._run import (
     CaseResult,
     ClassReport,
-    GoldenUpdate,
     SuiteResult,
-    accept_goldens,
     changed_cases,
     class_report,
     iter_cases,
     run_case,
     run_suite,
-    skipped_goldens,
     suite_result,
-    undo_goldens,
-    update_goldens,
 )
-from ._suite import MATCHERS, SUITE_TODAY, Case, Suite, SuiteError, is_matcher, load_suite
+from ._suite import SUITE_TODAY, Case, Suite, SuiteError, load_suite
 from ._tool_eval import EvalRow, evaluate, expected_families
 
 __all__ = [

@@ -31,31 +31,14 @@ from ruamel.yaml.nodes import MappingNode, Node, SequenceNode
 from .._diff import preview, resolve
 from .._errors import RoutescopeError, SuiteError, describe, one_line
 from .._files import read_bytes, replace_file
-from .._request import Request, RulesRef
+from .._request import CatalogRef, Request, RulesRef
 from ..toolsearch import SearchSettings
-from ._run import (
-    _ROOTS,
-    _end,
-    _key,
-    _plain_ok,
-    _render,
-    _same,
-    _string,
-    _value_node,
-    _write_atomically,
-    run_case,
-)
-from ._suite import (
-    MAX_SUITE_BYTES,
-    SUITE_TODAY,
-    Case,
-    Router,
-    Suite,
-    _label,
-    _where,
-    compose_yaml,
-    read_yaml,
-)
+from ._goldens import _end, _value_node, _write_atomically
+from ._messages import _label, _where
+from ._run import _ROOTS, run_case
+from ._suite import MAX_SUITE_BYTES, SUITE_TODAY, Case, Router, Suite
+from ._yaml_read import compose_yaml, read_yaml
+from ._yaml_write import _key, _plain_ok, _render, _same, _string
 
 if TYPE_CHECKING:
     from .._inspect import Inspection
@@ -338,10 +321,8 @@ def _new_suite(header: dict[str, Any], fields: dict[str, Any]) -> str:
 def _catalog_path(path: Path, catalog: str) -> str | None:
     """How a new tools suite names the request's catalog: None for the sample (the default),
     else relative to the suite."""
-    from .._resources import resources_root
-
     folder = Path(catalog).resolve()
-    if folder == Path(str(resources_root() / "catalog")).resolve():
+    if folder == CatalogRef.sample_path().resolve():
         return None
     return Path(os.path.relpath(folder, path.resolve().parent)).as_posix()
 

@@ -5,6 +5,7 @@ into steps, a "no tool fits" verdict, every rank explained.
 
 The settings and result models (`SearchSettings`, `ToolSearchResult`, …) and `canonical()` are
 cheap to import; the engine (`ToolSearch`: Tantivy, numpy, an embedding model) loads on first use.
+`Engines` keeps one engine per catalog, checked against the catalog's digest when it loads.
 """
 
 from __future__ import annotations
@@ -43,6 +44,7 @@ if TYPE_CHECKING:
         embedding_text,
         redact_url,
     )
+    from ._engines import CatalogKey, Engines
     from ._keyword import KeywordIndex, tokens
     from ._search import ToolSearch, cache_folder
     from ._vectors import ProgressCallback, VectorIndex, VectorScores
@@ -53,8 +55,10 @@ __all__ = [
     "FUSIONS",
     "Catalog",
     "CatalogError",
+    "CatalogKey",
     "Embedder",
     "EmbedderError",
+    "Engines",
     "Fusion",
     "KeywordIndex",
     "KeywordSignal",
@@ -95,6 +99,8 @@ _LAZY = {
     "Tool": "_catalog",
     "load_catalog": "_catalog",
     "standardise": "_catalog",
+    "CatalogKey": "_engines",
+    "Engines": "_engines",
     "Embedder": "_embed",
     "MiniLMOnnx": "_embed",
     "OpenAIEmbeddings": "_embed",

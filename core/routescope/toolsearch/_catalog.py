@@ -53,6 +53,8 @@ DESCRIPTION_LIMIT = 4_000
 """The most characters of a description kept (the embedding model reads far fewer)."""
 NAME_LIMIT = 256
 """The longest tool name the OpenAI, MCP and Anthropic formats may give (their specs: 64–128)."""
+SHOWN_PROBLEMS = 12
+"""The skipped entries `Catalog.details` lists (a tooltip): the first ones, then a count."""
 _MAX_INT_DIGITS = 4_000  # below Python's int-conversion limit (4,300 digits)
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 
@@ -102,6 +104,30 @@ class Catalog:
 
     def by_name(self) -> dict[str, Tool]:
         return {tool.tool_name: tool for tool in self.tools}
+
+    def summary(self) -> str:
+        """One status line: how many tools from which file, the format detected and the entries
+        skipped ("12 tools from tools.json · mcp format · 2 skipped")."""
+        kind = f" · {self.format} format" if self.format else ""
+        skipped = f" · {len(self.problems)} skipped" if self.problems else ""
+        return f"{len(self.tools)} tools from {Path(self.source).name}{kind}{skipped}"
+
+    def details(self, shown: int = SHOWN_PROBLEMS) -> str:
+        """Why the catalog was read as its format, and the first `shown` entries skipped (one
+        a line, indented), then how many more."""
+        lines = [f"format {self.format}: {self.format_reason}"] if self.format else []
+        if self.problems:
+            first, more = self.skipped(shown)
+            lines.append(f"{len(self.problems)} skipped:")
+            lines += [f"  {problem}" for problem in first]
+            if more:
+                lines.append(f"  … and {more} more")
+        return "\n".join(lines)
+
+    def skipped(self, shown: int) -> tuple[list[str], int]:
+        """The first `shown` entries skipped, and how many more were (a long list of problems
+        is cut where it is shown)."""
+        return self.problems[:shown], max(0, len(self.problems) - shown)
 
     def add(self, tool: Tool, where: str) -> None:
         """Add a tool; a second tool of the same name is reported and skipped. Names are

@@ -1,4 +1,4 @@
-"""Running suites and accepting goldens (`routescope.regress._run`).
+"""Running suites (`routescope.regress._run`) and accepting goldens (`_goldens`).
 
 `update_goldens` edits the suite as text: the tests compare whole files line by line, so any
 change besides the accepted values (indentation, quoting, comments, line endings) fails them.
@@ -38,7 +38,7 @@ from routescope.regress import (
     undo_goldens,
     update_goldens,
 )
-from routescope.regress._suite import MATCH_TIMEOUT_S
+from routescope.regress._checks import MATCH_TIMEOUT_S
 from tests._support import DEMO_SUITE
 
 FIXTURES = Path(str(resources_root() / "fixtures"))
@@ -745,3 +745,20 @@ def test_nothing_to_accept_is_nothing_to_undo(tmp_path: Path) -> None:
     before = path.read_bytes()
     undo_goldens(again)
     assert path.read_bytes() == before
+
+
+def test_a_catalog_changed_since_the_suite_was_read_names_the_case(tmp_path: Path) -> None:
+    catalog = tmp_path / "tools.json"
+    catalog.write_text('[{"tool_name": "git.status", "description": "status"}]', "utf-8")
+    path = tmp_path / "tools.yaml"
+    path.write_text(
+        "suite: t\nrouter: tools\ncatalog: tools.json\ncases:\n"
+        "  - id: one\n    prompt: git status\n"
+        "    expect:\n      results[0].tool_name: git.status\n",
+        encoding="utf-8",
+    )
+    suite = load_suite(path)
+    assert run_suite(suite, cache=tmp_path / "cache").passed == 1  # the suite's catalog is read
+    catalog.write_text('[{"tool_name": "git.log", "description": "log"}]', "utf-8")
+    with pytest.raises(SuiteError, match=r"case one: .*tools\.json: the catalog changed since"):
+        run_suite(suite, cache=tmp_path / "cache")

@@ -8,6 +8,7 @@ import pytest
 
 from routescope import resources_root
 from routescope.toolsearch import (
+    Catalog,
     CatalogError,
     load_catalog,
     standardise,
@@ -126,3 +127,23 @@ def test_skill_commands_and_json_records_may_carry_a_parameter_schema(tmp_path: 
         "db",
         ("sql: One SELECT",),
     )
+
+
+def test_a_catalog_says_what_was_read_in_one_line_and_in_detail(tmp_path: Path) -> None:
+    path = tmp_path / "tools.json"
+    records: list[object] = [{"tool_name": f"t.n{i}"} for i in range(3)]
+    records += [{"description": f"no name {i}"} for i in range(14)]
+    path.write_text(json.dumps(records), encoding="utf-8")
+    catalog = load_catalog(path)
+    assert catalog.summary() == "3 tools from tools.json · routescope-json format · 14 skipped"
+    first, more = catalog.skipped(12)
+    assert first == catalog.problems[:12] and more == 2
+    assert catalog.skipped(20) == (catalog.problems, 0)
+    lines = catalog.details().split("\n")
+    assert lines[0] == f"format routescope-json: {catalog.format_reason}"
+    assert lines[1] == "14 skipped:"
+    assert lines[2:14] == [f"  {problem}" for problem in catalog.problems[:12]]
+    assert lines[14:] == ["  … and 2 more"]
+    assert catalog.details(20).split("\n")[-1] == f"  {catalog.problems[-1]}"
+    clean = Catalog(tools=catalog.tools, source="made in code")
+    assert clean.summary() == "3 tools from made in code" and clean.details() == ""
