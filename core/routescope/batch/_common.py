@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from .._errors import BatchError
-from .._request import RulesRef
+from .._request import CatalogRef, RulesRef
 
 __all__ = [
     "DEFAULT_BLOCK_BYTES",
@@ -38,8 +38,8 @@ class Job:
     rules: RulesRef
     field: tuple[str, ...] | None
     """`--field` split at dots (JSONL); None: the usual fields and chat logs are tried."""
-    catalog: str | None
-    """The catalog's absolute path; None: no tool search."""
+    catalog: CatalogRef | None
+    """The catalog (its absolute path and the digest of its tools); None: no tool search."""
     k: int
     timings: bool
     max_line_bytes: int = MAX_LINE_BYTES

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Literal
 
 from .._errors import one_line
-from .._request import RulesRef, default_today
+from .._request import CatalogRef, RulesRef, default_today
 from ._common import DEFAULT_BLOCK_BYTES, MAX_LINE_BYTES, BadLine, BatchError, Chunk, Job, Partition
 from ._read import Column, InputFile, Position, csv_column, expand_inputs, plan_partitions
 from ._state import OutPaths, Output, State, finish, open_output, out_paths
@@ -174,7 +174,7 @@ def run_batch(
     timings, max_line_bytes = options.timings, options.max_line_bytes
     field_path = _field_path(field)
     rules_ref = rules if isinstance(rules, RulesRef) else _rules_ref(rules)
-    catalog_path, catalog_id, notes = _catalog(catalog)
+    catalog_ref, catalog_id, notes = _catalog(catalog)
     files = expand_inputs(inputs)
     paths = out_paths(out)
     if paths.parquet:
@@ -208,7 +208,7 @@ def run_batch(
         today=dt.date.fromisoformat(state.today),
         rules=rules_ref,
         field=field_path,
-        catalog=catalog_path,
+        catalog=catalog_ref,
         k=k or DEFAULT_K,
         timings=timings,
         max_line_bytes=max_line_bytes,
@@ -243,18 +243,18 @@ def _rules_ref(path: str | Path | None) -> RulesRef:
     return RulesRef.builtin() if path is None else RulesRef.from_path(path)
 
 
-def _catalog(catalog: str | Path | None) -> tuple[str | None, str | None, list[str]]:
-    """The catalog's absolute path, its identity (tools and model) and what was skipped."""
+def _catalog(catalog: str | Path | None) -> tuple[CatalogRef | None, str | None, list[str]]:
+    """The catalog (its absolute path and digest), its identity (tools and model) and what was
+    skipped."""
     if catalog is None:
         return None, None, []
-    from .._request import CatalogRef
     from ..toolsearch import load_catalog
 
-    path = Path(catalog).resolve()
-    loaded = load_catalog(path)
+    loaded = load_catalog(Path(catalog).resolve())
     ref = CatalogRef.of(loaded)
-    notes = [f"catalog: skipped {one_line(problem, 200)}" for problem in loaded.problems[:10]]
-    return str(path), f"{ref.digest}/{ref.model}", notes
+    skipped, _ = loaded.skipped(10)
+    notes = [f"catalog: skipped {one_line(problem, 200)}" for problem in skipped]
+    return ref, f"{ref.digest}/{ref.model}", notes
 
 
 @dataclass(frozen=True, slots=True)

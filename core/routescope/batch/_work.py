@@ -10,7 +10,6 @@ import signal
 import socket
 import threading
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .._errors import one_line
@@ -20,6 +19,7 @@ from ._common import BatchError, Chunk, Job, Partition
 from ._read import BadLineError, csv_delimiter, excerpt, iter_records, prompt_of
 
 if TYPE_CHECKING:
+    from .._request import CatalogRef
     from ..rules import RulePack
     from ..toolsearch import SearchSettings, ToolSearch
 
@@ -43,7 +43,7 @@ class Worker:
 
 
 _LOCK = threading.Lock()
-_WORKERS: dict[tuple[str, str, str | None, int], Worker] = {}
+_WORKERS: dict[tuple[str, str, CatalogRef | None, int], Worker] = {}
 _POOL_JOB: list[Job] = []
 
 
@@ -66,9 +66,11 @@ def _build(job: Job) -> Worker:
     rules = job.rules.load()
     if job.catalog is None:
         return Worker(rules, None, None)
-    from ..toolsearch import Engines, SearchSettings, load_catalog
+    from ..toolsearch import Engines, SearchSettings
 
-    engine = Engines.shared().of(load_catalog(Path(job.catalog)))
+    # Checked against the digest the driver saw: a worker elsewhere reading another file at
+    # the same path says so (CatalogError) rather than ranking other tools.
+    engine = Engines.shared().get(job.catalog)
     settings = SearchSettings(k=job.k, explain=False, split_steps=False)
     engine.search("warm up", settings)  # opens the index and reads (or builds) the vectors
     return Worker(rules, engine, settings)
