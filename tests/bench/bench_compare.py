@@ -30,16 +30,8 @@ from typing import Any
 
 import routescope
 from routescope import Request
-from routescope.compare import (
-    close_calls,
-    compare,
-    compare_suite,
-    counterfactuals,
-    cut_range,
-    trace,
-    without_word,
-    words,
-)
+from routescope.compare import close_calls, compare, compare_suite, counterfactuals, trace
+from routescope.compare._words import cut_range, without_word, words
 
 TARGET_COUNTERFACTUALS_MS = 40.0
 WORDS = 30

@@ -20,144 +20,27 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .._lazy import lazy_names
+from .._lazy import lazy_face
 
 if TYPE_CHECKING:
-    from ._close import FIT_MARGIN, TOOL_MARGIN, close_calls, linter_class
-    from ._compare import (
-        PAIR_SIMILARITY,
-        compare,
-        compare_inspections,
-        compare_requests,
-        side_of,
-    )
-    from ._counterfactual import DECISIONS, MAX_WORDS, counterfactuals, flips
-    from ._models import (
-        SECTIONS,
-        AnchorTrace,
-        CallChange,
-        CaseComparison,
-        CloseCall,
-        Comparison,
-        Counterfactuals,
-        DecisionName,
-        Decisions,
-        FlagFlip,
-        Flip,
-        IntentTrace,
-        Movement,
-        QueryChange,
-        QueryTrace,
-        RuleTrace,
-        Section,
-        Side,
-        SuiteComparison,
-        TextSpan,
-        ToolMove,
-        ToolTrace,
-        Trace,
-        ValueChange,
-        WordEffect,
-    )
-    from ._suite import compare_suite
-    from ._trace import trace
-    from ._words import cut_range, without_word, word_diff, words
+    from ._close import close_calls as close_calls
+    from ._compare import compare as compare
+    from ._compare import compare_requests as compare_requests
+    from ._counterfactual import counterfactuals as counterfactuals
+    from ._models import CaseComparison as CaseComparison
+    from ._models import CloseCall as CloseCall
+    from ._models import Comparison as Comparison
+    from ._models import Counterfactuals as Counterfactuals
+    from ._models import Decisions as Decisions
+    from ._models import Flip as Flip
+    from ._models import QueryChange as QueryChange
+    from ._models import Side as Side
+    from ._models import SuiteComparison as SuiteComparison
+    from ._models import TextSpan as TextSpan
+    from ._models import ToolMove as ToolMove
+    from ._models import Trace as Trace
+    from ._models import WordEffect as WordEffect
+    from ._suite import compare_suite as compare_suite
+    from ._trace import trace as trace
 
-__all__ = [
-    "DECISIONS",
-    "FIT_MARGIN",
-    "MAX_WORDS",
-    "PAIR_SIMILARITY",
-    "SECTIONS",
-    "TOOL_MARGIN",
-    "AnchorTrace",
-    "CallChange",
-    "CaseComparison",
-    "CloseCall",
-    "Comparison",
-    "Counterfactuals",
-    "DecisionName",
-    "Decisions",
-    "FlagFlip",
-    "Flip",
-    "IntentTrace",
-    "Movement",
-    "QueryChange",
-    "QueryTrace",
-    "RuleTrace",
-    "Section",
-    "Side",
-    "SuiteComparison",
-    "TextSpan",
-    "ToolMove",
-    "ToolTrace",
-    "Trace",
-    "ValueChange",
-    "WordEffect",
-    "close_calls",
-    "compare",
-    "compare_inspections",
-    "compare_requests",
-    "compare_suite",
-    "counterfactuals",
-    "cut_range",
-    "flips",
-    "linter_class",
-    "side_of",
-    "trace",
-    "without_word",
-    "word_diff",
-    "words",
-]
-
-_MODELS = (
-    "SECTIONS",
-    "AnchorTrace",
-    "CallChange",
-    "CaseComparison",
-    "CloseCall",
-    "Comparison",
-    "Counterfactuals",
-    "DecisionName",
-    "FlagFlip",
-    "Flip",
-    "IntentTrace",
-    "Movement",
-    "Decisions",
-    "QueryChange",
-    "QueryTrace",
-    "RuleTrace",
-    "Section",
-    "Side",
-    "SuiteComparison",
-    "TextSpan",
-    "ToolMove",
-    "ToolTrace",
-    "Trace",
-    "ValueChange",
-    "WordEffect",
-)
-_LAZY = {
-    **dict.fromkeys(_MODELS, "_models"),
-    "FIT_MARGIN": "_close",
-    "TOOL_MARGIN": "_close",
-    "close_calls": "_close",
-    "linter_class": "_close",
-    "PAIR_SIMILARITY": "_compare",
-    "compare": "_compare",
-    "compare_inspections": "_compare",
-    "compare_requests": "_compare",
-    "side_of": "_compare",
-    "DECISIONS": "_counterfactual",
-    "MAX_WORDS": "_counterfactual",
-    "counterfactuals": "_counterfactual",
-    "flips": "_counterfactual",
-    "compare_suite": "_suite",
-    "trace": "_trace",
-    "cut_range": "_words",
-    "word_diff": "_words",
-    "without_word": "_words",
-    "words": "_words",
-}
-
-__getattr__, __dir__ = lazy_names(__name__, _LAZY, __all__)
+__getattr__, __dir__, __all__ = lazy_face(__name__)

@@ -19,84 +19,22 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .._errors import HistoryError
-from .._lazy import lazy_names
+from .._lazy import lazy_face
 
 if TYPE_CHECKING:
-    from ._codec import Summary
-    from ._export import export_markdown, to_json
-    from ._peek import default_history_path, peek_last_prompt
-    from ._session import (
-        MAX_SESSION_BYTES,
-        MAX_SESSION_ENTRIES,
-        SESSION_FORMAT,
-        SESSION_VERSION,
-        Fingerprints,
-        Session,
-        SessionEntry,
-        compare_fingerprints,
-        open_session,
-        save_session,
-    )
-    from ._store import (
-        BUSY_TIMEOUT_S,
-        MAX_ENTRIES,
-        MAX_STORED_CHARS,
-        Entry,
-        Facets,
-        History,
-        LastSession,
-    )
+    from .._errors import HistoryError as HistoryError
+    from ._codec import Summary as Summary
+    from ._export import export_markdown as export_markdown
+    from ._export import to_json as to_json
+    from ._peek import peek_last_prompt as peek_last_prompt
+    from ._session import Fingerprints as Fingerprints
+    from ._session import Session as Session
+    from ._session import SessionEntry as SessionEntry
+    from ._session import open_session as open_session
+    from ._session import save_session as save_session
+    from ._store import Entry as Entry
+    from ._store import Facets as Facets
+    from ._store import History as History
+    from ._store import LastSession as LastSession
 
-__all__ = [
-    "BUSY_TIMEOUT_S",
-    "MAX_ENTRIES",
-    "MAX_SESSION_BYTES",
-    "MAX_SESSION_ENTRIES",
-    "MAX_STORED_CHARS",
-    "SESSION_FORMAT",
-    "SESSION_VERSION",
-    "Entry",
-    "Facets",
-    "Fingerprints",
-    "History",
-    "HistoryError",
-    "LastSession",
-    "Session",
-    "SessionEntry",
-    "Summary",
-    "compare_fingerprints",
-    "default_history_path",
-    "export_markdown",
-    "open_session",
-    "peek_last_prompt",
-    "save_session",
-    "to_json",
-]
-
-_LAZY = {
-    "Summary": "_codec",
-    "export_markdown": "_export",
-    "to_json": "_export",
-    "MAX_SESSION_BYTES": "_session",
-    "MAX_SESSION_ENTRIES": "_session",
-    "SESSION_FORMAT": "_session",
-    "SESSION_VERSION": "_session",
-    "Fingerprints": "_session",
-    "Session": "_session",
-    "SessionEntry": "_session",
-    "compare_fingerprints": "_session",
-    "open_session": "_session",
-    "save_session": "_session",
-    "BUSY_TIMEOUT_S": "_store",
-    "MAX_ENTRIES": "_store",
-    "MAX_STORED_CHARS": "_store",
-    "Entry": "_store",
-    "Facets": "_store",
-    "History": "_store",
-    "LastSession": "_store",
-    "default_history_path": "_peek",
-    "peek_last_prompt": "_peek",
-}
-
-__getattr__, __dir__ = lazy_names(__name__, _LAZY, __all__)
+__getattr__, __dir__, __all__ = lazy_face(__name__)

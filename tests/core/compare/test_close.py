@@ -10,7 +10,8 @@ from hypothesis import given
 import routescope
 from routescope import Request, RulesRef
 from routescope._json import to_json
-from routescope.compare import CloseCall, close_calls, linter_class
+from routescope.compare import CloseCall, close_calls
+from routescope.compare._close import linter_class
 from routescope.toolsearch import SearchSettings, ToolSearch, load_catalog
 from tests._support import TODAY, run
 

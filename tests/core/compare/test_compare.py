@@ -13,12 +13,8 @@ from hypothesis import given, settings
 import routescope
 from routescope import Request, RulesRef
 from routescope._json import to_json
-from routescope.compare import (
-    Comparison,
-    compare,
-    compare_inspections,
-    compare_requests,
-)
+from routescope.compare import Comparison, compare, compare_requests
+from routescope.compare._compare import compare_inspections
 from routescope.toolsearch import ToolSearch, load_catalog
 from tests._support import TODAY
 

@@ -12,14 +12,9 @@ from hypothesis import given, settings
 import routescope
 from routescope import Request, RulesRef
 from routescope._json import to_json
-from routescope.compare import (
-    Counterfactuals,
-    Decisions,
-    Flip,
-    counterfactuals,
-    flips,
-    without_word,
-)
+from routescope.compare import Counterfactuals, Decisions, Flip, counterfactuals
+from routescope.compare._counterfactual import flips
+from routescope.compare._words import without_word
 from routescope.toolsearch import ToolSearch, load_catalog
 from tests._support import TODAY
 

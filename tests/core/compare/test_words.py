@@ -5,7 +5,8 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from routescope.compare import TextSpan, cut_range, without_word, word_diff, words
+from routescope.compare import TextSpan
+from routescope.compare._words import cut_range, without_word, word_diff, words
 
 from ._prompts import texts
 
