@@ -31,10 +31,7 @@ if TYPE_CHECKING:
     from ._backends import report_folder_name, run_research
     from ._evidence import (
         AttemptEvidence,
-        GoalTerm,
-        PageEvidence,
         ScoreReason,
-        TermMatch,
     )
     from ._extract import (
         Extracted,
@@ -48,6 +45,7 @@ if TYPE_CHECKING:
         fetch_all,
         system_resolver,
     )
+    from ._goal_terms import GoalTerm
     from ._heuristic import (
         HEURISTIC_MODEL,
         ClassifierInput,
@@ -82,6 +80,7 @@ if TYPE_CHECKING:
         OfflineReader,
         OfflineSearch,
     )
+    from ._page_evidence import PageEvidence, TermMatch
     from ._policy import (
         DEFAULT_POLICY,
         Verdict,
@@ -206,10 +205,10 @@ __all__ = [
 
 _LAZY = {
     "AttemptEvidence": "_evidence",
-    "GoalTerm": "_evidence",
-    "PageEvidence": "_evidence",
+    "GoalTerm": "_goal_terms",
+    "PageEvidence": "_page_evidence",
     "ScoreReason": "_evidence",
-    "TermMatch": "_evidence",
+    "TermMatch": "_page_evidence",
     "StopReason": "_quality",
     "decide": "_quality",
     "run_research": "_backends",

@@ -33,14 +33,9 @@ from ..rules import default_rules
 from ..strategy import QueryContext, extract
 from ..task import heuristic_task_spec
 from ._answers import PROMPTS, Evaluation, QueryPlan, Refinement, TaskSpec
-from ._evidence import (
-    MAX_SOURCE_CHARS,
-    STOPWORDS,
-    GoalTerm,
-    Source,
-    assess,
-    goal_terms,
-)
+from ._evidence import assess
+from ._goal_terms import STOPWORDS, GoalTerm, goal_terms
+from ._page_evidence import MAX_SOURCE_CHARS, Source
 from ._quality import infer_stack
 
 __all__ = [

@@ -20,18 +20,10 @@ from pydantic import BaseModel
 
 from ..llm import ChatClient, JsonAnswer
 from ._answers import Evaluation, QueryPlan, Refinement, prompt
-from ._evidence import (
-    MAX_SOURCE_CHARS,
-    AttemptEvidence,
-    GoalTerm,
-    PageEvidence,
-    ScoreReason,
-    Source,
-    assess,
-    goal_terms,
-    lookup_words,
-)
+from ._evidence import AttemptEvidence, ScoreReason, assess
+from ._goal_terms import GoalTerm, goal_terms, lookup_words
 from ._models import SearchHit, SearchResponse
+from ._page_evidence import MAX_SOURCE_CHARS, PageEvidence, Source
 from ._providers import SearchProvider, shorten_query
 from ._quality import (
     NextStep,

@@ -46,7 +46,7 @@ from ._corpus import (
     machine_documents,
     machine_key,
 )
-from ._evidence import CorpusFrequencies
+from ._goal_terms import CorpusFrequencies
 from ._loop import PageRead
 from ._models import ProviderError, SearchHit, SearchResponse
 

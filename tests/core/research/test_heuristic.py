@@ -13,7 +13,7 @@ from pydantic import BaseModel
 
 from routescope.llm import ChatClient, JsonAnswer
 from routescope.research._answers import PROMPTS, Evaluation, QueryPlan, Refinement, TaskSpec
-from routescope.research._evidence import CorpusFrequencies, goal_terms
+from routescope.research._goal_terms import CorpusFrequencies, goal_terms
 from routescope.research._heuristic import (
     MAX_QUERY_CHARS,
     MAX_QUERY_WORDS,

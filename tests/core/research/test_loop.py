@@ -7,7 +7,7 @@ from collections.abc import Sequence
 import pytest
 
 from routescope.llm import JsonAnswer, ScriptedChat
-from routescope.research._evidence import CorpusFrequencies
+from routescope.research._goal_terms import CorpusFrequencies
 from routescope.research._loop import Budgets, PageRead, deep_research
 from routescope.research._models import ProviderError, SearchHit, SearchResponse
 
