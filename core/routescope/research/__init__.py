@@ -50,12 +50,12 @@ if TYPE_CHECKING:
         HEURISTIC_MODEL,
         ClassifierInput,
         EvaluatorInput,
-        HeuristicChat,
         HeuristicModel,
         OptimiserInput,
         RefinerInput,
         Source,
     )
+    from ._heuristic_chat import HeuristicChat
     from ._loop import (
         Attempt,
         Budgets,
@@ -224,7 +224,7 @@ _LAZY = {
     "ClassifierInput": "_heuristic",
     "EvaluatorInput": "_heuristic",
     "HEURISTIC_MODEL": "_heuristic",
-    "HeuristicChat": "_heuristic",
+    "HeuristicChat": "_heuristic_chat",
     "HeuristicModel": "_heuristic",
     "OptimiserInput": "_heuristic",
     "RefinerInput": "_heuristic",

@@ -57,7 +57,8 @@ def _reader(provider: SearchProvider) -> PageReader:
 def _model(
     settings: ResearchSettings, keys: Mapping[str, str], client: httpx.AsyncClient
 ) -> tuple[ChatClient, str]:
-    from ._heuristic import HEURISTIC_MODEL, HeuristicChat
+    from ._heuristic import HEURISTIC_MODEL
+    from ._heuristic_chat import HeuristicChat
 
     if settings.llm == "heuristic":
         return HeuristicChat(), HEURISTIC_MODEL

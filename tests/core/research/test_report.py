@@ -10,7 +10,7 @@ import stat
 from collections.abc import Sequence
 from pathlib import Path
 
-from routescope.research._heuristic import HeuristicChat
+from routescope.research._heuristic_chat import HeuristicChat
 from routescope.research._loop import DeepResearchResult, PageRead, deep_research
 from routescope.research._models import SearchHit, SearchResponse
 from routescope.research._report import report_data, report_markdown, write_report
