@@ -15,19 +15,19 @@ same answers, in time linear in the text (each source's text is cut at `MAX_SOUR
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from ..task import heuristic_task_spec
 from ._answers import Evaluation, QueryPlan, Refinement, TaskSpec
 from ._evidence import assess
-from ._goal_terms import STOPWORDS, GoalTerm, goal_terms
+from ._goal_terms import GoalTerm, goal_terms
 from ._page_evidence import Source
 from ._quality import infer_stack
 from ._query_words import (
     MAX_QUERY_CHARS,
     MAX_QUERY_WORDS,
+    Ranking,
     content_words,
     doc_domains,
     fit_query,
@@ -37,7 +37,6 @@ from ._query_words import (
     router_entities,
     spellings,
     stem_of,
-    stems_of,
     words_of,
 )
 
@@ -58,8 +57,6 @@ _GOOD_RELEVANCE = 0.7
 _GOOD_COVERAGE = 0.6
 _WEAK_RELEVANCE = 0.6
 _EMPTY_FINDINGS = ("", "nothing readable was found")
-
-_OPERATOR = re.compile(r"\b[a-z]+:\S+", re.IGNORECASE)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -117,6 +114,15 @@ class ClassifierInput:
 _MIN_QUERY_WEIGHT = 0.2
 """Goal terms lighter than this (in most documents of the corpus) only add noise to a query."""
 _CORE_TERMS = 3
+
+
+def _failure(status: int | None) -> str:
+    """Why the last search gave nothing to grade."""
+    if status == 400:
+        return "the provider rejected the query (400)"
+    if status is not None and status >= 400:
+        return f"the provider failed ({status})"
+    return "the last search found nothing readable"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -190,6 +196,23 @@ class HeuristicModel:
         """The next query after an attempt, or `should_retry=False` with the reason."""
         previous = inputs.previous_query.strip()
         quality = inputs.quality
+        needless = self._needless(inputs, previous)
+        if needless is not None:
+            return needless
+        ranking = Ranking.of(inputs.goal, inputs.stack_hint, previous)
+        empty = inputs.findings_summary.strip() in _EMPTY_FINDINGS
+        status = inputs.status
+        if (status is not None and status >= 400) or quality is None or empty:
+            return self._shorter(ranking.words, ranking.rank, previous, _failure(status))
+        if inputs.terms:
+            weighted = self._weighted(inputs.terms, inputs.uncovered, quality, previous)
+            if weighted is not None:
+                return weighted
+        return self._reworded(inputs, quality, ranking, previous)
+
+    def _needless(self, inputs: RefinerInput, previous: str) -> Refinement | None:
+        """A stop when no other query can help: the target is met or access was refused."""
+        quality = inputs.quality
         if (
             quality is not None
             and quality.relevance >= _GOOD_RELEVANCE
@@ -205,70 +228,27 @@ class HeuristicModel:
                 previous or inputs.goal,
                 f"the provider refused access ({inputs.status}); another query will not help",
             )
-        context = router_context(inputs.goal)
-        entities = {stem_of(w) for entity in router_entities(context) for w in words_of(entity)}
-        goal_terms = content_words(words_of(context.user_goal or inputs.goal))
-        goal_stems = {stem_of(w) for w in goal_terms}
-        stack = (inputs.stack_hint or "").strip() or infer_stack(inputs.goal).hint or ""
-        stack_stems = {stem_of(w) for w in content_words(words_of(stack))}
-        words = words_of(_OPERATOR.sub(" ", previous)) or goal_terms or words_of(inputs.goal)
+        return None
 
-        def rank(word: str) -> int:
-            stem = stem_of(word)
-            if stem in entities:
-                return 3
-            if stem in stack_stems:
-                return 2
-            return 1 if stem in goal_stems and word.lower() not in STOPWORDS else 0
-
-        empty = inputs.findings_summary.strip() in _EMPTY_FINDINGS
-        status = inputs.status
-        if (status is not None and status >= 400) or quality is None or empty:
-            if status == 400:
-                why = "the provider rejected the query (400)"
-            elif status is not None and status >= 400:
-                why = f"the provider failed ({status})"
-            else:
-                why = "the last search found nothing readable"
-            return self._shorter(words, rank, previous, why)
-        if inputs.terms:
-            weighted = self._weighted(inputs.terms, inputs.uncovered, quality, previous)
-            if weighted is not None:
-                return weighted
+    def _reworded(
+        self, inputs: RefinerInput, quality: Evaluation, ranking: Ranking, previous: str
+    ) -> Refinement:
+        """A query from the goal's words as ranked (without weighed terms, or when they gave
+        nothing new): the first candidate that differs, else a broader query or a stop."""
         low_relevance = quality.relevance < _WEAK_RELEVANCE
         low_coverage = quality.coverage < _GOOD_COVERAGE
-        present = {stem_of(w) for w in words}
-        candidates: list[tuple[list[str], str]] = []
-        missing_stack = [w for w in content_words(words_of(stack)) if stem_of(w) not in present]
-        off_goal = [w for w in words if rank(w) == 0]
-        missing_goal = sorted(
-            (w for w in goal_terms if stem_of(w) not in present),
-            key=lambda w: -rank(w),
-        )[:3]
-        found = stems_of(inputs.findings_summary)
-        uncovered = [w for w in goal_terms if stem_of(w) not in found]
-        if low_relevance and missing_stack:
-            candidates.append(
-                (words + missing_stack, f"added the stack '{stack}' to keep results on it")
-            )
-        if low_relevance and off_goal:
-            kept = [w for w in words if rank(w) > 0]
-            candidates.append((kept, f"removed over-specific words {quoted(off_goal)}"))
-        if missing_goal:
-            candidates.append((words + missing_goal, f"added goal words {quoted(missing_goal)}"))
-        if low_coverage and uncovered:
-            anchors = [w for w in words if rank(w) >= 2]
-            focus = [w for w in content_words([*anchors, *uncovered])]
-            candidates.append((focus, f"focused on what no source covered: {quoted(uncovered)}"))
+        candidates = ranking.candidates(inputs.findings_summary, low_relevance, low_coverage)
         scores = f"relevance {quality.relevance:.1f}, coverage {quality.coverage:.1f}"
         for candidate, why in candidates:
-            query = " ".join(fit_query(candidate, [rank(w) for w in candidate]))
+            query = " ".join(fit_query(candidate, [ranking.rank(w) for w in candidate]))
             if query and query.casefold() != previous.casefold():
                 return Refinement(
                     query=query, should_retry=True, reason=labelled(f"{scores}: {why}")
                 )
         if low_relevance or low_coverage:
-            return self._shorter(words, rank, previous, f"{scores}; a broader query")
+            return self._shorter(
+                ranking.words, ranking.rank, previous, f"{scores}; a broader query"
+            )
         return self._stop(previous or inputs.goal, f"{scores}: the query cannot change usefully")
 
     def _weighted(

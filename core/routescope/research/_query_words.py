@@ -1,20 +1,25 @@
 """The words of a goal as the heuristic model puts them into a query: content words without
 stopwords or repeats, the strategy router's entities, the query limits (`fit_query`), where a
 stack's documentation lives (`doc_domains`) and the label every heuristic reason carries.
-Shared by the optimiser's and the refiner's rules (`_heuristic`)."""
+Shared by the optimiser's and the refiner's rules (`_heuristic`); `Ranking` is how the refiner
+weighs the words of the previous query."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
+from dataclasses import dataclass
 
 from .._analysis import COMPOUND_WORD, light_stem
 from ..rules import default_rules
 from ..strategy import QueryContext, extract
 from ._goal_terms import STOPWORDS, GoalTerm
+from ._quality import infer_stack
 
 __all__ = [
     "MAX_QUERY_CHARS",
     "MAX_QUERY_WORDS",
+    "Ranking",
     "content_words",
     "doc_domains",
     "fit_query",
@@ -33,6 +38,8 @@ MAX_QUERY_CHARS = 200
 
 _LABEL = "heuristic: "
 _REASON_CHARS = 1_900
+
+_OPERATOR = re.compile(r"\b[a-z]+:\S+", re.IGNORECASE)
 
 _DOMAINS: dict[str, tuple[str, ...]] = {
     "python": ("docs.python.org",),
@@ -156,3 +163,74 @@ def doc_domains(words: Iterable[str]) -> list[str]:
     if domains:
         domains.append(_QA_DOMAIN)
     return domains[:5]
+
+
+@dataclass(frozen=True, slots=True)
+class Ranking:
+    """The refiner's view of the words: the previous query's (or the goal's), ranked 3 for an
+    entity, 2 for the stack, 1 for another goal word, 0 for a word off the goal."""
+
+    words: list[str]
+    goal_words: list[str]
+    stack: str
+    entities: set[str]
+    goal_stems: set[str]
+    stack_stems: set[str]
+
+    @classmethod
+    def of(cls, goal: str, stack_hint: str | None, previous: str) -> Ranking:
+        """The ranking of `previous` (a query) for `goal`, with `stack_hint` or the stack the
+        goal implies."""
+        context = router_context(goal)
+        entities = {stem_of(w) for entity in router_entities(context) for w in words_of(entity)}
+        goal_words = content_words(words_of(context.user_goal or goal))
+        stack = (stack_hint or "").strip() or infer_stack(goal).hint or ""
+        words = words_of(_OPERATOR.sub(" ", previous)) or goal_words or words_of(goal)
+        return cls(
+            words,
+            goal_words,
+            stack,
+            entities,
+            {stem_of(w) for w in goal_words},
+            {stem_of(w) for w in content_words(words_of(stack))},
+        )
+
+    def rank(self, word: str) -> int:
+        stem = stem_of(word)
+        if stem in self.entities:
+            return 3
+        if stem in self.stack_stems:
+            return 2
+        return 1 if stem in self.goal_stems and word.lower() not in STOPWORDS else 0
+
+    def candidates(
+        self, findings: str, low_relevance: bool, low_coverage: bool
+    ) -> list[tuple[list[str], str]]:
+        """The queries worth trying, best first, each with why."""
+        words, rank = self.words, self.rank
+        present = {stem_of(w) for w in words}
+        candidates: list[tuple[list[str], str]] = []
+        missing_stack = [
+            w for w in content_words(words_of(self.stack)) if stem_of(w) not in present
+        ]
+        off_goal = [w for w in words if rank(w) == 0]
+        missing_goal = sorted(
+            (w for w in self.goal_words if stem_of(w) not in present),
+            key=lambda w: -rank(w),
+        )[:3]
+        found = stems_of(findings)
+        uncovered = [w for w in self.goal_words if stem_of(w) not in found]
+        if low_relevance and missing_stack:
+            candidates.append(
+                (words + missing_stack, f"added the stack '{self.stack}' to keep results on it")
+            )
+        if low_relevance and off_goal:
+            kept = [w for w in words if rank(w) > 0]
+            candidates.append((kept, f"removed over-specific words {quoted(off_goal)}"))
+        if missing_goal:
+            candidates.append((words + missing_goal, f"added goal words {quoted(missing_goal)}"))
+        if low_coverage and uncovered:
+            anchors = [w for w in words if rank(w) >= 2]
+            focus = [w for w in content_words([*anchors, *uncovered])]
+            candidates.append((focus, f"focused on what no source covered: {quoted(uncovered)}"))
+        return candidates
