@@ -56,16 +56,7 @@ if TYPE_CHECKING:
         Source,
     )
     from ._heuristic_chat import HeuristicChat
-    from ._loop import (
-        Attempt,
-        Budgets,
-        DeepResearchResult,
-        Finding,
-        PageRead,
-        PageReader,
-        ResearchQuality,
-        deep_research,
-    )
+    from ._loop import deep_research
     from ._models import (
         ErrorKind,
         ProviderError,
@@ -112,6 +103,15 @@ if TYPE_CHECKING:
     )
     from ._reader import (
         WebReader,
+    )
+    from ._records import (
+        Attempt,
+        Budgets,
+        DeepResearchResult,
+        Finding,
+        PageRead,
+        PageReader,
+        ResearchQuality,
     )
     from ._report import (
         default_reports_folder,
@@ -229,13 +229,13 @@ _LAZY = {
     "OptimiserInput": "_heuristic",
     "RefinerInput": "_heuristic",
     "Source": "_heuristic",
-    "Attempt": "_loop",
-    "Budgets": "_loop",
-    "DeepResearchResult": "_loop",
-    "Finding": "_loop",
-    "PageRead": "_loop",
-    "PageReader": "_loop",
-    "ResearchQuality": "_loop",
+    "Attempt": "_records",
+    "Budgets": "_records",
+    "DeepResearchResult": "_records",
+    "Finding": "_records",
+    "PageRead": "_records",
+    "PageReader": "_records",
+    "ResearchQuality": "_records",
     "deep_research": "_loop",
     "ErrorKind": "_models",
     "ProviderError": "_models",

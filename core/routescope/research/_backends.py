@@ -13,7 +13,8 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING
 
 from .._errors import ResearchConfigError
-from ._loop import Attempt, DeepResearchResult, PageReader, deep_research
+from ._loop import deep_research
+from ._records import Attempt, DeepResearchResult, PageReader
 from ._settings import KEY_VARIABLES, ResearchSettings
 
 if TYPE_CHECKING:

@@ -47,8 +47,8 @@ from ._corpus import (
     machine_key,
 )
 from ._goal_terms import CorpusFrequencies
-from ._loop import PageRead
 from ._models import ProviderError, SearchHit, SearchResponse
+from ._records import PageRead
 
 __all__ = [  # OfflineDocument and OfflineIndexError: for the package's lazy names
     "IndexStats",

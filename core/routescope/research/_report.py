@@ -18,8 +18,8 @@ import platformdirs
 from .._files import replace_file
 from ._evidence import AttemptEvidence, ScoreReason
 from ._goal_terms import GoalTerm
-from ._loop import Attempt, DeepResearchResult
 from ._page_evidence import PageEvidence
+from ._records import Attempt, DeepResearchResult
 
 __all__ = ["default_reports_folder", "report_data", "report_markdown", "write_report"]
 

@@ -23,9 +23,10 @@ from routescope.research._heuristic import (
     Source,
 )
 from routescope.research._heuristic_chat import HeuristicChat
-from routescope.research._loop import PageRead, deep_research
+from routescope.research._loop import deep_research
 from routescope.research._models import SearchHit, SearchResponse
 from routescope.research._query_words import MAX_QUERY_CHARS, MAX_QUERY_WORDS
+from routescope.research._records import PageRead
 
 MODEL = HeuristicModel()
 GOAL = "How do I copy a PySide6 table selection to the clipboard?"
