@@ -79,15 +79,12 @@ if TYPE_CHECKING:
         address_verdict,
         verdict,
     )
+    from ._provider_contract import ProviderOptions, SearchProvider, redact, shorten_query
     from ._providers import (
         BraveSearch,
-        ProviderOptions,
-        SearchProvider,
         SearxngSearch,
         TavilySearch,
-        redact,
         redact_url,
-        shorten_query,
     )
     from ._quality import (
         NextStep,
@@ -253,13 +250,13 @@ _LAZY = {
     "address_verdict": "_policy",
     "verdict": "_policy",
     "BraveSearch": "_providers",
-    "ProviderOptions": "_providers",
-    "SearchProvider": "_providers",
+    "ProviderOptions": "_provider_contract",
+    "SearchProvider": "_provider_contract",
     "SearxngSearch": "_providers",
     "TavilySearch": "_providers",
-    "redact": "_providers",
+    "redact": "_provider_contract",
     "redact_url": "_providers",
-    "shorten_query": "_providers",
+    "shorten_query": "_provider_contract",
     "NextStep": "_quality",
     "Scores": "_quality",
     "StackHint": "_quality",

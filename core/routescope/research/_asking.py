@@ -14,7 +14,7 @@ from ..llm import ChatClient, JsonAnswer
 from ._answers import Evaluation, QueryPlan, Refinement, prompt
 from ._goal_terms import GoalTerm
 from ._page_evidence import Source
-from ._providers import shorten_query
+from ._provider_contract import shorten_query
 from ._quality import StopReason
 from ._records import Attempt
 

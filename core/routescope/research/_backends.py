@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 
     from ..llm import ChatClient
     from ._offline import OfflineSearch
-    from ._providers import SearchProvider
+    from ._provider_contract import SearchProvider
 
 __all__ = ["report_folder_name", "run_research"]
 

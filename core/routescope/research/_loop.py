@@ -18,7 +18,7 @@ from ._asking import evaluate, first_query, next_query
 from ._evidence import assess
 from ._models import SearchHit, SearchResponse
 from ._page_evidence import MAX_SOURCE_CHARS, Source
-from ._providers import SearchProvider
+from ._provider_contract import SearchProvider
 from ._quality import Scores, StopReason, Thresholds, meets_target, score
 from ._records import Attempt, Budgets, DeepResearchResult, PageRead, PageReader
 from ._result import attempt_scores, research_result

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from ..llm import ChatClient
 from ._goal_terms import GoalTerm, goal_terms, lookup_words
-from ._providers import SearchProvider
+from ._provider_contract import SearchProvider
 from ._quality import Thresholds
 from ._records import Budgets, PageReader
 from ._termstats import corpus_frequencies
