@@ -4,8 +4,8 @@
   the docstrings of its public classes, methods and functions (`_module_docs`), read from the
   SOURCE with `ast` (never imported: `antigravity`, `this`, `idlelib`, `tkinter` have side
   effects), a package's public submodules included; modules without Python source are
-  skipped, except a short allowlist of compiled modules that are safe to import (`sys`, `math`, `itertools`,
-  `time`…), whose docstrings are read from the imported objects. URL
+  skipped, except a short allowlist of compiled modules that are safe to import (`sys`,
+  `math`, `itertools`, `time`…), whose docstrings are read from the imported objects. URL
   `https://docs.python.org/3/library/<module>.html`.
 - `topic`: pydoc's topics (`pydoc_data.topics.topics`). Their labels do not name the page of
   the reference they come from, so the URL is the documentation's search page for the topic,
