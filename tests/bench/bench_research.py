@@ -30,7 +30,7 @@ from routescope.llm import JsonAnswer
 from routescope.llm._scripted import ScriptedChat
 from routescope.research import OfflineSearch, PageRead
 from routescope.research._fetch import FetchLimits, SafeFetcher
-from routescope.research._heuristic import HeuristicChat
+from routescope.research._heuristic_chat import HeuristicChat
 from routescope.research._loop import deep_research
 from routescope.research._models import SearchHit, SearchResponse
 from routescope.research._offline import OfflineReader

@@ -150,10 +150,12 @@ def test_an_ascii_tech_word_keeps_its_punctuation_and_ends_at_other_letters() ->
 @pytest.mark.parametrize(
     ("module", "name"),
     [
-        ("_evidence", "COMPOUND_WORD"),
-        ("_evidence", "light_stem"),
-        ("_heuristic", "COMPOUND_WORD"),
-        ("_heuristic", "light_stem"),
+        ("_goal_terms", "COMPOUND_WORD"),
+        ("_goal_terms", "light_stem"),
+        ("_page_evidence", "COMPOUND_WORD"),
+        ("_page_evidence", "light_stem"),
+        ("_query_words", "COMPOUND_WORD"),
+        ("_query_words", "light_stem"),
         ("_quality", "ASCII_TECH_WORD"),
     ],
 )

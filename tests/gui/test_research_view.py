@@ -13,8 +13,8 @@ from PySide6.QtGui import QGuiApplication
 
 import routescope
 from routescope.research import Attempt, DeepResearchResult, NextStep, PageRead, ResearchSettings
-from routescope.research._loop import ResearchQuality
 from routescope.research._models import SearchHit
+from routescope.research._records import ResearchQuality
 from routescope_gui import MainWindow, Session
 from routescope_gui._research_model import BY_YOU
 from routescope_gui._research_view import OUTCOME_TONES, ResearchView

@@ -26,12 +26,12 @@ if TYPE_CHECKING:
     from ._backends import report_folder_name as report_folder_name
     from ._backends import run_research as run_research
     from ._extract import extract_main_text as extract_main_text
-    from ._loop import Attempt as Attempt
-    from ._loop import DeepResearchResult as DeepResearchResult
-    from ._loop import PageRead as PageRead
     from ._offline import OfflineSearch as OfflineSearch
     from ._quality import NextStep as NextStep
     from ._quality import decide_next_step as decide_next_step
+    from ._records import Attempt as Attempt
+    from ._records import DeepResearchResult as DeepResearchResult
+    from ._records import PageRead as PageRead
     from ._report import default_reports_folder as default_reports_folder
     from ._report import report_markdown as report_markdown
     from ._report import research_report_data as research_report_data

@@ -13,7 +13,8 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING
 
 from .._errors import ResearchConfigError
-from ._loop import Attempt, DeepResearchResult, PageReader, deep_research
+from ._loop import deep_research
+from ._records import Attempt, DeepResearchResult, PageReader
 from ._settings import KEY_VARIABLES, ResearchSettings
 
 if TYPE_CHECKING:
@@ -21,7 +22,7 @@ if TYPE_CHECKING:
 
     from ..llm import ChatClient
     from ._offline import OfflineSearch
-    from ._providers import SearchProvider
+    from ._provider_contract import SearchProvider
 
 __all__ = ["report_folder_name", "run_research"]
 
@@ -57,7 +58,8 @@ def _reader(provider: SearchProvider) -> PageReader:
 def _model(
     settings: ResearchSettings, keys: Mapping[str, str], client: httpx.AsyncClient
 ) -> tuple[ChatClient, str]:
-    from ._heuristic import HEURISTIC_MODEL, HeuristicChat
+    from ._heuristic import HEURISTIC_MODEL
+    from ._heuristic_chat import HeuristicChat
 
     if settings.llm == "heuristic":
         return HeuristicChat(), HEURISTIC_MODEL

@@ -1,11 +1,11 @@
 """The documentation already on this machine, as documents for the offline research index.
 
 - `stdlib`: for each top-level module of `sys.stdlib_module_names`, its module docstring and
-  the docstrings of its public classes, methods and functions, read from the SOURCE with
-  `ast` (never imported: `antigravity`, `this`, `idlelib`, `tkinter` have side effects), a
-  package's public submodules included; modules without Python source are skipped, except a
-  short allowlist of compiled modules that are safe to import (`sys`, `math`, `itertools`,
-  `time`…), whose docstrings are read from the imported objects. URL
+  the docstrings of its public classes, methods and functions (`_module_docs`), read from the
+  SOURCE with `ast` (never imported: `antigravity`, `this`, `idlelib`, `tkinter` have side
+  effects), a package's public submodules included; modules without Python source are
+  skipped, except a short allowlist of compiled modules that are safe to import (`sys`,
+  `math`, `itertools`, `time`…), whose docstrings are read from the imported objects. URL
   `https://docs.python.org/3/library/<module>.html`.
 - `topic`: pydoc's topics (`pydoc_data.topics.topics`). Their labels do not name the page of
   the reference they come from, so the URL is the documentation's search page for the topic,
@@ -22,21 +22,26 @@ Every document's body is capped (`MAX_BODY_CHARS`) and so is their number (`MAX_
 
 from __future__ import annotations
 
-import ast
 import hashlib
 import importlib
 import importlib.metadata
 import importlib.util
 import json
-import os
 import re
 import sys
 import sysconfig
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import quote, urlsplit
+
+from ._module_docs import (
+    SAFE_COMPILED,
+    compiled_docs,
+    module_source,
+    package_files,
+    source_docs,
+)
 
 __all__ = [
     "CORPUS_FORMAT",
@@ -70,37 +75,7 @@ CORPUS_FORMAT = 2
 distributions left out)."""
 PROJECT_DISTRIBUTIONS = frozenset({"routescope", "routescope-gui"})
 """This project's distributions (normalised names): never documentation of the machine."""
-_MAX_SOURCE_BYTES = 2_000_000
-_MAX_PACKAGE_FILES = 200
-_SKIPPED_SUBPACKAGES = frozenset({"test", "tests", "idle_test", "__pycache__", "__phello__"})
 _DOCS = "https://docs.python.org/3"
-#: Compiled standard modules (no Python source) that are safe to import for their docstrings.
-_SAFE_COMPILED = frozenset(
-    {
-        "array",
-        "atexit",
-        "binascii",
-        "builtins",
-        "cmath",
-        "errno",
-        "faulthandler",
-        "fcntl",
-        "gc",
-        "grp",
-        "itertools",
-        "marshal",
-        "math",
-        "mmap",
-        "posix",
-        "pwd",
-        "resource",
-        "select",
-        "sys",
-        "time",
-        "unicodedata",
-        "zlib",
-    }
-)
 
 
 @dataclass(frozen=True, slots=True)
@@ -168,131 +143,12 @@ def _first_line(text: str | None) -> str:
     return ""
 
 
-def _literal_all(tree: ast.Module) -> set[str] | None:
-    for node in tree.body:
-        if isinstance(node, ast.Assign) and any(
-            isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets
-        ):
-            try:
-                value = ast.literal_eval(node.value)
-            except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
-                return None
-            if isinstance(value, list | tuple) and all(isinstance(v, str) for v in value):
-                return set(value)
-    return None
-
-
-def _source_docs(path: Path, prefix: str) -> tuple[str, list[str]]:
-    """The module docstring of the module at ``path`` ('' when none) and its documentation:
-    that docstring, then its public classes with their public methods and its public
-    functions, each as one paragraph; ('', []) when unreadable."""
-    try:
-        if path.stat().st_size > _MAX_SOURCE_BYTES:
-            return "", []
-        tree = ast.parse(path.read_bytes(), filename=str(path))
-    except (OSError, SyntaxError, ValueError, MemoryError, RecursionError):
-        return "", []
-    parts: list[str] = []
-    docstring = ast.get_docstring(tree)
-    if docstring:
-        parts.append(docstring if not prefix else f"{prefix}: {docstring}")
-    public = _literal_all(tree)
-
-    def shown(name: str) -> bool:
-        return name in public if public is not None else not name.startswith("_")
-
-    for node in tree.body:
-        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and shown(node.name):
-            text = ast.get_docstring(node)
-            if text:
-                parts.append(f"{node.name}(): {text}")
-        elif isinstance(node, ast.ClassDef) and shown(node.name):
-            text = ast.get_docstring(node)
-            if text:
-                parts.append(f"class {node.name}: {text}")
-            for item in node.body:
-                if isinstance(item, ast.FunctionDef | ast.AsyncFunctionDef) and (
-                    not item.name.startswith("_") or item.name == "__init__"
-                ):
-                    text = ast.get_docstring(item)
-                    if text:
-                        parts.append(f"{node.name}.{item.name}(): {text}")
-    return docstring or "", parts
-
-
-def _module_source(name: str) -> tuple[Path, Path | None] | None:
-    """(the module's source file, its package folder or None), without importing it."""
-    try:
-        spec = importlib.util.find_spec(name)
-    except (ImportError, ValueError, AttributeError):
-        return None
-    if spec is None:
-        return None
-    origin = spec.origin
-    if origin and origin.endswith(".py") and os.path.isfile(origin):
-        source = Path(origin)
-    else:  # frozen modules (os, abc, io… in 3.11) still have their source in the stdlib
-        filename = getattr(spec.loader_state, "filename", None)
-        stdlib = Path(sysconfig.get_path("stdlib"))
-        candidates = [Path(filename)] if isinstance(filename, str) else []
-        candidates += [stdlib / f"{name}.py", stdlib / name / "__init__.py"]
-        found = next((c for c in candidates if c.suffix == ".py" and c.is_file()), None)
-        if found is None:
-            return None
-        source = found
-    package = source.parent if source.name == "__init__.py" else None
-    return source, package
-
-
-def _package_files(package: Path) -> Iterator[tuple[Path, str]]:
-    """The public submodule sources of a package, sorted, with their dotted suffix."""
-    count = 0
-    for root, folders, files in os.walk(package):
-        folders[:] = sorted(
-            f for f in folders if f not in _SKIPPED_SUBPACKAGES and not f.startswith(("_", "."))
-        )
-        here = Path(root)
-        for filename in sorted(files):
-            if not filename.endswith(".py") or filename.startswith("_"):
-                continue
-            count += 1
-            if count > _MAX_PACKAGE_FILES:
-                return
-            relative = (here / filename).relative_to(package).with_suffix("")
-            yield here / filename, ".".join(relative.parts)
-        if here != package and (here / "__init__.py").is_file():
-            relative_pkg = here.relative_to(package)
-            yield here / "__init__.py", ".".join(relative_pkg.parts)
-
-
 def cap(text: str, limit: int) -> str:
     if len(text) <= limit:
         return text
     cut = text[: limit + 1]
     space = cut.rfind(" ", limit // 2)
     return cut[:space] if space > 0 else text[:limit]
-
-
-def _compiled_docs(name: str) -> tuple[str, list[str]]:
-    """Like ``_source_docs`` for an allowlisted compiled module, imported (no side effects)."""
-    try:
-        module = sys.modules.get(name) or importlib.import_module(name)
-    except Exception:
-        return "", []
-    parts: list[str] = []
-    docstring = module.__doc__.strip() if isinstance(module.__doc__, str) else ""
-    if docstring:
-        parts.append(docstring)
-    for attribute in sorted(vars(module)):
-        if attribute.startswith("_"):
-            continue
-        value = getattr(module, attribute, None)
-        if not callable(value) or getattr(value, "__module__", name) not in (name, None):
-            continue
-        doc = getattr(value, "__doc__", None)
-        if isinstance(doc, str) and doc.strip():
-            parts.append(f"{attribute}(): {doc.strip()}")
-    return docstring, parts
 
 
 def stdlib_documents(names: Iterable[str] | None = None) -> Iterator[OfflineDocument]:
@@ -302,20 +158,20 @@ def stdlib_documents(names: Iterable[str] | None = None) -> Iterator[OfflineDocu
             continue
         parts: list[str] = []
         summary = ""
-        located = _module_source(name)
+        located = module_source(name)
         if located is not None:
             source, package = located
-            summary, parts = _source_docs(source, "")
+            summary, parts = source_docs(source, "")
             if package is not None:
                 size = sum(len(p) for p in parts)
-                for path, dotted in _package_files(package):
+                for path, dotted in package_files(package):
                     if size >= MAX_BODY_CHARS:
                         break
-                    _, more = _source_docs(path, f"{name}.{dotted}")
+                    _, more = source_docs(path, f"{name}.{dotted}")
                     size += sum(len(p) for p in more)
                     parts.extend(more)
-        elif name in _SAFE_COMPILED:
-            summary, parts = _compiled_docs(name)
+        elif name in SAFE_COMPILED:
+            summary, parts = compiled_docs(name)
         if not parts:
             continue
         summary = _first_line(summary)

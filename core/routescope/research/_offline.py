@@ -46,9 +46,9 @@ from ._corpus import (
     machine_documents,
     machine_key,
 )
-from ._evidence import CorpusFrequencies
-from ._loop import PageRead
+from ._goal_terms import CorpusFrequencies
 from ._models import ProviderError, SearchHit, SearchResponse
+from ._records import PageRead
 
 __all__ = [  # OfflineDocument and OfflineIndexError: for the package's lazy names
     "IndexStats",

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 
 from ._extract import extract_main_text
 from ._fetch import FetchOutcome, SafeFetcher
-from ._loop import PageRead
+from ._records import PageRead
 
 __all__ = ["WebReader"]
 

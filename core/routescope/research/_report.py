@@ -16,8 +16,10 @@ from urllib.parse import urlsplit
 import platformdirs
 
 from .._files import replace_file
-from ._evidence import AttemptEvidence, GoalTerm, PageEvidence, ScoreReason
-from ._loop import Attempt, DeepResearchResult
+from ._evidence import AttemptEvidence, ScoreReason
+from ._goal_terms import GoalTerm
+from ._page_evidence import PageEvidence
+from ._records import Attempt, DeepResearchResult
 
 __all__ = [
     "default_reports_folder",

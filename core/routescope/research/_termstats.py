@@ -1,5 +1,5 @@
 """Document frequencies of words in the searched corpus, for weighing a goal's terms
-(`_evidence.goal_terms`): rare terms count more than common ones.
+(`_goal_terms.goal_terms`): rare terms count more than common ones.
 
 A search provider that can tell has a `document_frequencies(words)` method answering a
 `CorpusFrequencies` (the offline index does). Web providers cannot tell: their goal terms are
@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Sequence
 
-from ._evidence import CorpusFrequencies
+from ._goal_terms import CorpusFrequencies
 
 __all__ = ["corpus_frequencies", "corpus_frequencies_sync"]
 

@@ -10,17 +10,17 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from routescope.research import OfflineSearch
-from routescope.research._evidence import (
+from routescope.research._corpus import OfflineDocument
+from routescope.research._evidence import assess
+from routescope.research._goal_terms import (
     COMMON_WEIGHT,
     CorpusFrequencies,
     GoalTerm,
-    Source,
-    assess,
     goal_terms,
     is_common,
     lookup_words,
 )
-from routescope.research._offline import OfflineDocument
+from routescope.research._page_evidence import Source
 from routescope.research._termstats import corpus_frequencies, corpus_frequencies_sync
 
 RAMEN = "Best ramen near Denver, Colorado open tonight"

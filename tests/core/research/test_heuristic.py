@@ -13,20 +13,20 @@ from pydantic import BaseModel
 
 from routescope.llm import ChatClient, JsonAnswer
 from routescope.research._answers import PROMPTS, Evaluation, QueryPlan, Refinement, TaskSpec
-from routescope.research._evidence import CorpusFrequencies, goal_terms
+from routescope.research._goal_terms import CorpusFrequencies, goal_terms
 from routescope.research._heuristic import (
-    MAX_QUERY_CHARS,
-    MAX_QUERY_WORDS,
     ClassifierInput,
     EvaluatorInput,
-    HeuristicChat,
     HeuristicModel,
     OptimiserInput,
     RefinerInput,
     Source,
 )
-from routescope.research._loop import PageRead, deep_research
+from routescope.research._heuristic_chat import HeuristicChat
+from routescope.research._loop import deep_research
 from routescope.research._models import SearchHit, SearchResponse
+from routescope.research._query_words import MAX_QUERY_CHARS, MAX_QUERY_WORDS
+from routescope.research._records import PageRead
 
 MODEL = HeuristicModel()
 GOAL = "How do I copy a PySide6 table selection to the clipboard?"

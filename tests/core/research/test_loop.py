@@ -8,9 +8,10 @@ import pytest
 
 from routescope.llm import JsonAnswer
 from routescope.llm._scripted import ScriptedChat
-from routescope.research._evidence import CorpusFrequencies
-from routescope.research._loop import Budgets, PageRead, deep_research
+from routescope.research._goal_terms import CorpusFrequencies
+from routescope.research._loop import deep_research
 from routescope.research._models import ProviderError, SearchHit, SearchResponse
+from routescope.research._records import Budgets, PageRead
 
 GOAL = "How do I copy a PySide6 table selection to the clipboard?"
 

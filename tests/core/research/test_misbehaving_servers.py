@@ -50,13 +50,8 @@ from routescope.research import (
 from routescope.research._fetch import FetchLimits, SafeFetcher
 from routescope.research._loop import Budgets, deep_research
 from routescope.research._policy import DEFAULT_POLICY, WebPolicy
-from routescope.research._providers import (
-    BraveSearch,
-    ProviderOptions,
-    SearchProvider,
-    SearxngSearch,
-    TavilySearch,
-)
+from routescope.research._provider_contract import SearchProvider
+from routescope.research._providers import BraveSearch, ProviderOptions, SearxngSearch, TavilySearch
 from routescope.research._reader import WebReader
 from tests._support import routescope_cli
 from tests.core.research._loopback import (

@@ -33,7 +33,7 @@ from routescope.research._corpus import (
 )
 from routescope.research._models import SearchResponse
 from routescope.research._offline import OfflineReader, OfflineSearch, snippet
-from routescope.research._providers import SearchProvider
+from routescope.research._provider_contract import SearchProvider
 
 FILLER = " ".join(f"filler{i}" for i in range(400))
 

@@ -16,14 +16,12 @@ import pytest
 
 from routescope._http import Secrets
 from routescope.research._models import SearchResponse
+from routescope.research._provider_contract import SearchProvider, redact, shorten_query
 from routescope.research._providers import (
     BraveSearch,
-    SearchProvider,
     SearxngSearch,
     TavilySearch,
-    redact,
     redact_url,
-    shorten_query,
 )
 
 KEY = "tvly-SECRET+key/42"

@@ -10,9 +10,10 @@ import stat
 from collections.abc import Sequence
 from pathlib import Path
 
-from routescope.research._heuristic import HeuristicChat
-from routescope.research._loop import DeepResearchResult, PageRead, deep_research
+from routescope.research._heuristic_chat import HeuristicChat
+from routescope.research._loop import deep_research
 from routescope.research._models import SearchHit, SearchResponse
+from routescope.research._records import DeepResearchResult, PageRead
 from routescope.research._report import report_markdown, research_report_data, write_research_report
 
 GOAL = "How do I read a CSV file in Python?"

@@ -1,0 +1,48 @@
+"""What stays the same through one research run (`Run`): the goal, the search provider, the
+page reader, the model, the budgets and thresholds, and the goal's terms (`GoalTerms`), weighed
+once. The loop (`_loop`) and the result's assembly (`_result`) read it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..llm import ChatClient
+from ._goal_terms import GoalTerm, goal_terms, lookup_words
+from ._provider_contract import SearchProvider
+from ._quality import Thresholds
+from ._records import Budgets, PageReader
+from ._termstats import corpus_frequencies
+
+__all__ = ["GoalTerms", "Run"]
+
+
+class GoalTerms:
+    """The goal's terms, weighed once by the searched corpus's document frequencies (asked
+    after the first search, when an offline index is open)."""
+
+    def __init__(self, goal: str, search: SearchProvider) -> None:
+        self.goal = goal
+        self.search = search
+        self.terms: tuple[GoalTerm, ...] | None = None
+
+    async def get(self) -> tuple[GoalTerm, ...]:
+        if self.terms is None:
+            frequencies = await corpus_frequencies(self.search, lookup_words(self.goal))
+            self.terms = goal_terms(self.goal, frequencies)
+        return self.terms
+
+
+@dataclass(frozen=True, slots=True)
+class Run:
+    """One run's fixed inputs (its attempts and notes are what changes)."""
+
+    goal: str
+    search: SearchProvider
+    reader: PageReader
+    llm: ChatClient
+    budgets: Budgets
+    thresholds: Thresholds
+    max_attempts: int
+    requires_grounding: bool
+    model: str
+    terms: GoalTerms
