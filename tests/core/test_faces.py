@@ -23,7 +23,6 @@ FACES = ["routescope", *(f"routescope.{name}" for name in SUBPACKAGES)]
 
 NOT_YET_CONVERTED = {
     # issue 24: converted to `lazy_face` by the lead (other workers change these packages)
-    "routescope.regress",
     "routescope.toolsearch",
 }
 

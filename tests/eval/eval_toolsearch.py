@@ -69,7 +69,8 @@ from rank_bm25 import BM25Okapi
 
 from routescope import InputError
 from routescope._resources import resources_root
-from routescope.regress import expected_families, load_suite
+from routescope.regress import load_suite
+from routescope.regress._tool_eval import expected_families
 from routescope.toolsearch import (
     CALIBRATED_FIT_THRESHOLDS,
     Catalog,

@@ -1,51 +1,32 @@
 """Regression suites for every router: YAML cases, field-by-field diffs, per-class reports."""
 
-from .._diff import MISSING, FieldDiff, resolve
-from ._append import append_case, case_expectations
-from ._checks import MATCHERS, is_matcher
-from ._goldens import GoldenUpdate, accept_goldens, skipped_goldens, undo_goldens, update_goldens
-from ._run import (
-    CaseResult,
-    ClassReport,
-    SuiteResult,
-    changed_cases,
-    class_report,
-    iter_cases,
-    run_case,
-    run_suite,
-    suite_result,
-)
-from ._suite import SUITE_TODAY, Case, Suite, SuiteError, load_suite
-from ._tool_eval import EvalRow, evaluate, expected_families
+from __future__ import annotations
 
-__all__ = [
-    "MATCHERS",
-    "MISSING",
-    "SUITE_TODAY",
-    "Case",
-    "CaseResult",
-    "ClassReport",
-    "EvalRow",
-    "FieldDiff",
-    "GoldenUpdate",
-    "Suite",
-    "SuiteError",
-    "SuiteResult",
-    "accept_goldens",
-    "append_case",
-    "case_expectations",
-    "changed_cases",
-    "class_report",
-    "evaluate",
-    "expected_families",
-    "is_matcher",
-    "iter_cases",
-    "load_suite",
-    "resolve",
-    "run_case",
-    "run_suite",
-    "skipped_goldens",
-    "suite_result",
-    "undo_goldens",
-    "update_goldens",
-]
+from typing import TYPE_CHECKING
+
+from .._lazy import lazy_face
+
+if TYPE_CHECKING:
+    from .._diff import FieldDiff as FieldDiff
+    from ._append import append_case as append_case
+    from ._goldens import GoldenUpdate as GoldenUpdate
+    from ._goldens import accept_goldens as accept_goldens
+    from ._goldens import skipped_goldens as skipped_goldens
+    from ._goldens import undo_goldens as undo_goldens
+    from ._goldens import update_goldens as update_goldens
+    from ._run import CaseResult as CaseResult
+    from ._run import ClassReport as ClassReport
+    from ._run import SuiteResult as SuiteResult
+    from ._run import changed_cases as changed_cases
+    from ._run import iter_cases as iter_cases
+    from ._run import run_case as run_case
+    from ._run import run_suite as run_suite
+    from ._run import suite_result as suite_result
+    from ._suite import Case as Case
+    from ._suite import Suite as Suite
+    from ._suite import SuiteError as SuiteError
+    from ._suite import load_suite as load_suite
+    from ._tool_eval import EvalRow as EvalRow
+    from ._tool_eval import evaluate as evaluate
+
+__getattr__, __dir__, __all__ = lazy_face(__name__)

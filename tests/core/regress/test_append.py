@@ -17,13 +17,8 @@ import pytest
 import routescope
 from routescope import CatalogRef, Inspection, Request, RulesRef, resources_root
 from routescope.contract import parse_context
-from routescope.regress import (
-    SuiteError,
-    append_case,
-    case_expectations,
-    load_suite,
-    run_suite,
-)
+from routescope.regress import SuiteError, append_case, load_suite, run_suite
+from routescope.regress._append import case_expectations
 from routescope.rules import default_rules_text
 from routescope.toolsearch import SearchSettings
 from tests._support import DEMO_SUITE

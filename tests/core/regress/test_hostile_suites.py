@@ -16,7 +16,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from routescope.regress import MATCHERS, SuiteError, load_suite, run_suite
+from routescope.regress import SuiteError, load_suite, run_suite
+from routescope.regress._checks import MATCHERS
 
 _CHARS = st.characters(exclude_categories=["Cs"])  # anything a file can hold
 _TEXT = st.text(_CHARS, max_size=12)

@@ -29,8 +29,6 @@ from routescope.regress import (
     SuiteResult,
     _run,
     accept_goldens,
-    class_report,
-    is_matcher,
     iter_cases,
     load_suite,
     run_case,
@@ -38,7 +36,8 @@ from routescope.regress import (
     undo_goldens,
     update_goldens,
 )
-from routescope.regress._checks import MATCH_TIMEOUT_S
+from routescope.regress._checks import MATCH_TIMEOUT_S, is_matcher
+from routescope.regress._run import class_report
 from tests._support import DEMO_SUITE
 
 FIXTURES = Path(str(resources_root() / "fixtures"))

@@ -12,16 +12,9 @@ import pytest
 
 from routescope import _files, resources_root
 from routescope._request import BUILTIN_RULES
-from routescope.regress import (
-    MATCHERS,
-    SUITE_TODAY,
-    Suite,
-    SuiteError,
-    is_matcher,
-    load_suite,
-    run_suite,
-)
-from routescope.regress._suite import MAX_SUITE_BYTES
+from routescope.regress import Suite, SuiteError, load_suite, run_suite
+from routescope.regress._checks import MATCHERS, is_matcher
+from routescope.regress._suite import MAX_SUITE_BYTES, SUITE_TODAY
 
 FIXTURES = Path(str(resources_root() / "fixtures"))
 CATALOG = Path(str(resources_root() / "catalog"))

@@ -12,13 +12,8 @@ import numpy as np
 import pytest
 
 from routescope import resources_root
-from routescope.regress import (
-    Suite,
-    SuiteError,
-    evaluate,
-    expected_families,
-    load_suite,
-)
+from routescope.regress import Suite, SuiteError, evaluate, load_suite
+from routescope.regress._tool_eval import expected_families
 from routescope.toolsearch import ToolSearch, load_catalog
 
 FIXTURES = Path(str(resources_root() / "fixtures"))
