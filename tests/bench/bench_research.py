@@ -37,6 +37,7 @@ from routescope.research._offline import OfflineReader
 from routescope.research._policy import WebPolicy
 from routescope.research._quality import Thresholds
 from routescope.research._reader import WebReader
+from routescope.research._run import ResearchOptions
 
 M = TypeVar("M", bound=BaseModel)
 _UNREACHABLE = Thresholds(good_relevance=1.1)
@@ -184,8 +185,7 @@ def main() -> int:
                     search=index,
                     reader=reader,
                     llm=_HeuristicThreeAttempts(),
-                    thresholds=_UNREACHABLE,
-                    max_attempts=3,
+                    options=ResearchOptions(thresholds=_UNREACHABLE, max_attempts=3),
                 )
                 assert len(result.attempts) == 3, result.termination_reason
 
@@ -217,7 +217,7 @@ def main() -> int:
             search=_Search([f"https://e.invalid/{i}" for i in range(5)]),
             reader=_Reader(),
             llm=_three_attempts(),
-            max_attempts=3,
+            options=ResearchOptions(max_attempts=3),
         )
 
     median, _ = _median_ms(args.runs, overhead)
@@ -248,7 +248,7 @@ def main() -> int:
             search=_Search(urls),
             reader=WebReader(fetcher, concurrency=5),
             llm=_three_attempts(),
-            max_attempts=3,
+            options=ResearchOptions(max_attempts=3),
         )
 
     median, _ = _median_ms(max(3, args.runs // 3), loopback)

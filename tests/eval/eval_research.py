@@ -170,7 +170,7 @@ async def run_goals(
     """Research every goal with `settings` over `search`, and query `search` with the raw goal
     (top `k`, default the pages an attempt reads)."""
     from routescope.research import run_research
-    from routescope.research._loop import Budgets
+    from routescope.research._records import Budgets
 
     k = k or Budgets().max_results
     outcomes = []

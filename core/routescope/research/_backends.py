@@ -99,6 +99,7 @@ async def run_research(
     import httpx
 
     from ._quality import infer_stack
+    from ._run import ResearchOptions
 
     settings = settings or ResearchSettings()
     keys = keys or {}
@@ -113,10 +114,12 @@ async def run_research(
             search=provider,
             reader=_reader(provider),
             llm=chat,
-            max_attempts=settings.max_attempts,
-            stack_hint=stack_hint or infer_stack(goal, project_context).hint,
-            project_context=project_context,
-            model=model,
+            options=ResearchOptions(
+                max_attempts=settings.max_attempts,
+                stack_hint=stack_hint or infer_stack(goal, project_context).hint,
+                project_context=project_context,
+                model=model,
+            ),
             on_attempt=on_attempt,
         )
 

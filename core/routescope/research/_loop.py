@@ -20,9 +20,9 @@ from ._models import SearchHit, SearchResponse
 from ._page_evidence import MAX_SOURCE_CHARS, Source
 from ._provider_contract import SearchProvider
 from ._quality import Scores, StopReason, Thresholds, meets_target, score
-from ._records import Attempt, Budgets, DeepResearchResult, PageRead, PageReader
+from ._records import Attempt, DeepResearchResult, PageRead, PageReader
 from ._result import attempt_scores, research_result
-from ._run import GoalTerms, Run
+from ._run import GoalTerms, ResearchOptions, Run
 
 __all__ = ["deep_research"]
 
@@ -106,34 +106,26 @@ def _stop_reason(attempts: list[Attempt], thresholds: Thresholds) -> StopReason 
     return None
 
 
-_BUDGETS = Budgets()
-_THRESHOLDS = Thresholds()
-
-
 async def deep_research(
     goal: str,
     *,
     search: SearchProvider,
     reader: PageReader,
     llm: ChatClient,
-    max_attempts: int = 3,
-    stack_hint: str | None = None,
-    project_context: str | None = None,
-    requires_grounding: bool = False,
-    budgets: Budgets = _BUDGETS,
-    thresholds: Thresholds = _THRESHOLDS,
-    model: str = "",
+    options: ResearchOptions | None = None,
     on_attempt: Callable[[Attempt], None] | None = None,
 ) -> DeepResearchResult:
-    """Research `goal` in at most `max_attempts` searches; the best attempt's findings and
-    scores, every attempt, the warnings and why the loop stopped. Never raises for a
+    """Research `goal` in at most `options.max_attempts` searches; the best attempt's findings
+    and scores, every attempt, the warnings and why the loop stopped. Never raises for a
     provider's, a page's or a model's failure (cancellation goes through). `on_attempt` hears
     of each attempt as soon as it is graded, so a window can show the run as it happens."""
+    options = options or ResearchOptions()
+    budgets, thresholds = options.budgets, options.thresholds
     started = time.monotonic()
     deadline = started + budgets.run_timeout_s
     attempts: list[Attempt] = []
     notes: list[str] = []
-    max_attempts = max(1, max_attempts)
+    max_attempts = max(1, options.max_attempts)
     termination = StopReason("attempts_exhausted", f"{max_attempts} attempts made", max_attempts)
     run = Run(
         goal,
@@ -143,11 +135,11 @@ async def deep_research(
         budgets,
         thresholds,
         max_attempts,
-        requires_grounding,
-        model,
+        options.requires_grounding,
+        options.model,
         GoalTerms(goal, search),
     )
-    query, source = await first_query(llm, goal, stack_hint, project_context)
+    query, source = await first_query(llm, goal, options.stack_hint, options.project_context)
     for index in range(max_attempts):
         if index:
             refined, source, why = await next_query(llm, goal, attempts, await run.terms.get())

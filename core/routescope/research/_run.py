@@ -4,7 +4,7 @@ once. The loop (`_loop`) and the result's assembly (`_result`) read it."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ..llm import ChatClient
 from ._goal_terms import GoalTerm, goal_terms, lookup_words
@@ -13,7 +13,21 @@ from ._quality import Thresholds
 from ._records import Budgets, PageReader
 from ._termstats import corpus_frequencies
 
-__all__ = ["GoalTerms", "Run"]
+__all__ = ["GoalTerms", "ResearchOptions", "Run"]
+
+
+@dataclass(frozen=True, slots=True)
+class ResearchOptions:
+    """How one research run goes: its attempts, what the caller knows of the goal, its budgets
+    and thresholds, and the model's name for the report."""
+
+    max_attempts: int = 3
+    stack_hint: str | None = None
+    project_context: str | None = None
+    requires_grounding: bool = False
+    budgets: Budgets = field(default_factory=Budgets)
+    thresholds: Thresholds = field(default_factory=Thresholds)
+    model: str = ""
 
 
 class GoalTerms:

@@ -2,7 +2,8 @@
 
 import asyncio
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import pytest
 
@@ -11,7 +12,8 @@ from routescope.llm._scripted import ScriptedChat
 from routescope.research._goal_terms import CorpusFrequencies
 from routescope.research._loop import deep_research
 from routescope.research._models import ProviderError, SearchHit, SearchResponse
-from routescope.research._records import Budgets, PageRead
+from routescope.research._records import Attempt, Budgets, DeepResearchResult, PageRead
+from routescope.research._run import ResearchOptions
 
 GOAL = "How do I copy a PySide6 table selection to the clipboard?"
 
@@ -109,13 +111,19 @@ def run(
     llm: ScriptedChat,
     search: FakeSearch | None = None,
     reader: FakeReader | None = None,
-    **kwargs: object,
-):  # type: ignore[no-untyped-def]
+    on_attempt: Callable[[Attempt], None] | None = None,
+    **options: Any,
+) -> DeepResearchResult:
     return asyncio.run(
         deep_research(
-            GOAL, search=search or FakeSearch(), reader=reader or FakeReader(), llm=llm, **kwargs
+            GOAL,
+            search=search or FakeSearch(),
+            reader=reader or FakeReader(),
+            llm=llm,
+            options=ResearchOptions(**options),
+            on_attempt=on_attempt,
         )
-    )  # type: ignore[arg-type]
+    )
 
 
 def test_a_good_first_attempt_reaches_the_target() -> None:

@@ -48,11 +48,13 @@ from routescope.research import (
     run_research,
 )
 from routescope.research._fetch import FetchLimits, SafeFetcher
-from routescope.research._loop import Budgets, deep_research
+from routescope.research._loop import deep_research
 from routescope.research._policy import DEFAULT_POLICY, WebPolicy
 from routescope.research._provider_contract import SearchProvider
 from routescope.research._providers import BraveSearch, ProviderOptions, SearxngSearch, TavilySearch
 from routescope.research._reader import WebReader
+from routescope.research._records import Budgets
+from routescope.research._run import ResearchOptions
 from tests._support import routescope_cli
 from tests.core.research._loopback import (
     BRAVE_PATH,
@@ -253,10 +255,12 @@ def research(
                     search=search,
                     reader=reader,
                     llm=model,
-                    max_attempts=max_attempts,
-                    stack_hint="Python GUI",
-                    budgets=budgets,
-                    model="test-model",
+                    options=ResearchOptions(
+                        max_attempts=max_attempts,
+                        stack_hint="Python GUI",
+                        budgets=budgets,
+                        model="test-model",
+                    ),
                 )
             finally:
                 await dials.close()
