@@ -24,8 +24,10 @@ from .._lazy import lazy_names
 
 if TYPE_CHECKING:
     from ._codec import Summary
+    from ._connection import BUSY_TIMEOUT_S
     from ._export import export_markdown, to_json
     from ._peek import default_history_path, peek_last_prompt
+    from ._rows import Entry, Facets, LastSession
     from ._session import (
         MAX_SESSION_BYTES,
         MAX_SESSION_ENTRIES,
@@ -38,15 +40,7 @@ if TYPE_CHECKING:
         open_session,
         save_session,
     )
-    from ._store import (
-        BUSY_TIMEOUT_S,
-        MAX_ENTRIES,
-        MAX_STORED_CHARS,
-        Entry,
-        Facets,
-        History,
-        LastSession,
-    )
+    from ._store import MAX_ENTRIES, MAX_STORED_CHARS, History
 
 __all__ = [
     "BUSY_TIMEOUT_S",
@@ -88,13 +82,13 @@ _LAZY = {
     "compare_fingerprints": "_session",
     "open_session": "_session",
     "save_session": "_session",
-    "BUSY_TIMEOUT_S": "_store",
+    "BUSY_TIMEOUT_S": "_connection",
     "MAX_ENTRIES": "_store",
     "MAX_STORED_CHARS": "_store",
-    "Entry": "_store",
-    "Facets": "_store",
+    "Entry": "_rows",
+    "Facets": "_rows",
     "History": "_store",
-    "LastSession": "_store",
+    "LastSession": "_rows",
     "default_history_path": "_peek",
     "peek_last_prompt": "_peek",
 }
