@@ -23,15 +23,9 @@ from urllib.parse import urlsplit, urlunsplit
 import httpx
 
 from .._errors import one_line
-from .._http import (
-    HttpFailure,
-    HttpReply,
-    Retry,
-    Secrets,
-    Sleep,
-    redact_url,
-    send,
-)
+from .._http import Retry, Sleep, send
+from .._http_reply import HttpFailure, HttpReply
+from .._secrets import Secrets, redact_url
 from ._models import (
     ErrorKind,
     ProviderError,
