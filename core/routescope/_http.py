@@ -2,114 +2,46 @@
 
 `send` (async) and `send_sync` make one request, and under a `Retry` a bounded few more, within
 a total deadline that covers connecting and reading the whole body. The body is read raw and
-inflated here (gzip, deflate) under a byte cap that holds after decompression. `retry_after`
-reads `retry-after-ms` and `Retry-After` (seconds or an HTTP date). Every outcome is a value: an
-`HttpReply` for a 2xx answer, else one `HttpFailure` whose `kind` is
-
-    timeout     the total deadline passed, or one phase of the request timed out
-    network     no answer: connection refused, reset, a protocol error…
-    too_large   the body passed the cap (the answer's status is kept)
-    http        the server answered another status (its body read up to a small cap)
-    malformed   the body cannot be decoded (an unknown or corrupt content encoding)
-
-and whose `detail` is one line with every known secret masked. Callers map a failure into their
-own error vocabulary. `redact_url` shows a URL without its credentials.
+inflated under a byte cap that holds after decompression (`_http_reply.read_body`).
+`retry_after` reads `retry-after-ms` and `Retry-After` (seconds or an HTTP date). Every outcome
+is a value: an `HttpReply` for a 2xx answer, else one `HttpFailure` (`_http_reply` lists its
+kinds) whose `detail` is one line with every known secret masked (`_secrets.Secrets`).
 """
 
 from __future__ import annotations
 
 import asyncio
 import math
-import re
 import threading
 import time
-import zlib
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
-from typing import Literal
-from urllib.parse import quote, quote_plus
 
 import httpx
 
 from ._errors import one_line
+from ._http_reply import Body, FailureKind, HttpFailure, HttpReply, read_body
+from ._secrets import NO_SECRETS, Secrets
 
 __all__ = [
     "ERROR_BODY_BYTES",
-    "MASK",
     "MAX_RETRY_AFTER_S",
-    "FailureKind",
-    "HttpFailure",
-    "HttpReply",
     "Retry",
-    "Secrets",
     "Sleep",
-    "read_body",
-    "redact_url",
     "retry_after",
     "send",
     "send_sync",
 ]
 
-FailureKind = Literal["timeout", "network", "too_large", "http", "malformed"]
 Sleep = Callable[[float], Awaitable[None]]
 
-MASK = "***"
 MAX_RETRY_AFTER_S = 86_400.0
 """A server's wait is believed up to a day; an HTTP date in the year 9999 is not."""
 ERROR_BODY_BYTES = 64 * 1024
 """An error answer is read this far (enough for its message) and cut there, never refused."""
 _DETAIL_CHARS = 300
-_SECRET_NAMES = re.compile(
-    r"key|token|secret|passw|pwd|auth|sig|cred|session|cookie|code|jwt", re.I
-)
-_INFLATED = ("gzip", "x-gzip", "deflate")
-
-
-class Secrets:
-    """Strings never to be shown (each also percent-encoded, as a URL carries it) and the
-    `mask` shown in their place. Its repr shows neither."""
-
-    __slots__ = ("_forms", "mask")
-
-    def __init__(self, values: Iterable[str | None] = (), mask: str = MASK) -> None:
-        forms: set[str] = set()
-        for value in values:
-            if value:
-                forms.update({value, quote(value), quote(value, safe=""), quote_plus(value)})
-        # Longest first, so that a secret holding another is masked whole.
-        self._forms = tuple(sorted(forms, key=len, reverse=True))
-        self.mask = mask
-
-    def scrub(self, text: str) -> str:
-        for form in self._forms:
-            text = text.replace(form, self.mask)
-        return text
-
-    def __repr__(self) -> str:
-        return f"Secrets(<{len(self._forms)} hidden>)"
-
-
-_NO_SECRETS = Secrets()
-
-
-def redact_url(url: str, secrets: Secrets | Iterable[str] = ()) -> str:
-    """`url` for a message or a record: its userinfo (`http://***@host/…`), the value of every
-    query parameter named like a credential (`?api_key=***`), its fragment and every known
-    secret masked. Never raises, also for a URL that cannot be parsed."""
-    known = secrets if isinstance(secrets, Secrets) else Secrets(secrets)
-    mask = known.mask
-    text = str(url)
-    userinfo = r"^([^:/?#]*://)[^/?#]*@" if "://" in text else r"^()[^/?#]*@"
-    text = re.sub(userinfo, lambda m: f"{m[1]}{mask}@", text)
-    text = re.sub(r"#.*$", lambda m: f"#{mask}", text, flags=re.DOTALL)
-    text = re.sub(
-        r"([?&;])([^=&;#]*)=([^&;#]*)",
-        lambda m: f"{m[1]}{m[2]}={mask}" if _SECRET_NAMES.search(m[2]) else m[0],
-        text,
-    )
-    return known.scrub(text)
 
 
 def retry_after(headers: httpx.Headers, *, reset_header: str | None = None) -> float | None:
@@ -148,42 +80,6 @@ def _delay(text: str | None) -> float | None:
     return (when - datetime.now(UTC)).total_seconds()
 
 
-@dataclass(frozen=True)
-class HttpReply:
-    """A server's answer: status, headers and the body as far as it was read."""
-
-    status: int
-    reason: str
-    headers: httpx.Headers
-    body: bytes
-    attempts: int = 1
-
-    def text(self) -> str:
-        return self.body.decode("utf-8", errors="replace")
-
-
-@dataclass(frozen=True)
-class HttpFailure:
-    """Why a request gave no usable answer (see the module documentation). `exception` names
-    what a timeout or network failure raised; `reply` is the server's answer when there was one
-    (for `http` with its body, else with none); `retry_after_s` the wait the server asked for."""
-
-    kind: FailureKind
-    detail: str
-    status: int | None = None
-    exception: str = ""
-    retry_after_s: float | None = None
-    reply: HttpReply | None = None
-    attempts: int = 1
-
-    @property
-    def message(self) -> str:
-        """`detail` after the name of the exception when there is one: `ConnectError: …`."""
-        if not self.exception:
-            return self.detail
-        return f"{self.exception}: {self.detail}" if self.detail else self.exception
-
-
 def _on_429(failure: HttpFailure) -> bool:
     return failure.status == 429
 
@@ -216,115 +112,13 @@ class Retry:
 _NO_RETRY = Retry()
 
 
-class _Inflater:
-    """gzip or deflate decoding that never produces more than one byte past the room left."""
-
-    def __init__(self, encoding: str) -> None:
-        self._deflate = encoding == "deflate"
-        self._obj = zlib.decompressobj(zlib.MAX_WBITS if self._deflate else 16 + zlib.MAX_WBITS)
-        self._first = True
-
-    def feed(self, data: bytes, room: int, *, last: bool) -> bytes:
-        if last:
-            return self._obj.flush()
-        try:
-            out = self._obj.decompress(data, room + 1)
-        except zlib.error:
-            if not (self._deflate and self._first):
-                raise
-            # "deflate" sent as a raw stream without the zlib header (common in the wild).
-            self._obj = zlib.decompressobj(-zlib.MAX_WBITS)
-            out = self._obj.decompress(data, room + 1)
-        self._first = False
-        return out
-
-
-class _Body:
-    """A body taken raw chunk by chunk under `cap` bytes after decompression: httpx would
-    inflate a whole chunk at once, and a small gzip bomb is gigabytes. `cut`: keep the first
-    `cap` bytes of a longer (or undecodable) body instead of refusing it."""
-
-    def __init__(self, response: httpx.Response, cap: int, *, cut: bool) -> None:
-        self._response, self._cap, self._cut = response, cap, cut
-        self.data = bytearray()
-        self.failure: HttpFailure | None = None
-        self.open = True
-        self._inflater: _Inflater | None = None
-        loaded = _loaded(response)
-        encoding = response.headers.get("content-encoding", "").strip().lower()
-        declared = response.headers.get("content-length", "")
-        if loaded is not None:
-            encoding = ""  # httpx decoded it already
-        if encoding in _INFLATED:
-            self._inflater = _Inflater("deflate" if encoding == "deflate" else "gzip")
-        elif encoding not in ("", "identity"):
-            self._stop("malformed", f"content encoding {encoding!r} is not supported")
-        if not cut and declared.isdigit() and int(declared) > cap:
-            self._stop("too_large", f"Content-Length {declared} is over {cap} bytes")
-        if loaded is not None and self.open:
-            self.take(loaded)
-            self.open = False  # taken whole: nothing is left to read
-
-    def take(self, chunk: bytes, *, last: bool = False) -> bool:
-        """Adds a raw chunk (`last`: the decoder's tail); False once nothing more is to be read."""
-        if self._inflater is None:
-            return self._add(chunk)
-        try:
-            return self._add(self._inflater.feed(chunk, self._cap - len(self.data), last=last))
-        except zlib.error as exc:
-            return self._stop("malformed", f"corrupt compressed body: {exc}")
-
-    def result(self) -> bytes | HttpFailure:
-        if self.open:
-            self.take(b"", last=True)
-        return self.failure or bytes(self.data)
-
-    def _add(self, piece: bytes) -> bool:
-        room = self._cap - len(self.data)
-        self.data += piece[:room]
-        return len(piece) <= room or self._stop("too_large", f"the body passed {self._cap} bytes")
-
-    def _stop(self, kind: FailureKind, detail: str) -> bool:
-        if self.open and not self._cut:
-            response = self._response
-            reply = HttpReply(response.status_code, response.reason_phrase, response.headers, b"")
-            self.failure = HttpFailure(kind, detail, response.status_code, reply=reply)
-        self.open = False
-        return False
-
-
-def _loaded(response: httpx.Response) -> bytes | None:
-    """The body of a response built in memory (`httpx.Response(content=…)`, as a mock
-    transport answers): httpx has read it at once, so there is no raw stream left to read."""
-    if not response.is_stream_consumed:
-        return None
-    try:
-        return response.content
-    except httpx.ResponseNotRead:
-        return None
-
-
-async def read_body(
-    response: httpx.Response, cap: int, *, cut: bool = False
-) -> bytes | HttpFailure:
-    """The body of a streamed `response`, at most `cap` bytes after decompression (gzip and
-    deflate are inflated here): else a `too_large` or `malformed` failure that keeps the status.
-    `cut`: the first `cap` bytes instead. Transport errors are raised."""
-    body = _Body(response, cap, cut=cut)
-    if body.open:  # a refusal by the headers alone reads nothing
-        async for chunk in response.aiter_raw():
-            if not body.take(chunk):
-                break
-    return body.result()
-
-
 async def send(
     client: httpx.AsyncClient,
     request: httpx.Request,
     *,
     timeout_s: float,
     max_bytes: int,
-    secrets: Secrets = _NO_SECRETS,
+    secrets: Secrets = NO_SECRETS,
     retry: Retry = _NO_RETRY,
     observe: Callable[[HttpReply | HttpFailure], None] | None = None,
 ) -> HttpReply | HttpFailure:
@@ -379,7 +173,7 @@ def send_sync(
     *,
     timeout_s: float,
     max_bytes: int,
-    secrets: Secrets = _NO_SECRETS,
+    secrets: Secrets = NO_SECRETS,
 ) -> HttpReply | HttpFailure:
     """`send` for a blocking client, once: the request runs on a helper thread, so the deadline
     holds while a name resolves or a read blocks; the thread, left behind, stops at its next
@@ -414,7 +208,7 @@ def _attempt_sync(
         response = client.send(request, stream=True)
         try:
             cap, cut = _cap(response, max_bytes)
-            body = _Body(response, cap, cut=cut)
+            body = Body(response, cap, cut=cut)
             chunks = response.iter_raw() if body.open else iter(())
             for chunk in chunks:
                 if late.is_set() or time.monotonic() > deadline:
@@ -430,7 +224,7 @@ def _attempt_sync(
 
 
 def _prepare(request: httpx.Request, remaining: float) -> None:
-    """Every phase bounded by the time left; only the encodings `_Body` inflates asked for."""
+    """Every phase bounded by the time left; only the encodings `Body` inflates asked for."""
     request.extensions = {
         **request.extensions,
         "timeout": httpx.Timeout(max(0.001, remaining)).as_dict(),

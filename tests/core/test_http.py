@@ -19,16 +19,13 @@ import routescope.toolsearch
 from routescope._http import (
     ERROR_BODY_BYTES,
     MAX_RETRY_AFTER_S,
-    HttpFailure,
-    HttpReply,
     Retry,
-    Secrets,
-    read_body,
-    redact_url,
     retry_after,
     send,
     send_sync,
 )
+from routescope._http_reply import HttpFailure, HttpReply, read_body
+from routescope._secrets import Secrets, redact_url
 from routescope.research import _providers as research_providers
 from tests.core.research._loopback import Reply, Request, serving
 

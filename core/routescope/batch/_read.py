@@ -5,6 +5,9 @@ line with its reason. Reads are bounded: a record is never read past `max_line_b
 Formats, from the name (a trailing `.gz` aside; gzip is recognised by its magic bytes):
 `.jsonl`, `.ndjson`, `.json`: one JSON value a line; `.csv` (`.tsv`): a header row, then one
 record a row (quoted fields may span lines); anything else: plain text, one prompt a line.
+
+This is the driver's side: which files, the column of a CSV file, and the partitions workers
+read. Records and prompts, what workers do with a partition, are in `_records`.
 """
 
 from __future__ import annotations
@@ -13,41 +16,41 @@ import contextlib
 import csv
 import glob
 import gzip
-import json
 import os
 import re
 import stat
 import zlib
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import IO, Any, Protocol
+from typing import IO
 
-from .._errors import InputError, one_line
-from .._input import validate_text
+from .._errors import one_line
 from ._common import BatchError, Format, Partition
+from ._records import (
+    DEFAULT_FIELDS,
+    INSIDE,
+    START,
+    BadLineError,
+    Lines,
+    csv_delimiter,
+    csv_separator,
+    csv_state,
+    iter_records,
+    record_text,
+)
 
 __all__ = [
-    "DEFAULT_FIELDS",
     "GZIP_DONE",
     "Column",
     "InputFile",
     "Position",
     "csv_column",
-    "csv_delimiter",
-    "csv_state",
     "expand_inputs",
-    "iter_records",
     "plan_partitions",
-    "prompt_of",
 ]
 
-DEFAULT_FIELDS = ("messages", "prompt", "input", "text", "query", "question", "content", "message")
-"""Without `--field`: the fields a JSON record's prompt is looked for in, in this order (a
-`messages` list is a chat log: its last user message is the prompt); the CSV columns too."""
 GZIP_DONE = 1 << 62
 """The offset a gzip file is marked done at when its data broke off (truncated or corrupt)."""
-EXCERPT_CHARS = 120
-_SKIP_BYTES = 1 << 20
 _GLOB = re.compile(r"[*?\[]")
 _EXTENSIONS: dict[str, Format] = {
     ".jsonl": "jsonl",
@@ -56,16 +59,6 @@ _EXTENSIONS: dict[str, Format] = {
     ".csv": "csv",
     ".tsv": "tsv",
 }
-
-
-class Lines(Protocol):
-    """A binary stream read a line (of at most `size` bytes) at a time."""
-
-    def readline(self, size: int | None = -1, /) -> bytes: ...
-
-
-class BadLineError(Exception):
-    """A record that gives no prompt; the message is the reason shown for the bad line."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -182,109 +175,6 @@ def _opened(file: InputFile) -> Iterator[Lines]:
             yield unzipped
 
 
-# -- records ------------------------------------------------------------------------------
-
-
-def iter_records(
-    stream: Lines, *, delimiter: int | None, limit: int, budget: int | None = None
-) -> Iterator[tuple[int, int, int, bytes, bool]]:
-    """The records of a binary stream, up to `budget` bytes: (first line, 1-based from the
-    stream's position; physical lines; bytes; the record's bytes; over-long). An over-long
-    record (more than `limit` bytes) is skipped in bounded reads and gives only its first
-    bytes. `delimiter` (CSV, the byte between fields): a record goes on while a quoted field
-    is open at the end of a line (`csv_state`); None: a record is a line."""
-    readline = stream.readline
-    line = used = 0
-    while budget is None or used < budget:
-        raw = readline(limit + 1)
-        if not raw:
-            return
-        line += 1
-        first = line
-        size = len(raw)
-        over = size > limit
-        state = START if delimiter is None else csv_state(raw, START, delimiter)
-        if over and not raw.endswith(b"\n"):
-            skipped, state = _skip_line(stream, state, delimiter)
-            size += skipped
-        parts = [raw]
-        while delimiter is not None and state == INSIDE:
-            raw = readline(limit + 1)
-            if not raw:
-                break
-            line += 1
-            size += len(raw)
-            state = csv_state(raw, state, delimiter)
-            if len(raw) > limit and not raw.endswith(b"\n"):
-                skipped, state = _skip_line(stream, state, delimiter)
-                size += skipped
-            over = over or size > limit
-            if not over:
-                parts.append(raw)
-        used += size
-        data = parts[0][: EXCERPT_CHARS * 4] if over else b"".join(parts)
-        yield first, line - first + 1, size, data, over
-
-
-def _skip_line(stream: Lines, state: int, delimiter: int | None) -> tuple[int, int]:
-    """Read past the rest of an over-long line in bounded pieces: (bytes skipped, CSV state
-    at its end)."""
-    skipped = 0
-    while True:
-        piece = stream.readline(_SKIP_BYTES)
-        if not piece:
-            return skipped, state
-        skipped += len(piece)
-        if delimiter is not None:
-            state = csv_state(piece, state, delimiter)
-        if piece.endswith(b"\n"):
-            return skipped, state
-
-
-START, FIELD, INSIDE, PENDING = range(4)
-"""Where a CSV reader is: at the start of a field; in an unquoted field (or after a closing
-quote: quotes are plain characters there until the delimiter); in a quoted field; right after
-a quote in a quoted field (the next byte says: `""` an escaped quote, else the field closed)."""
-_QUOTE, _NEWLINE = ord('"'), ord("\n")
-
-
-def csv_state(data: bytes, state: int, delimiter: int) -> int:
-    """The CSV reader's state after `data`, from `state`, as Python's `csv` module reads (a
-    quote opens a quoted field only at the start of a field). Pieces of a line can be given
-    one after another: the result does not depend on where the data is cut. A line ends a
-    record when the state after it is not `INSIDE`."""
-    if state < INSIDE and _QUOTE not in data:  # the common case, in C
-        if not data:
-            return state
-        last = data[-1]
-        return START if last in (delimiter, _NEWLINE) else FIELD
-    position, size = 0, len(data)
-    separator = bytes([delimiter])
-    while position < size:
-        if state == INSIDE:
-            found = data.find(b'"', position)
-            if found < 0:
-                return INSIDE
-            state, position = PENDING, found + 1
-        elif state == FIELD:  # to the next delimiter or line break
-            ends = [
-                i for i in (data.find(separator, position), data.find(b"\n", position)) if i >= 0
-            ]
-            if not ends:
-                return FIELD
-            state, position = START, min(ends) + 1
-        else:
-            byte = data[position]
-            if byte == _QUOTE:  # START: a quoted field opens; PENDING: an escaped quote
-                state = INSIDE
-            elif byte in (delimiter, _NEWLINE):
-                state = START
-            else:
-                state = FIELD
-            position += 1
-    return state
-
-
 # -- CSV columns --------------------------------------------------------------------------
 
 
@@ -294,7 +184,7 @@ def csv_column(file: InputFile, field: str | None, limit: int) -> Column:
     shown = one_line(file.source)
     try:
         with _opened(file) as stream:
-            delimiter = ord(_delimiter(file.format))
+            delimiter = ord(csv_separator(file.format))
             first = next(iter_records(stream, delimiter=delimiter, limit=limit), None)
     except (OSError, EOFError, zlib.error) as exc:
         raise BatchError(f"{shown}: cannot read the CSV header: {one_line(exc)}") from None
@@ -304,8 +194,8 @@ def csv_column(file: InputFile, field: str | None, limit: int) -> Column:
     if over:
         raise BatchError(f"{shown}: the CSV header row is longer than {limit:,} bytes")
     try:
-        text = _text(data, first_of_file=True)
-        names = next(csv.reader([text], delimiter=_delimiter(file.format)), [])
+        text = record_text(data, first_of_file=True)
+        names = next(csv.reader([text], delimiter=csv_separator(file.format)), [])
     except (BadLineError, csv.Error) as exc:
         raise BatchError(f"{shown}: the CSV header row cannot be read: {one_line(exc)}") from None
     index = _choose_column(names, field)
@@ -329,16 +219,6 @@ def _choose_column(names: list[str], field: str | None) -> int | None:
         if candidate in folded:
             return folded.index(candidate)
     return 0 if len(names) == 1 else None
-
-
-def _delimiter(fmt: Format) -> str:
-    return "\t" if fmt == "tsv" else ","
-
-
-def csv_delimiter(fmt: Format) -> int | None:
-    """The byte between fields of a CSV or TSV file; None for the formats of one record a
-    line."""
-    return ord(_delimiter(fmt)) if fmt in ("csv", "tsv") else None
 
 
 # -- partitions ---------------------------------------------------------------------------
@@ -502,142 +382,3 @@ def _gzip_partitions(
             return
         if items or position == begin:
             yield partition(position + used, consumed - base, file.size - mark)
-
-
-# -- prompts ------------------------------------------------------------------------------
-
-
-def prompt_of(
-    data: bytes,
-    fmt: Format,
-    *,
-    field: tuple[str, ...] | None,
-    column: int | None,
-    first_of_file: bool,
-) -> str:
-    """The prompt of one record, or `BadLineError(reason)`."""
-    text = _text(data, first_of_file=first_of_file)
-    if fmt == "text":
-        prompt = text
-    elif fmt == "jsonl":
-        if not text.strip():
-            raise BadLineError("empty line")
-        prompt = _from_json(_json(text), field)
-    else:
-        prompt = _from_csv(text, fmt, column or 0)
-    try:
-        return validate_text(prompt)
-    except InputError as exc:
-        raise BadLineError(str(exc)) from None
-
-
-def _text(data: bytes, *, first_of_file: bool) -> str:
-    if data.endswith(b"\n"):
-        data = data[:-2] if data.endswith(b"\r\n") else data[:-1]
-    if b"\x00" in data:
-        raise BadLineError("binary data (a NUL byte)")
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise BadLineError(f"not UTF-8 text (invalid byte at offset {exc.start})") from None
-    if first_of_file:
-        text = text.removeprefix("\ufeff")
-    if not text.strip():
-        raise BadLineError("empty line")
-    return text
-
-
-def _json(text: str) -> Any:
-    try:
-        return json.loads(text)
-    except RecursionError:
-        raise BadLineError("invalid JSON: nested too deeply") from None
-    except ValueError as exc:  # JSONDecodeError, and integers past the digit limit
-        raise BadLineError(f"invalid JSON: {one_line(exc, 100)}") from None
-
-
-def _from_json(value: Any, field: tuple[str, ...] | None) -> str:
-    if field is not None:
-        where = ".".join(field)
-        for part in field:
-            value = _step(value, part, where)
-        return _as_prompt(value, where)
-    if isinstance(value, str):
-        return value
-    if not isinstance(value, dict):
-        raise BadLineError(f"a JSON {_type(value)}, not an object or a string")
-    for name in DEFAULT_FIELDS:
-        if name in value:
-            return _as_prompt(value[name], name)
-    looked = ", ".join(DEFAULT_FIELDS)
-    raise BadLineError(f"no prompt field (looked for {looked}); name it with --field")
-
-
-def _step(value: Any, part: str, where: str) -> Any:
-    if isinstance(value, dict) and part in value:
-        return value[part]
-    if isinstance(value, list):
-        with contextlib.suppress(ValueError, IndexError):
-            return value[int(part)]
-    raise BadLineError(f"no field {one_line(where, 80)}")
-
-
-def _as_prompt(value: Any, where: str) -> str:
-    if isinstance(value, str):
-        return value
-    if isinstance(value, dict) and isinstance(value.get("messages"), list):
-        return _last_user_message(value["messages"])
-    if isinstance(value, list) and any(isinstance(m, dict) and "role" in m for m in value):
-        return _last_user_message(value)
-    raise BadLineError(f"field {one_line(where, 80)} is a JSON {_type(value)}, not text or a chat")
-
-
-def _last_user_message(messages: list[Any]) -> str:
-    """An OpenAI-style chat: the text of the last message whose role is `user` (content as a
-    string, or a list of parts whose `text` is joined by line breaks)."""
-    for message in reversed(messages):
-        if isinstance(message, dict) and message.get("role") == "user":
-            content = message.get("content")
-            if isinstance(content, str):
-                return content
-            if isinstance(content, list):
-                texts = [
-                    part if isinstance(part, str) else part.get("text")
-                    for part in content
-                    if isinstance(part, str | dict)
-                ]
-                joined = "\n".join(text for text in texts if isinstance(text, str))
-                if joined:
-                    return joined
-            raise BadLineError("the last user message has no text")
-    raise BadLineError("no user message in the chat")
-
-
-def _type(value: Any) -> str:
-    if isinstance(value, bool):
-        return "boolean"
-    if value is None:
-        return "null"
-    if isinstance(value, int | float):
-        return "number"
-    if isinstance(value, list):
-        return "array"
-    if isinstance(value, dict):
-        return "object"
-    return "string"
-
-
-def _from_csv(text: str, fmt: Format, column: int) -> str:
-    try:
-        row = next(csv.reader([text], delimiter=_delimiter(fmt)), [])
-    except csv.Error as exc:
-        raise BadLineError(f"invalid CSV: {one_line(exc, 100)}") from None
-    if column >= len(row):
-        raise BadLineError(f"no column {column + 1} (the row has {len(row)})")
-    return row[column]
-
-
-def excerpt(data: bytes) -> str:
-    """The first characters of a bad record, for the reader of the bad-lines file."""
-    text = data[: EXCERPT_CHARS * 4].decode("utf-8", "replace")[:EXCERPT_CHARS]
-    return text.removesuffix("\n").removesuffix("\r")

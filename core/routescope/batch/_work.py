@@ -16,7 +16,7 @@ from .._errors import one_line
 from .._outcome import Outcome
 from .._stages import run_stages
 from ._common import BatchError, Chunk, Job, Partition
-from ._read import BadLineError, csv_delimiter, excerpt, iter_records, prompt_of
+from ._records import BadLineError, csv_delimiter, excerpt, iter_records, prompt_of
 
 if TYPE_CHECKING:
     from .._request import CatalogRef

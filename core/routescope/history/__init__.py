@@ -27,14 +27,14 @@ if TYPE_CHECKING:
     from ._export import export_markdown as export_markdown
     from ._export import to_json as to_json
     from ._peek import peek_last_prompt as peek_last_prompt
+    from ._rows import Entry as Entry
+    from ._rows import Facets as Facets
+    from ._rows import LastSession as LastSession
     from ._session import Fingerprints as Fingerprints
     from ._session import Session as Session
     from ._session import SessionEntry as SessionEntry
     from ._session import open_session as open_session
     from ._session import save_session as save_session
-    from ._store import Entry as Entry
-    from ._store import Facets as Facets
     from ._store import History as History
-    from ._store import LastSession as LastSession
 
 __getattr__, __dir__, __all__ = lazy_face(__name__)

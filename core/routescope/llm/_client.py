@@ -35,7 +35,9 @@ import httpx
 from pydantic import BaseModel, ValidationError
 
 from .._errors import describe, one_line
-from .._http import HttpFailure, HttpReply, Retry, Secrets, send
+from .._http import Retry, send
+from .._http_reply import HttpFailure, HttpReply
+from .._secrets import Secrets
 from ._extract import extract_json_object
 
 __all__ = [

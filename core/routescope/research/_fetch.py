@@ -5,7 +5,7 @@ check **every** address; connect to the checked address only (:class:`PinnedTran
 the connection target while the ``Host`` header, TLS SNI and certificate check keep the name);
 ``trust_env=False``, no keep-alive across hosts, no cookies; redirects followed by hand; the
 content type gated before the body is read; the body capped **after** decompression (the
-shared `routescope._http.read_body` inflates gzip/deflate itself, never more than the cap);
+shared `routescope._http_reply.read_body` inflates gzip/deflate itself, never more than the cap);
 per-phase timeouts and a total deadline over every hop. Every failure is a
 :class:`FetchOutcome` with an error kind, never an exception.
 """
@@ -21,7 +21,7 @@ from typing import Final, Literal
 
 import httpx
 
-from .._http import HttpFailure, read_body
+from .._http_reply import HttpFailure, read_body
 from ._policy import (
     DEFAULT_POLICY,
     Verdict,

@@ -8,7 +8,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Protocol, TypedDict, runtime_checkable
 
-from .._http import Secrets, Sleep
+from .._http import Sleep
+from .._secrets import Secrets
 from ._models import SearchResponse
 
 __all__ = ["REDACTED", "ProviderOptions", "SearchProvider", "redact", "shorten_query"]

@@ -16,15 +16,9 @@ from typing import Any, ClassVar
 import httpx
 
 from .._errors import one_line
-from .._http import (
-    HttpFailure,
-    HttpReply,
-    Retry,
-    Secrets,
-    Sleep,
-    redact_url,
-    send,
-)
+from .._http import Retry, Sleep, send
+from .._http_reply import HttpFailure, HttpReply
+from .._secrets import Secrets, redact_url
 from ._models import ErrorKind, ProviderError, QueryAction, SearchResponse
 from ._provider_contract import REDACTED, shorten_query
 from ._provider_json import MalformedError, Parsed, collect_hits, error_detail, status_error

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
-from .._http import Secrets
+from .._secrets import Secrets
 from ._models import ErrorKind, ProviderError, SearchHit
 
 __all__ = [

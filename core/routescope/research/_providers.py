@@ -17,7 +17,7 @@ from typing import ClassVar, Unpack
 
 import httpx
 
-from .._http import redact_url
+from .._secrets import redact_url
 from ._models import ProviderError
 from ._provider_contract import ProviderOptions
 from ._provider_http import HttpProvider, header_safe

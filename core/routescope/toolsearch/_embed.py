@@ -19,8 +19,10 @@ import numpy as np
 
 from .._errors import EmbedderError, one_line
 from .._files import MB
-from .._http import HttpFailure, Secrets, redact_url, send_sync
+from .._http import send_sync
+from .._http_reply import HttpFailure
 from .._resources import resources_root
+from .._secrets import Secrets, redact_url
 from ._catalog import Tool
 from ._keyword import canonical
 

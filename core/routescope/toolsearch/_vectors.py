@@ -22,7 +22,7 @@ from threadpoolctl import ThreadpoolController
 from .._cache import CacheDir, cache_dir, discard, temporary_sibling
 from .._errors import EmbedderError, one_line
 from .._files import read_bytes, replace_file_with
-from .._http import redact_url
+from .._secrets import redact_url
 from ._catalog import Catalog
 from ._embed import _MAX_DIMENSION, Embedder, _normalise, embedding_text
 

@@ -16,15 +16,13 @@ from hypothesis import strategies as st
 
 from routescope.batch import BatchError
 from routescope.batch._read import (
-    BadLineError,
     InputFile,
     Position,
     csv_column,
     expand_inputs,
-    iter_records,
     plan_partitions,
-    prompt_of,
 )
+from routescope.batch._records import BadLineError, iter_records, prompt_of
 
 LIMIT = 1 << 20
 

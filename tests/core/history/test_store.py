@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from routescope import Request
 from routescope.history import History, HistoryError, LastSession
 from routescope.history._peek import default_history_path
-from routescope.history._store import APPLICATION_ID, SCHEMA_VERSION
+from routescope.history._schema import APPLICATION_ID, SCHEMA_VERSION
 
 from ._support import TODAY, plain, result_of, rich, with_tools
 

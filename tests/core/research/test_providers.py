@@ -14,7 +14,7 @@ from typing import Any, ClassVar
 import httpx
 import pytest
 
-from routescope._http import Secrets
+from routescope._secrets import Secrets
 from routescope.research._models import SearchResponse
 from routescope.research._provider_contract import SearchProvider, redact, shorten_query
 from routescope.research._providers import (
