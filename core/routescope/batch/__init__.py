@@ -26,6 +26,9 @@ if TYPE_CHECKING:
     from ._figures import Distribution as Distribution
     from ._figures import StageLatency as StageLatency
     from ._html import write_report as write_report
+    from ._options import BatchOptions as BatchOptions
+    from ._progress import BatchProgress as BatchProgress
+    from ._progress import BatchSummary as BatchSummary
     from ._report import LeakCheck as LeakCheck
     from ._report import Report as Report
     from ._report import build_report as build_report
@@ -34,9 +37,6 @@ if TYPE_CHECKING:
     from ._results import PromptRef as PromptRef
     from ._results import Result as Result
     from ._results import result_at as result_at
-    from ._run import BatchOptions as BatchOptions
-    from ._run import BatchProgress as BatchProgress
-    from ._run import BatchSummary as BatchSummary
     from ._run import run_batch as run_batch
     from ._state import state_of as state_of
 

@@ -6,146 +6,32 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import json
-import shutil
-import sys
 import threading
 import time
 from collections.abc import Callable, Generator, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
 
 from .._errors import one_line
 from .._request import CatalogRef, RulesRef, default_today
-from ._common import DEFAULT_BLOCK_BYTES, MAX_LINE_BYTES, BadLine, BatchError, Chunk, Job, Partition
+from ._common import BadLine, BatchError, Chunk, Job, Partition
+from ._options import DEFAULT_K, BatchOptions
+from ._progress import (
+    BAD_LINES_KEPT,
+    BatchProgress,
+    BatchSummary,
+    ProgressBar,
+    ProgressHook,
+    Summary,
+    progress_bar,
+)
 from ._read import Column, InputFile, Position, csv_column, expand_inputs, plan_partitions
-from ._state import OutPaths, Output, State, finish, open_output, out_paths
+from ._state import Output, finish, open_output, out_paths
 
-__all__ = [
-    "CHECKPOINT_S",
-    "DEFAULT_K",
-    "BatchOptions",
-    "BatchProgress",
-    "BatchSummary",
-    "ProgressHook",
-    "run_batch",
-]
+__all__ = ["CHECKPOINT_S", "run_batch"]
 
 CHECKPOINT_S = 0.5
 """How often (at most) what was written is committed to the state."""
-DEFAULT_K = 5
-MAX_WORKERS = 512
-BAD_LINES_KEPT = 10
-"""How many bad lines the summary lists (all of them are in the bad-lines file)."""
-
-ProgressHook = Callable[[int, int], None]
-"""Called after each chunk is written with the prompts and bad lines written so far."""
-
-
-@dataclass(frozen=True, slots=True)
-class BatchProgress:
-    """How far a running batch got: told to `on_progress` once it has planned its work, then
-    after each chunk written. Counts are of the whole output (earlier runs included)."""
-
-    prompts: int
-    bad: int
-    done_before: int
-    """Prompts and bad lines an earlier, interrupted run had already written."""
-    read: int
-    """Input bytes done (compressed, for gzip), earlier runs included."""
-    read_before: int
-    """Input bytes an earlier run had done."""
-    size: int
-    """Input bytes in all."""
-    seconds: float
-    """Since this run started."""
-
-    @property
-    def share(self) -> float:
-        """The share of the input done, 0 to 1."""
-        return min(self.read / self.size, 1.0) if self.size else 1.0
-
-    @property
-    def rate(self) -> float:
-        """Lines (prompts and bad) per second in this run."""
-        new = self.prompts + self.bad - self.done_before
-        return new / self.seconds if self.seconds > 0 else 0.0
-
-    @property
-    def seconds_left(self) -> float | None:
-        """At this run's pace so far (None until it has read something)."""
-        read = self.read - self.read_before
-        if read <= 0 or self.seconds <= 0:
-            return None
-        return max(self.size - self.read, 0) * self.seconds / read
-
-
-@dataclass(frozen=True, slots=True)
-class BatchSummary:
-    """What a batch did. Counts are of the whole output (earlier runs included)."""
-
-    out: str
-    bad_lines_file: str | None
-    """Where the bad lines are (None when there are none)."""
-    files: int
-    prompts: int
-    """Records in the output."""
-    bad: int
-    """Bad lines, each in the bad-lines file with its file, line and reason."""
-    done_before: int
-    """Prompts and bad lines an earlier, interrupted run had already written."""
-    seconds: float
-    rate: float
-    """Lines (prompts and bad) per second in this run."""
-    complete: bool
-    already_complete: bool
-    today: str
-    engine: str
-    workers: int
-    first_bad: list[BadLine] = field(default_factory=list)
-    """The first bad lines of this run (at most `BAD_LINES_KEPT`)."""
-    notes: list[str] = field(default_factory=list)
-
-
-@dataclass(frozen=True, slots=True)
-class BatchOptions:
-    """How a batch routes and where it runs: what the command line, the window and the engines
-    share (frozen: a run's options never change under it).
-
-    `field`: a dotted path to the prompt in JSON records (a CSV column name); `today`: the date
-    the routers see (default: the interrupted run's, else the local date); `rules`: a rule pack
-    (default: built in); `catalog`: also rank this catalog's tools (top `k`, default 5);
-    `engine` "dask" with `scheduler` (an address; default: a new `LocalCluster` of `workers`
-    processes); `timings`: without them two runs give byte-identical files; `block_size`: input
-    bytes per partition; `max_line_bytes`: a longer record is a bad line."""
-
-    field: str | None = None
-    workers: int = 1
-    today: dt.date | None = None
-    rules: RulesRef | str | Path | None = None
-    catalog: str | Path | None = None
-    k: int | None = None
-    engine: Literal["local", "dask"] = "local"
-    scheduler: str | None = None
-    timings: bool = True
-    block_size: int = DEFAULT_BLOCK_BYTES
-    max_line_bytes: int = MAX_LINE_BYTES
-
-    def check(self) -> None:
-        """BatchError (one line) for options no batch can run with."""
-        workers, engine = self.workers, self.engine
-        if not isinstance(workers, int) or not 1 <= workers <= MAX_WORKERS:
-            raise BatchError(f"workers must be a whole number from 1 to {MAX_WORKERS}")
-        if engine not in ("local", "dask"):
-            raise BatchError(f"unknown engine {one_line(engine)!r} (local or dask)")
-        if self.scheduler is not None and engine != "dask":
-            raise BatchError("a scheduler address goes with the dask engine (--engine dask)")
-        if self.block_size < 4096:
-            raise BatchError("the block size must be at least 4,096 bytes")
-        if self.max_line_bytes < 1024:
-            raise BatchError("the line limit must be at least 1,024 bytes")
-        if self.k is not None and (self.catalog is None or self.k < 1):
-            raise BatchError("k (how many tools) is at least 1, and goes with a catalog")
 
 
 def run_batch(
@@ -201,7 +87,7 @@ def run_batch(
     }
     given_today = None if options.today is None else options.today.isoformat()
     output, state = open_output(paths, files, kept, given_today, default_today().isoformat())
-    summary = _Summary(paths, state, len(files), options.engine, options.workers, notes, started)
+    summary = Summary(paths, state, len(files), options.engine, options.workers, notes, started)
     if output is None:
         return summary.build(already_complete=True)
     job = Job(
@@ -267,53 +153,12 @@ class _Hooks:
     cancel: threading.Event | None
 
 
-class _Summary:
-    """The running counts of a batch, and its summary at the end."""
-
-    def __init__(
-        self,
-        paths: OutPaths,
-        state: State,
-        files: int,
-        engine: str,
-        workers: int,
-        notes: list[str],
-        started: float,
-    ) -> None:
-        self.paths, self.state, self.files = paths, state, files
-        self.engine, self.workers, self.notes, self.started = engine, workers, notes, started
-        self.done_before = state.prompts + state.bad
-        self.first_bad: list[BadLine] = []
-
-    def build(self, *, already_complete: bool) -> BatchSummary:
-        seconds = time.monotonic() - self.started
-        state = self.state
-        new = state.prompts + state.bad - self.done_before
-        return BatchSummary(
-            out=str(self.paths.out),
-            bad_lines_file=str(self.paths.bad) if state.bad else None,
-            files=self.files,
-            prompts=state.prompts,
-            bad=state.bad,
-            done_before=self.done_before,
-            seconds=round(seconds, 3),
-            rate=round(new / seconds, 1) if seconds > 0 else 0.0,
-            complete=state.complete,
-            already_complete=already_complete,
-            today=state.today,
-            engine=self.engine,
-            workers=self.workers,
-            first_bad=list(self.first_bad),
-            notes=list(self.notes),
-        )
-
-
 def _drive(
     output: Output,
     files: list[InputFile],
     columns: dict[int, Column],
     job: Job,
-    summary: _Summary,
+    summary: Summary,
     options: BatchOptions,
     hooks: _Hooks,
 ) -> bool:
@@ -324,7 +169,7 @@ def _drive(
     partitions = plan_partitions(files, columns, start, options.block_size, job.max_line_bytes)
     size, read = _input_bytes(files, start)
     read_before = read
-    bar = _bar(hooks.bar, size, read, summary.done_before)
+    bar = progress_bar(hooks.bar, size, read, summary.done_before)
 
     def tell() -> None:
         if hooks.on_progress is not None:
@@ -377,7 +222,7 @@ def _drive(
     return finished
 
 
-def _stop(chunks: Generator[tuple[Partition, Chunk], None, None], bar: _Bar | None) -> None:
+def _stop(chunks: Generator[tuple[Partition, Chunk], None, None], bar: ProgressBar | None) -> None:
     chunks.close()
     if bar is not None:
         bar.close()
@@ -414,7 +259,7 @@ def _line_base(position: Position, partition: Partition, columns: dict[int, Colu
     return column.header_lines if column is not None else 0
 
 
-def _lines(partition: Partition, chunk: Chunk, base: int, summary: _Summary) -> tuple[bytes, bytes]:
+def _lines(partition: Partition, chunk: Chunk, base: int, summary: Summary) -> tuple[bytes, bytes]:
     source = json.dumps(partition.source, ensure_ascii=False)
     prefix = '{"source":' + source + ',"line":'
     records = "".join(
@@ -437,41 +282,6 @@ def _utf8(text: str) -> bytes:
     return text.encode("utf-8", "surrogatepass")
 
 
-class _Bar:
-    """A tqdm progress bar over input bytes, with prompts, rate and bad lines beside it."""
-
-    def __init__(self, total: int, initial: int, lines_before: int) -> None:
-        from tqdm import tqdm  # type: ignore[import-untyped, unused-ignore]
-
-        self.started = time.monotonic()
-        self.lines_before = lines_before
-        size = shutil.get_terminal_size((100, 24))
-        self.bar = tqdm(
-            total=total,
-            initial=initial,
-            unit="B",
-            unit_scale=True,
-            unit_divisor=1024,
-            desc="routescope batch",
-            file=sys.stderr,
-            # a terminal that reports no size (0 × 0) still shows the bar
-            ncols=size.columns,
-            nrows=size.lines,
-            mininterval=0.25,
-            bar_format="{desc}: {percentage:3.0f}%|{bar}| {n_fmt}B/{total_fmt}B "
-            "[{elapsed}<{remaining}{postfix}]",
-        )
-
-    def step(self, done: int, prompts: int, bad: int) -> None:
-        elapsed = time.monotonic() - self.started
-        rate = (prompts + bad - self.lines_before) / elapsed if elapsed > 0 else 0.0
-        self.bar.set_postfix_str(f"{prompts:,} prompts, {rate:,.0f}/s, {bad:,} bad", refresh=False)
-        self.bar.update(done)
-
-    def close(self) -> None:
-        self.bar.close()
-
-
 def _input_bytes(files: list[InputFile], start: Position) -> tuple[int, int]:
     """The input's bytes in all, and those done before `start` (compressed, for gzip)."""
     total = sum(file.size for file in files)
@@ -479,15 +289,3 @@ def _input_bytes(files: list[InputFile], start: Position) -> tuple[int, int]:
     if start.file < len(files) and not files[start.file].gzip:
         before += min(start.offset, files[start.file].size)
     return total, before
-
-
-def _bar(progress: bool | None, total: int, before: int, lines_before: int) -> _Bar | None:
-    if progress is None:
-        progress = sys.stderr is not None and sys.stderr.isatty()
-    if not progress:
-        return None
-    try:
-        import tqdm  # noqa: F401
-    except ImportError:  # the bar is a comfort, not a reason to fail
-        return None
-    return _Bar(total, before, lines_before)

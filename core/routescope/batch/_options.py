@@ -1,0 +1,59 @@
+"""`BatchOptions`: how a batch routes and where it runs."""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from .._errors import one_line
+from .._request import RulesRef
+from ._common import DEFAULT_BLOCK_BYTES, MAX_LINE_BYTES, BatchError
+
+__all__ = ["DEFAULT_K", "MAX_WORKERS", "BatchOptions"]
+
+DEFAULT_K = 5
+"""Tools kept per prompt when a catalog is ranked (`k`)."""
+MAX_WORKERS = 512
+
+
+@dataclass(frozen=True, slots=True)
+class BatchOptions:
+    """How a batch routes and where it runs: what the command line, the window and the engines
+    share (frozen: a run's options never change under it).
+
+    `field`: a dotted path to the prompt in JSON records (a CSV column name); `today`: the date
+    the routers see (default: the interrupted run's, else the local date); `rules`: a rule pack
+    (default: built in); `catalog`: also rank this catalog's tools (top `k`, default 5);
+    `engine` "dask" with `scheduler` (an address; default: a new `LocalCluster` of `workers`
+    processes); `timings`: without them two runs give byte-identical files; `block_size`: input
+    bytes per partition; `max_line_bytes`: a longer record is a bad line."""
+
+    field: str | None = None
+    workers: int = 1
+    today: dt.date | None = None
+    rules: RulesRef | str | Path | None = None
+    catalog: str | Path | None = None
+    k: int | None = None
+    engine: Literal["local", "dask"] = "local"
+    scheduler: str | None = None
+    timings: bool = True
+    block_size: int = DEFAULT_BLOCK_BYTES
+    max_line_bytes: int = MAX_LINE_BYTES
+
+    def check(self) -> None:
+        """BatchError (one line) for options no batch can run with."""
+        workers, engine = self.workers, self.engine
+        if not isinstance(workers, int) or not 1 <= workers <= MAX_WORKERS:
+            raise BatchError(f"workers must be a whole number from 1 to {MAX_WORKERS}")
+        if engine not in ("local", "dask"):
+            raise BatchError(f"unknown engine {one_line(engine)!r} (local or dask)")
+        if self.scheduler is not None and engine != "dask":
+            raise BatchError("a scheduler address goes with the dask engine (--engine dask)")
+        if self.block_size < 4096:
+            raise BatchError("the block size must be at least 4,096 bytes")
+        if self.max_line_bytes < 1024:
+            raise BatchError("the line limit must be at least 1,024 bytes")
+        if self.k is not None and (self.catalog is None or self.k < 1):
+            raise BatchError("k (how many tools) is at least 1, and goes with a catalog")
