@@ -28,6 +28,7 @@ __all__ = [
     "STREAM_DEADLINE_S",
     "OwnerNotKeptError",
     "TemporaryFileError",
+    "file_kind",
     "read_bytes",
     "read_text",
     "replace_file",
@@ -39,14 +40,16 @@ STREAM_DEADLINE_S = 10.0
 """How long a pipe or device may take to deliver its content."""
 
 
-def _kind(mode: int) -> str:
-    if stat.S_ISDIR(mode):
-        return "a directory"
-    if stat.S_ISSOCK(mode):
-        return "a socket"
-    if stat.S_ISBLK(mode):
-        return "a block device"
-    return "not a regular file"
+def file_kind(mode: int) -> str:
+    """What a file that is not a regular file is, for a message ("a FIFO")."""
+    kinds = (
+        (stat.S_ISDIR, "a directory"),
+        (stat.S_ISFIFO, "a FIFO"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+        (stat.S_ISSOCK, "a socket"),
+    )
+    return next((name for test, name in kinds if test(mode)), "an unusual file")
 
 
 def read_bytes(
@@ -76,7 +79,7 @@ def read_bytes(
     elif streams and (stat.S_ISFIFO(info.st_mode) or stat.S_ISCHR(info.st_mode)):
         data = _read_stream(path, what, limit, error)
     else:
-        raise error(f"{path}: cannot read {what}: {_kind(info.st_mode)}")
+        raise error(f"{path}: cannot read {what}: {file_kind(info.st_mode)}")
     if len(data) > limit:
         raise error(f"{path}: {what} is too large: more than {_size(limit)}")
     return data

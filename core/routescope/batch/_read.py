@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import IO
 
 from .._errors import one_line
+from .._files import file_kind
 from ._common import BatchError, Format, Partition
 from ._records import (
     DEFAULT_FIELDS,
@@ -133,7 +134,7 @@ def _input_file(source: str, *, from_glob: bool) -> tuple[InputFile, tuple[int, 
         return None
     if not stat.S_ISREG(info.st_mode):
         raise BatchError(
-            f"{shown}: not a regular file ({_kind(info.st_mode)}); batch reads files "
+            f"{shown}: not a regular file ({file_kind(info.st_mode)}); batch reads files "
             "(save a stream to a file first)"
         )
     try:
@@ -149,20 +150,6 @@ def _input_file(source: str, *, from_glob: bool) -> tuple[InputFile, tuple[int, 
     path = os.path.abspath(source)
     found = InputFile(source, path, info.st_size, info.st_mtime_ns, zipped, fmt)
     return found, (info.st_dev, info.st_ino)
-
-
-def _kind(mode: int) -> str:
-    if stat.S_ISDIR(mode):
-        return "a directory"
-    if stat.S_ISFIFO(mode):
-        return "a FIFO"
-    if stat.S_ISCHR(mode):
-        return "a character device"
-    if stat.S_ISBLK(mode):
-        return "a block device"
-    if stat.S_ISSOCK(mode):
-        return "a socket"
-    return "not a file"
 
 
 @contextlib.contextmanager
