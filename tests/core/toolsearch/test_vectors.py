@@ -22,9 +22,9 @@ from routescope.toolsearch import (
     ToolSearch,
     VectorIndex,
     VectorScores,
+    _int8_scan,
     why_not,
 )
-from routescope.toolsearch import _int8_scan
 from routescope.toolsearch._int8_scan import _Int8Scan
 from routescope.toolsearch._vector_scores import _cosines
 from routescope.toolsearch._vectors import QUANTISED_FROM
