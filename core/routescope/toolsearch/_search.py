@@ -9,7 +9,6 @@ can say; each hit's `shares` add up to its score."""
 
 from __future__ import annotations
 
-import dataclasses
 import threading
 import time
 from collections.abc import Mapping
@@ -35,7 +34,8 @@ from ._models import (
     ToolHit,
     ToolSearchResult,
 )
-from ._steps import keep_step_tools, split_steps
+from ._step_search import StepSearch
+from ._steps import keep_step_tools
 from ._strategy import Strategy, ToolNames, auto_strategy, category_filter, file_discovery
 from ._vectors import ProgressCallback, VectorIndex, VectorScores
 
@@ -45,8 +45,6 @@ MAX_QUERY_CHARS = 2_000
 VECTOR_RETRY_S = 60.0
 """After the tool vectors could not be built, how long searches run keyword-only before the
 next attempt (a long-running GUI recovers when the endpoint comes back)."""
-_STEP_VECTORS = 64
-"""Step vectors kept: typing on after "…, then" embeds only the step that changed."""
 
 
 def cache_folder() -> Path:
@@ -93,8 +91,7 @@ class ToolSearch:
             except EmbedderError as exc:
                 self.semantic_status = f"unavailable: {exc}"
         self._names = ToolNames(catalog.tools)
-        self._step_vectors: dict[str, np.ndarray] = {}
-        self._step_lock = threading.Lock()
+        self._steps = StepSearch()
         self._categories = frozenset(tool.category for tool in catalog.tools)
         self._fusion = Context(catalog.tools, self.keyword, self.canonical)
 
@@ -246,7 +243,7 @@ class ToolSearch:
         steps: list[StepResult] = []
         if settings.split_steps:
             t5 = clock()
-            steps = self._search_steps(query, settings)
+            steps = self._steps.run(query, settings, self.embed_query, self.search)
             timings["steps"] = (clock() - t5) / 1000
         threshold = settings.fit_threshold
         calibrated = threshold is None
@@ -361,33 +358,6 @@ class ToolSearch:
         Tantivy's BM25."""
         boosts = settings.boosts or self.default_boosts()
         return FUSERS[settings.fusion].standing(self._fusion, query, boosts, tool_index)
-
-    def _search_steps(self, query: str, settings: SearchSettings) -> list[StepResult]:
-        """Each step of a request that needs several tools, searched alone (its vector
-        embedded here, kept for the next keystroke); [] when the request is one step."""
-        steps = split_steps(query)
-        if len(steps) < 2:
-            return []
-        # a step's hits are listed by name and score; their fields are not shown
-        alone = dataclasses.replace(settings, split_steps=False, explain=False)
-        results = []
-        for step in steps:
-            found = self.search(step.text, alone, query_vector=self._step_vector(step.text))
-            results.append(StepResult(step, found.results, found.fits, found.fit_reason))
-        return results
-
-    def _step_vector(self, text: str) -> np.ndarray | None:
-        with self._step_lock:
-            known = self._step_vectors.pop(text, None)
-        if known is None:
-            known = self.embed_query(text)
-            if known is None:
-                return None
-        with self._step_lock:
-            self._step_vectors[text] = known  # most recent last
-            while len(self._step_vectors) > _STEP_VECTORS:
-                del self._step_vectors[next(iter(self._step_vectors))]
-        return known
 
 
 def _checked(query: object, settings: object) -> SearchSettings:
