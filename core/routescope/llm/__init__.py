@@ -6,21 +6,17 @@ raises for a model's or a provider's failure.
 Imports nothing from the routers, research, regress or the CLI: only the shared modules.
 """
 
-from ._client import (
-    JSON_MODES,
-    ChatClient,
-    JsonAnswer,
-    JsonMode,
-    OpenAIChat,
-    parse_json_answer,
-    strict_json_schema,
-)
+from ._answer import JSON_MODES, JsonAnswer, JsonMode, parse_json_answer
+from ._client import ChatClient, ChatOptions, ChatSettings, OpenAIChat
 from ._extract import Score, extract_json_object, strip_reasoning
+from ._schema import strict_json_schema
 from ._scripted import ScriptedChat
 
 __all__ = [
     "JSON_MODES",
     "ChatClient",
+    "ChatOptions",
+    "ChatSettings",
     "JsonAnswer",
     "JsonMode",
     "OpenAIChat",
