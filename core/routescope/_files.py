@@ -52,6 +52,14 @@ def file_kind(mode: int) -> str:
     return next((name for test, name in kinds if test(mode)), "an unusual file")
 
 
+def _refused(mode: int) -> str:
+    """Why a file is not read: what it is, and for a stream refused, that it is not a file."""
+    kind = file_kind(mode)
+    if stat.S_ISFIFO(mode) or stat.S_ISCHR(mode) or kind == "an unusual file":
+        return f"not a regular file ({kind})"
+    return kind
+
+
 def read_bytes(
     path: str | Path,
     *,
@@ -79,7 +87,7 @@ def read_bytes(
     elif streams and (stat.S_ISFIFO(info.st_mode) or stat.S_ISCHR(info.st_mode)):
         data = _read_stream(path, what, limit, error)
     else:
-        raise error(f"{path}: cannot read {what}: {file_kind(info.st_mode)}")
+        raise error(f"{path}: cannot read {what}: {_refused(info.st_mode)}")
     if len(data) > limit:
         raise error(f"{path}: {what} is too large: more than {_size(limit)}")
     return data

@@ -66,7 +66,7 @@ from routescope.toolsearch import (
     VectorIndex,
     embedding_text,
 )
-from routescope.toolsearch._vectors import _CHUNK
+from routescope.toolsearch._vector_cache import _CHUNK
 
 QUERIES = 300
 """Queries per phase (busy, quiet); each is embedded before every measured call."""

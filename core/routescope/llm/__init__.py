@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING
 from .._lazy import lazy_face
 
 if TYPE_CHECKING:
+    from ._answer import JsonAnswer as JsonAnswer
     from ._client import ChatClient as ChatClient
-    from ._client import JsonAnswer as JsonAnswer
     from ._client import OpenAIChat as OpenAIChat
     from ._extract import Score as Score
 

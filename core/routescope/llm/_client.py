@@ -20,76 +20,40 @@ repr hides it, and it is scrubbed from every detail and raw text an answer carri
 
 from __future__ import annotations
 
-import copy
-import functools
 import json
 import math
-import re
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
-from typing import Any, Generic, Literal, Protocol, TypeVar
+from typing import Any, Protocol, TypedDict, TypeVar, Unpack
 
 import anyio
 import httpx
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel
 
-from .._errors import describe, one_line
+from .._errors import one_line
 from .._http import Retry, send
 from .._http_reply import HttpFailure, HttpReply
 from .._secrets import Secrets
-from ._extract import extract_json_object
+from ._answer import (
+    DETAIL_CHARS,
+    JSON_MODES,
+    JsonAnswer,
+    JsonMode,
+    completion_text,
+    cut_off,
+    error_message,
+    parse_json_answer,
+)
+from ._schema import instructed, schema_name, strict_json_schema
 
-__all__ = [
-    "JSON_MODES",
-    "ChatClient",
-    "JsonAnswer",
-    "JsonMode",
-    "OpenAIChat",
-    "parse_json_answer",
-    "strict_json_schema",
-]
+__all__ = ["ChatClient", "ChatOptions", "ChatSettings", "OpenAIChat"]
 
 M = TypeVar("M", bound=BaseModel)
 
-JsonMode = Literal["json_schema", "json_object", "prompted"]
-JSON_MODES: tuple[JsonMode, ...] = ("json_schema", "json_object", "prompted")
-"""From the most to the least constrained; a client only ever moves down this list."""
-
-_DETAIL_CHARS = 300
 _RETRY_STATUSES = frozenset({408, 429, 500, 502, 503, 504})
 _FORMAT_WORDS = ("response_format", "json_schema", "json_object", "schema", "structured", "grammar")
 """Words in a 400/422 body that mean the server rejects the requested output format."""
-_NAME_CHARS = re.compile(r"[^A-Za-z0-9_-]")
-_SCHEMA_KEYWORDS = (
-    "items",
-    "prefixItems",
-    "anyOf",
-    "allOf",
-    "oneOf",
-    "not",
-    "additionalProperties",
-)
-
-
-@dataclass(frozen=True)
-class JsonAnswer(Generic[M]):
-    """A model's answer: `value` when it validated, else `error` (a one-line kind) and `detail`.
-    `raw` is the model's reply (or the error body), bounded and with the key scrubbed; `mode`
-    the output mode of the last request; `attempts` the HTTP requests made."""
-
-    value: M | None
-    error: str | None = None
-    detail: str = ""
-    raw: str = ""
-    mode: JsonMode | None = None
-    attempts: int = 0
-    duration_s: float = 0.0
-    status: int | None = None
-
-    @property
-    def ok(self) -> bool:
-        return self.value is not None
 
 
 class ChatClient(Protocol):
@@ -100,69 +64,49 @@ class ChatClient(Protocol):
     ) -> JsonAnswer[M]: ...
 
 
-def parse_json_answer(text: str, schema: type[M]) -> JsonAnswer[M]:
-    """A model's reply parsed into `schema`: fences, `<think>` blocks and prose around the JSON
-    object are looked past. Never raises."""
-    data = extract_json_object(text)
-    if data is None:
-        return JsonAnswer(None, "malformed", "no JSON object in the reply")
-    try:
-        return JsonAnswer(schema.model_validate(data))
-    except ValidationError as exc:
-        return JsonAnswer(None, "schema", one_line(describe(exc), _DETAIL_CHARS, collapse=True))
-    except RecursionError:
-        return JsonAnswer(None, "schema", "nested too deeply")
+@dataclass(frozen=True, slots=True)
+class ChatSettings:
+    """How an `OpenAIChat` calls its model, checked once when made. The API key is not one of
+    them: it stays in the client, out of any value that may be printed or kept."""
+
+    timeout_s: float = 60.0
+    """The total deadline of one `complete_json` call, retries and waits included."""
+    max_retries: int = 2
+    """Retries of one request after a timeout, a network error, 408, 429 or 5xx (0 to 10)."""
+    mode: JsonMode = "json_schema"
+    """The output mode the first call starts with."""
+    temperature: float | None = None
+    max_tokens: int | None = None
+    max_body_bytes: int = 2_000_000
+    """The largest response body, after decompression."""
+    max_retry_after_s: float = 30.0
+    """The longest `Retry-After` waited for; longer ones are not retried."""
+    backoff_s: float = 0.5
+    """The first wait of the exponential backoff when the server names none."""
+    raw_chars: int = 4000
+    """How much of the model's reply a `JsonAnswer.raw` keeps."""
+
+    def __post_init__(self) -> None:
+        if not (self.timeout_s > 0 and math.isfinite(self.timeout_s)):
+            raise ValueError("timeout_s must be a positive number of seconds")
+        if not 0 <= self.max_retries <= 10:
+            raise ValueError("max_retries must be between 0 and 10")
+        if self.mode not in JSON_MODES:
+            raise ValueError(f"mode must be one of {', '.join(JSON_MODES)}")
 
 
-@functools.cache
-def strict_json_schema(schema: type[BaseModel]) -> dict[str, Any]:
-    """`schema`'s JSON Schema as Structured Outputs' strict mode wants it: every object closed
-    (`additionalProperties: false`) with all its properties required, and no defaults. Do not
-    mutate the result: it is cached."""
-    result = copy.deepcopy(schema.model_json_schema())
-    _make_strict(result)
-    return result
+class ChatOptions(TypedDict, total=False):
+    """`ChatSettings`' fields as keywords of `OpenAIChat` (each overrides its `settings`)."""
 
-
-def _make_strict(node: Any) -> None:
-    """Close every object schema in `node`, walking only the keywords that hold schemas (so a
-    property called `properties` or `default` is left alone)."""
-    if isinstance(node, list):
-        for value in node:
-            _make_strict(value)
-        return
-    if not isinstance(node, dict):
-        return
-    node.pop("default", None)
-    properties = node.get("properties")
-    if isinstance(properties, dict):
-        node["additionalProperties"] = False
-        node["required"] = list(properties)
-        for value in properties.values():
-            _make_strict(value)
-    definitions = node.get("$defs")
-    if isinstance(definitions, dict):
-        for value in definitions.values():
-            _make_strict(value)
-    for key in _SCHEMA_KEYWORDS:
-        if key in node:
-            _make_strict(node[key])
-
-
-@functools.cache
-def _schema_text(schema: type[BaseModel]) -> str:
-    return json.dumps(schema.model_json_schema(), ensure_ascii=False, separators=(",", ":"))
-
-
-def _instructed(system: str, schema: type[BaseModel]) -> str:
-    return (
-        f"{system.rstrip()}\n\nAnswer with one JSON object and nothing else: no prose, no "
-        f"Markdown code fences. It must match this JSON Schema:\n{_schema_text(schema)}"
-    )
-
-
-def _schema_name(name: str) -> str:
-    return _NAME_CHARS.sub("_", name)[:64] or "answer"
+    timeout_s: float
+    max_retries: int
+    mode: JsonMode
+    temperature: float | None
+    max_tokens: int | None
+    max_body_bytes: int
+    max_retry_after_s: float
+    backoff_s: float
+    raw_chars: int
 
 
 class _Secret:
@@ -203,53 +147,16 @@ class _Progress:
     raw: str = ""
 
 
-def _error_message(data: Any, text: str) -> str:
-    if isinstance(data, dict):
-        error = data.get("error")
-        if isinstance(error, dict) and isinstance(error.get("message"), str):
-            return str(error["message"])
-        if isinstance(error, str):
-            return error
-        if isinstance(data.get("detail"), str):
-            return str(data["detail"])
-    return text
-
-
-def _content(data: Any) -> tuple[str | None, str, str]:
-    """The reply text of a chat completion, or None with an error kind and detail."""
-    choices = data.get("choices") if isinstance(data, dict) else None
-    if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
-        return None, "malformed", "the response is not a chat completion (no choices)"
-    choice = choices[0]
-    message = choice.get("message")
-    if not isinstance(message, dict):
-        return None, "malformed", "the response is not a chat completion (no message)"
-    refusal = message.get("refusal")
-    if isinstance(refusal, str) and refusal.strip():
-        return None, "refused", refusal
-    if choice.get("finish_reason") == "content_filter":
-        return None, "refused", "the answer was withheld by a content filter"
-    content = message.get("content")
-    if isinstance(content, list):  # content parts
-        content = "".join(
-            part["text"]
-            for part in content
-            if isinstance(part, dict) and isinstance(part.get("text"), str)
-        )
-    if not isinstance(content, str):
-        return None, "malformed", "the answer has no text content"
-    return content, "", ""
-
-
 class OpenAIChat:
     """A client for `POST {base_url}/chat/completions` (OpenAI, Ollama `/v1`, vLLM, llama.cpp).
 
-    `timeout_s` is the total deadline of one `complete_json` call, retries and waits included;
-    `max_retries` the retries of one request after a timeout, a network error, 408, 429 or 5xx
-    (waiting `Retry-After`, at most `max_retry_after_s`, else an exponential backoff from
-    `backoff_s`); `max_body_bytes` caps a response after decompression. A client it creates
-    ignores proxy environment variables (`trust_env=False`) and is closed by `aclose`; a client
-    passed in is the caller's to close."""
+    How it calls the model is a `ChatSettings` (`settings`, or its fields as keywords, which
+    override it): the total deadline of one `complete_json` call, the retries of one request
+    after a timeout, a network error, 408, 429 or 5xx (waiting `Retry-After`, at most
+    `max_retry_after_s`, else an exponential backoff from `backoff_s`), the cap on a response
+    after decompression. A client it creates ignores proxy environment variables
+    (`trust_env=False`) and is closed by `aclose`; a client passed in is the caller's to
+    close."""
 
     def __init__(
         self,
@@ -258,16 +165,9 @@ class OpenAIChat:
         *,
         api_key: str | None = None,
         client: httpx.AsyncClient | None = None,
-        timeout_s: float = 60.0,
-        max_retries: int = 2,
-        mode: JsonMode = "json_schema",
-        temperature: float | None = None,
-        max_tokens: int | None = None,
-        max_body_bytes: int = 2_000_000,
-        max_retry_after_s: float = 30.0,
-        backoff_s: float = 0.5,
-        raw_chars: int = 4000,
         sleep: Callable[[float], Awaitable[None]] | None = None,
+        settings: ChatSettings | None = None,
+        **options: Unpack[ChatOptions],
     ) -> None:
         url = httpx.URL(base_url)
         if url.scheme not in ("http", "https") or not url.host:
@@ -278,12 +178,9 @@ class OpenAIChat:
             not api_key or not api_key.isascii() or not api_key.isprintable() or " " in api_key
         ):
             raise ValueError("api_key must be printable ASCII without spaces")
-        if not (timeout_s > 0 and math.isfinite(timeout_s)):
-            raise ValueError("timeout_s must be a positive number of seconds")
-        if not 0 <= max_retries <= 10:
-            raise ValueError("max_retries must be between 0 and 10")
-        if mode not in JSON_MODES:
-            raise ValueError(f"mode must be one of {', '.join(JSON_MODES)}")
+        # made (and so checked) after the address, the model and the key, as they were before
+        # the settings were one value: the same bad input fails with the same message
+        self.settings = replace(settings or ChatSettings(), **options)
         self._url = str(url).rstrip("/") + "/chat/completions"
         self._shown_url = str(url.copy_with(username=None, password=None)).rstrip("/")
         self._model = model
@@ -291,21 +188,16 @@ class OpenAIChat:
         self._secrets = Secrets([api_key])
         self._owns_client = client is None
         self._client = client or httpx.AsyncClient(
-            trust_env=False, follow_redirects=False, timeout=timeout_s
+            trust_env=False, follow_redirects=False, timeout=self.settings.timeout_s
         )
-        self._timeout_s = float(timeout_s)
-        self._mode: JsonMode = mode
-        self._temperature = temperature
-        self._max_tokens = max_tokens
-        self._max_body = max_body_bytes
+        self._mode: JsonMode = self.settings.mode
         self._retry = Retry(
-            retries=max_retries,
+            retries=self.settings.max_retries,
             when=_retryable,
-            max_wait_s=max_retry_after_s,
-            backoff_s=backoff_s,
+            max_wait_s=self.settings.max_retry_after_s,
+            backoff_s=self.settings.backoff_s,
             sleep=sleep or anyio.sleep,
         )
-        self._raw_chars = raw_chars
 
     def __repr__(self) -> str:
         key = "set" if self._key else "none"
@@ -338,15 +230,15 @@ class OpenAIChat:
         started = time.monotonic()
         progress = _Progress(mode=self._mode)
         answer: JsonAnswer[M] | None = None
-        with anyio.move_on_after(self._timeout_s) as scope:
+        with anyio.move_on_after(float(self.settings.timeout_s)) as scope:
             answer = await self._complete(system, user, schema, name, progress, scope.deadline)
         if answer is None:
-            detail = f"no answer within {self._timeout_s:g} s"
+            detail = f"no answer within {float(self.settings.timeout_s):g} s"
             answer = JsonAnswer(None, "timeout", detail, progress.raw, status=progress.status)
         return replace(  # the key scrubbed before anything is cut short
             answer,
-            detail=one_line(self._scrub(answer.detail), _DETAIL_CHARS, collapse=True),
-            raw=self._scrub(answer.raw)[: self._raw_chars],
+            detail=one_line(self._scrub(answer.detail), DETAIL_CHARS, collapse=True),
+            raw=self._scrub(answer.raw)[: self.settings.raw_chars],
             mode=progress.mode,
             attempts=progress.attempts,
             duration_s=time.monotonic() - started,
@@ -373,7 +265,7 @@ class OpenAIChat:
                     mode = lower
                     continue
                 return JsonAnswer(None, http.error, http.detail, http.text, status=http.status)
-            content, kind, detail = _content(http.data)
+            content, kind, detail = completion_text(http.data)
             if content is None:
                 return JsonAnswer(None, kind, detail, http.text, status=http.status)
             # Scrubbed before parsing, not only in `raw`: a server that echoes the key into
@@ -382,7 +274,7 @@ class OpenAIChat:
             progress.raw = content
             answer = parse_json_answer(content, schema)
             answer = replace(answer, raw=content, status=http.status)
-            if answer.error == "malformed" and _cut_off(http.data):
+            if answer.error == "malformed" and cut_off(http.data):
                 answer = replace(answer, detail=f"{answer.detail} (cut off: finish_reason length)")
             if answer.ok:
                 self._mode = mode
@@ -400,7 +292,7 @@ class OpenAIChat:
         self, system: str, user: str, schema: type[BaseModel], name: str, mode: JsonMode
     ) -> dict[str, Any]:
         if mode != "json_schema":
-            system = _instructed(system, schema)
+            system = instructed(system, schema)
         body: dict[str, Any] = {
             "model": self._model,
             "messages": [
@@ -409,15 +301,15 @@ class OpenAIChat:
             ],
             "stream": False,
         }
-        if self._temperature is not None:
-            body["temperature"] = self._temperature
-        if self._max_tokens is not None:
-            body["max_tokens"] = self._max_tokens
+        if self.settings.temperature is not None:
+            body["temperature"] = self.settings.temperature
+        if self.settings.max_tokens is not None:
+            body["max_tokens"] = self.settings.max_tokens
         if mode == "json_schema":
             body["response_format"] = {
                 "type": "json_schema",
                 "json_schema": {
-                    "name": _schema_name(name),
+                    "name": schema_name(name),
                     "schema": strict_json_schema(schema),
                     "strict": True,
                 },
@@ -440,7 +332,7 @@ class OpenAIChat:
             self._client,
             request,
             timeout_s=deadline - anyio.current_time(),
-            max_bytes=self._max_body,
+            max_bytes=self.settings.max_body_bytes,
             secrets=self._secrets,
             retry=self._retry,
             observe=attempted,
@@ -458,10 +350,10 @@ class OpenAIChat:
         if outcome.kind == "http" and outcome.reply is not None:
             text = outcome.reply.text()
             data = _json(text)
-            detail = f"HTTP {status}: {_error_message(data, text)}"
+            detail = f"HTTP {status}: {error_message(data, text)}"
             return _Http(status, data, text, f"http_{status}", detail)
         if outcome.kind == "too_large":
-            detail = f"the response is larger than {self._max_body} bytes"
+            detail = f"the response is larger than {self.settings.max_body_bytes} bytes"
             return _Http(status, error="too_large", detail=detail)
         if outcome.kind == "timeout":
             return _Http(error="timeout", detail="the request timed out")
@@ -489,13 +381,6 @@ def _retryable(failure: HttpFailure) -> bool:
 def _lower(mode: JsonMode) -> JsonMode | None:
     index = JSON_MODES.index(mode) + 1
     return JSON_MODES[index] if index < len(JSON_MODES) else None
-
-
-def _cut_off(data: Any) -> bool:
-    try:
-        return bool(data["choices"][0]["finish_reason"] == "length")
-    except (KeyError, IndexError, TypeError):
-        return False
 
 
 def _rejects_format(http: _Http) -> bool:

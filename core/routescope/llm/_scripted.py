@@ -10,7 +10,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
-from ._client import JsonAnswer, parse_json_answer
+from ._answer import JsonAnswer, parse_json_answer
 
 __all__ = ["ScriptedChat"]
 

@@ -1,5 +1,5 @@
-"""The shapes of JSON tool catalogs people already have, told apart by shape, and the flattening
-of a tool's parameter schema into the searchable `parameters` field (issue 11 §1).
+"""The shapes of JSON tool catalogs people already have, told apart by shape (the parsing is in
+`_deep_json`, the flattening of a tool's parameter schema in `_parameters`).
 
 A JSON catalog file is one of:
 
@@ -33,19 +33,17 @@ loads whole; the vote counts in `format_reason` show the mix.
 
 from __future__ import annotations
 
-import json
-import re
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Final
 
+# The catalog reader takes the whole reading of a JSON catalog from here: parsing, the shape,
+# and the parameters each format's records hold.
+from ._deep_json import parse_json, too_deep_in
+from ._parameters import parameter_entries
+
 __all__ = [
-    "ENUM_LIMIT",
     "FORMATS",
-    "MAX_DEPTH",
-    "PARAMETER_DEPTH",
-    "PARAMETER_LIMIT",
-    "PARAMETER_TEXT_LIMIT",
+    "SCHEMA_KEYS",
     "Shape",
     "detect",
     "parameter_entries",
@@ -70,105 +68,6 @@ SCHEMA_KEYS: Final = {
     "routescope-json": ("parameters",),
 }
 """Where each format keeps a tool's parameter schema (its own key first)."""
-
-MAX_DEPTH = 64
-"""JSON nested deeper than this (only looked for when Python's parser gives up) is cut out and
-the record holding it reported; no catalog format needs more."""
-PARAMETER_DEPTH = 3
-"""How deep nested properties are flattened (`a.b.c`); deeper ones are not searched."""
-PARAMETER_LIMIT = 48
-"""The most parameter entries one tool contributes."""
-PARAMETER_TEXT_LIMIT = 4_000
-"""The most characters of parameter text one tool contributes."""
-ENTRY_TEXT_LIMIT = 400
-"""The most characters of one parameter's description."""
-ENUM_LIMIT = 8
-"""The most enum values one parameter shows (each at most 40 characters)."""
-_ENUM_VALUE_LIMIT = 40
-_NAME_LIMIT = 64
-_ALTERNATIVES = ("allOf", "anyOf", "oneOf")
-_ALTERNATIVE_LIMIT = 4
-_NODE_LIMIT = 512
-"""The most schema nodes looked at for one tool: the work per tool is bounded whatever its size."""
-
-_TOO_DEEP = "\x00routescope:nested-too-deeply\x00"
-_TOO_DEEP_JSON = json.dumps(_TOO_DEEP)
-_JSON_TOKEN = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]', re.DOTALL)
-_SPACE = re.compile(r"[\s\x00-\x1f\x7f-\x9f]+")
-
-
-# -- parsing --------------------------------------------------------------------------------
-def parse_json(text: str, parse_int: Callable[[str], Any]) -> tuple[Any, bool]:
-    """The parsed JSON, and whether any part nested deeper than `MAX_DEPTH` had to be cut out
-    (each such part becomes a marker that `too_deep_in` finds). Python's parser is tried
-    first; only when it runs out of recursion is the text scanned (once, linearly) for the
-    parts to cut, so a single 20,000-deep record does not cost the rest of the file.
-    `RecursionError` when even that fails (the deep part never closes)."""
-    try:
-        return json.loads(text, parse_int=parse_int), False
-    except RecursionError:
-        pass
-    cut = _cut_deep(text)
-    if cut is None:
-        raise RecursionError("nested too deeply")
-    return json.loads(cut, parse_int=parse_int), True
-
-
-def _cut_deep(text: str) -> str | None:
-    """`text` with every array or object that opens at depth `MAX_DEPTH + 1` replaced by the
-    marker string; None when there is nothing that closes to cut."""
-    pieces: list[str] = []
-    depth = 0
-    start = -1
-    last = 0
-    for match in _JSON_TOKEN.finditer(text):
-        token = match.group()
-        if token[0] == '"':
-            continue
-        if token in "[{":
-            depth += 1
-            if depth == MAX_DEPTH + 1:
-                start = match.start()
-        else:
-            if depth == MAX_DEPTH + 1 and start >= 0:
-                pieces.append(text[last:start])
-                pieces.append(_TOO_DEEP_JSON)
-                last = match.end()
-                start = -1
-            depth -= 1
-    if not pieces:
-        return None
-    pieces.append(text[last:])
-    return "".join(pieces)
-
-
-def too_deep_in(value: Any) -> str | None:
-    """Where in `value` a part was cut for nesting too deeply (`.inputSchema.properties…`),
-    or None. Bounded by `MAX_DEPTH` levels, since anything deeper was cut."""
-    stack: list[tuple[Any, str, int]] = [(value, "", 0)]
-    while stack:
-        item, where, steps = stack.pop()
-        if item == _TOO_DEEP:
-            return where
-        children: list[tuple[Any, str]]
-        if isinstance(item, dict):
-            children = [(v, _key(k)) for k, v in item.items()]
-        elif isinstance(item, list):
-            children = [(v, f"[{i}]") for i, v in enumerate(item)]
-        else:
-            continue
-        for child, step in reversed(children):
-            # The path shows 4 steps at most: enough to say which field of the record.
-            path = where + step if steps < 4 else where if where.endswith("…") else where + "…"
-            stack.append((child, path, steps + 1))
-    return None
-
-
-def _key(key: Any) -> str:
-    text = str(key)
-    return (
-        f".{text}" if re.fullmatch(r"[A-Za-z_][\w-]{0,40}", text) else f"[{json.dumps(text)[:44]}]"
-    )
 
 
 # -- detection ------------------------------------------------------------------------------
@@ -280,137 +179,3 @@ def detect(data: Any) -> Shape:
                 "only this page is loaded"
             )
     return Shape(name, reason, records, prefix, problems)
-
-
-# -- parameters -----------------------------------------------------------------------------
-def _clean(text: str, limit: int) -> str:
-    """One line of at most `limit` characters: control characters and runs of white space
-    become one space."""
-    text = _SPACE.sub(" ", text[: limit * 4]).strip()
-    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
-
-
-def _kind(value: Any) -> str:
-    if value is None:
-        return "null"
-    return {
-        bool: "a boolean",
-        int: "a number",
-        float: "a number",
-        str: "a string",
-        list: "a list",
-    }.get(type(value), type(value).__name__)
-
-
-def _enum(values: Any) -> str:
-    if not isinstance(values, list):
-        return ""
-    shown: list[str] = []
-    for value in values[: ENUM_LIMIT * 4]:
-        if isinstance(value, bool):
-            text = "true" if value else "false"
-        elif isinstance(value, str | int | float):
-            text = _clean(str(value), _ENUM_VALUE_LIMIT)
-        else:
-            continue
-        if text and text not in shown:
-            shown.append(text)
-        if len(shown) > ENUM_LIMIT:
-            break
-    if not shown:
-        return ""
-    more = ", …" if len(shown) > ENUM_LIMIT else ""
-    return "one of " + ", ".join(shown[:ENUM_LIMIT]) + more
-
-
-class _Flattener:
-    """Walks one schema within the budgets; collects entries and problems."""
-
-    def __init__(self) -> None:
-        self.entries: list[str] = []
-        self.problems: list[str] = []
-        self.nodes = 0
-        self.text = 0
-        self.dropped = 0
-
-    def properties(self, schema: dict[str, Any], where: str) -> list[tuple[str, Any, str]]:
-        """The (name, schema, position) of a level's properties, its own first, then those of
-        its first `allOf` / `anyOf` / `oneOf` alternatives; each name once."""
-        found: dict[str, tuple[str, Any, str]] = {}
-        sources: list[tuple[Any, str]] = [(schema.get("properties"), f"{where}.properties")]
-        for key in _ALTERNATIVES:
-            alternatives = schema.get(key)
-            if isinstance(alternatives, list):
-                for i, alternative in enumerate(alternatives[:_ALTERNATIVE_LIMIT]):
-                    if isinstance(alternative, dict) and "properties" in alternative:
-                        sources.append(
-                            (alternative["properties"], f"{where}.{key}[{i}].properties")
-                        )
-        for properties, place in sources:
-            if properties is None:
-                continue
-            if not isinstance(properties, dict):
-                self.problems.append(
-                    f"{place}: must be an object, got {_kind(properties)}: ignored"
-                )
-                continue
-            for name, value in properties.items():
-                self.nodes += 1
-                if self.nodes > _NODE_LIMIT:
-                    return list(found.values())
-                clean = _clean(str(name), _NAME_LIMIT)
-                if clean and clean not in found:
-                    found[clean] = (clean, value, f"{place}{_key(name)}")
-        return list(found.values())
-
-    def walk(self, schema: dict[str, Any], prefix: str, where: str, depth: int) -> None:
-        for name, value, place in self.properties(schema, where):
-            path = f"{prefix}{name}"
-            if isinstance(value, bool):  # JSON Schema's `true` / `false`: any value, or none
-                self.add(path, "", "")
-                continue
-            if not isinstance(value, dict):
-                self.problems.append(f"{place}: must be an object, got {_kind(value)}: ignored")
-                continue
-            description = value.get("description")
-            if not isinstance(description, str):
-                title = value.get("title")
-                description = title if isinstance(title, str) else ""
-            self.add(path, description, _enum(value.get("enum")))
-            if depth >= PARAMETER_DEPTH:
-                continue
-            items = value.get("items")
-            if isinstance(items, dict):
-                self.walk(items, f"{path}[].", f"{place}.items", depth + 1)
-            self.walk(value, f"{path}.", place, depth + 1)
-
-    def add(self, path: str, description: str, enum: str) -> None:
-        parts = [p for p in (_clean(description, ENTRY_TEXT_LIMIT), enum) if p]
-        entry = f"{path}: {'; '.join(parts)}" if parts else path
-        if len(self.entries) >= PARAMETER_LIMIT or self.text + len(entry) > PARAMETER_TEXT_LIMIT:
-            self.dropped += 1
-            return
-        self.entries.append(entry)
-        self.text += len(entry) + 2
-
-
-def parameter_entries(schema: Any, where: str) -> tuple[tuple[str, ...], list[str]]:
-    """A parameter schema (JSON Schema) flattened into searchable `name: description` entries
-    (nested properties as `a.b`, array items as `a[].b`, at most `PARAMETER_DEPTH` levels,
-    `ENUM_LIMIT` enum values each), and the problems met, each with its position. A schema
-    that is not an object gives no entries and one problem; the tool still loads."""
-    if not isinstance(schema, dict):
-        return (), [f"{where}: must be an object (a JSON Schema), got {_kind(schema)}: ignored"]
-    walker = _Flattener()
-    walker.walk(schema, "", where, 1)
-    problems = walker.problems
-    if walker.nodes > _NODE_LIMIT:
-        problems.append(f"{where}: more than {_NODE_LIMIT} properties: only the first are read")
-    if walker.dropped:
-        problems.append(
-            f"{where}: {walker.dropped} more parameters than fit "
-            f"({PARAMETER_LIMIT} entries, {PARAMETER_TEXT_LIMIT:,} characters): not searched"
-        )
-    if len(problems) > 1:
-        problems = [f"{problems[0]} (and {len(problems) - 1} more problems in this schema)"]
-    return tuple(dict.fromkeys(walker.entries)), problems

@@ -9,12 +9,10 @@ can say; each hit's `shares` add up to its score."""
 
 from __future__ import annotations
 
-import dataclasses
-import re
 import threading
 import time
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Literal
 
 import numpy as np
 import platformdirs
@@ -22,10 +20,12 @@ import platformdirs
 from .._cache import cache_dir, discard
 from .._errors import InputError
 from ._canonical import canonical, default_boosts
-from ._catalog import Catalog, Tool
+from ._catalog import Catalog
+from ._context import Context
 from ._embed import Embedder, EmbedderError, default_embedder, redact_url
-from ._fusion import FUSERS, Candidates, Context, KeywordEvidence
-from ._keyword import KeywordHit, KeywordIndex, analyzed_terms, tokens
+from ._fuser import Candidates, Fuser, FusionInput
+from ._fusion import FUSERS
+from ._keyword import KeywordHit, KeywordIndex
 from ._models import (
     CALIBRATED_FIT_THRESHOLDS,
     SearchSettings,
@@ -34,7 +34,9 @@ from ._models import (
     ToolHit,
     ToolSearchResult,
 )
-from ._steps import keep_step_tools, split_steps
+from ._step_search import StepSearch
+from ._steps import keep_step_tools
+from ._strategy import Strategy, ToolNames, auto_strategy, category_filter, file_discovery
 from ._vectors import ProgressCallback, VectorIndex, VectorScores
 
 __all__ = ["MAX_QUERY_CHARS", "ToolSearch", "cache_folder"]
@@ -43,18 +45,6 @@ MAX_QUERY_CHARS = 2_000
 VECTOR_RETRY_S = 60.0
 """After the tool vectors could not be built, how long searches run keyword-only before the
 next attempt (a long-running GUI recovers when the endpoint comes back)."""
-_FILE_DISCOVERY = re.compile(
-    r"\b(?:find|locate|list|search for|look for|where is|where are|which)\b[^.?!]{0,40}\b"
-    r"(?:file|files|folder|folders|directory|directories|path|paths)\b"
-    r"|\b(?:file|files)\s+(?:named|called|matching)\b",
-    re.IGNORECASE,
-)
-_IDENTIFIER = re.compile(r"[._\-\d]|[a-z][A-Z]")
-"""A tool name no sentence uses as a plain word (`get_weather`, `fs.read`, `getWeather`):
-under weighted fusion only such a name sends `auto` to keyword-only; a name like `search`
-or `open` is a common word, and the hybrid search sees the name match anyway."""
-_STEP_VECTORS = 64
-"""Step vectors kept: typing on after "…, then" embeds only the step that changed."""
 
 
 def cache_folder() -> Path:
@@ -100,18 +90,10 @@ class ToolSearch:
                 self.semantic_status = "ready"
             except EmbedderError as exc:
                 self.semantic_status = f"unavailable: {exc}"
-        self._exact_names = {tool.tool_name: i for i, tool in enumerate(catalog.tools)}
-        self._names: dict[str, int] = {}
-        for i, tool in enumerate(catalog.tools):  # the first of a case-insensitive clash wins
-            self._names.setdefault(tool.tool_name.lower(), i)
-        self._rerank_words = [_rerank_words(tool) for tool in catalog.tools]
-        self._stemmed_words: list[frozenset[str]] | None = None
-        self._step_vectors: dict[str, np.ndarray] = {}
-        self._step_lock = threading.Lock()
+        self._names = ToolNames(catalog.tools)
+        self._steps = StepSearch()
         self._categories = frozenset(tool.category for tool in catalog.tools)
-        self._fusion = Context(
-            catalog.tools, self.keyword, self.canonical, self._rerank_words, self._stemmed
-        )
+        self._fusion = Context(catalog.tools, self.keyword, self.canonical)
 
     # -- tool vectors, built on first need -----------------------------------------------
     @property
@@ -159,49 +141,20 @@ class ToolSearch:
 
     def index_of(self, tool_name: str) -> int | None:
         """The catalog position of a tool, by name (exact, else case-insensitive)."""
-        exact = self._exact_names.get(tool_name)
-        return exact if exact is not None else self._names.get(tool_name.lower())
-
-    # -- strategy ------------------------------------------------------------------------
-    def _named_tool(self, query: str, identifiers_only: bool = False) -> str | None:
-        for word in re.findall(r"[\w.\-]+", query.lower()):
-            if word.strip(".") in self._names:
-                name = self.catalog.tools[self._names[word.strip(".")]].tool_name
-                if not identifiers_only or _IDENTIFIER.search(name):
-                    return name
-        return None
+        return self._names.index_of(tool_name)
 
     def choose_strategy(
         self, query: str, requested: SearchStrategy, fusion: str = "canonical"
-    ) -> tuple[Literal["exact", "semantic", "hybrid"], str]:
+    ) -> tuple[Strategy, str]:
+        """The strategy of a search and why: the one requested, or what `auto` means for the
+        query under the fusion; keyword only while the tool vectors cannot be had."""
         if requested != "auto":
             strategy, reason = requested, f"{requested} requested"
-        elif (named := self._named_tool(query, fusion == "weighted")) is not None:
-            strategy, reason = "exact", f"the prompt names the tool {named}: keyword only"
-            if fusion == "weighted" and len(steps := split_steps(query)) > 1:
-                # the name answers one step; the others need the whole search
-                strategy = "hybrid"
-                reason = (
-                    f"the prompt names the tool {named} but asks for {len(steps)} steps: "
-                    "keyword and vector, scores weighted"
-                )
-        elif fusion == "weighted":
-            strategy, reason = "hybrid", "default: keyword and vector, scores weighted"
         else:
-            strategy, reason = "hybrid", "default: keyword and vector fused with RRF"
+            strategy, reason = auto_strategy(query, self._names, FUSERS[fusion])
         if strategy != "exact" and self.vector is None:
             return "exact", f"{reason}; vector search {self.semantic_status}: keyword only"
         return strategy, reason
-
-    def _category_filter(self, query: str) -> tuple[str | None, str]:
-        values = self.canonical["intent"]["category_filter_values"]
-        match = _FILE_DISCOVERY.search(query)
-        if match and "file_discovery" in values and "file_discovery" in self._categories:
-            return (
-                "file_discovery",
-                f"file discovery intent: “{match.group()}” @{match.start()}–{match.end()}",
-            )
-        return None, "no file-discovery intent"
 
     # -- search --------------------------------------------------------------------------
     def embed_query(self, query: str) -> np.ndarray | None:
@@ -250,82 +203,47 @@ class ToolSearch:
         """Rank the catalog's tools for `query`. `query_vector` may be given (embedded off the
         UI thread); otherwise the query is embedded here when the strategy needs it. A query
         that cannot be embedded is searched keyword-only, and the result says why."""
-        if not isinstance(query, str):
-            raise InputError(f"a search query is text, not {type(query).__name__}")
-        settings = settings or SearchSettings()
-        if not isinstance(settings, SearchSettings):
-            raise InputError(f"settings must be SearchSettings, not {type(settings).__name__}")
+        settings = _checked(query, settings)
         timings: dict[str, float] = {}
         cut = len(query) > MAX_QUERY_CHARS
         if cut:  # a tool router reads the request, not a whole pasted document
             query = query[:MAX_QUERY_CHARS].rsplit(" ", 1)[0] or query[:MAX_QUERY_CHARS]
         clock = time.perf_counter_ns
-        weighted = settings.fusion == "weighted"
         fuser = FUSERS[settings.fusion]
         strategy, reason = self.choose_strategy(query, settings.strategy, settings.fusion)
         semantic = self.semantic_status
-        category, category_reason = self._category_filter(query)
+        category, category_reason = category_filter(query, self.canonical, self._categories)
         boosts = settings.boosts or self.default_boosts()
-        t0 = clock()
-        keyword = (
-            fuser.keyword(self._fusion, query, boosts, settings.candidates)
-            if strategy != "semantic"
-            else Candidates([])
+        keyword, similarities, strategy, problem = self._lists(
+            query, settings, boosts, strategy, query_vector, timings
         )
-        t1 = clock()
-        timings["keyword"] = (t1 - t0) / 1000
-        vector_hits: list[tuple[int, float]] = []
-        similarities: VectorScores | None = None
-        index = self._vector
-        if strategy != "exact" and index is not None:
-            vector, problem = self._query_vector(query, query_vector)
-            if query_vector is None:
-                timings["embed"] = (clock() - t1) / 1000
-            if vector is None:
-                reason += f"; the query could not be embedded ({problem}): keyword only"
-                semantic = f"unavailable for this search: {problem}"
-                if strategy == "semantic":
-                    t0 = clock()
-                    keyword = fuser.keyword(self._fusion, query, boosts, settings.candidates)
-                    timings["keyword"] += (clock() - t0) / 1000
-                strategy = "exact"
-            else:
-                t2 = clock()
-                similarities = index.query(vector, settings.candidates)
-                vector_hits = similarities.hits
-                timings["vector"] = (clock() - t2) / 1000
-        t3 = clock()
-        results, indices = fuser.fuse(
-            self._fusion,
+        if problem is not None:
+            reason += f"; the query could not be embedded ({problem}): keyword only"
+            semantic = f"unavailable for this search: {problem}"
+        vector_hits = similarities.hits if similarities is not None else []
+        given = FusionInput(
             query,
             keyword,
             vector_hits,
             similarities,
             strategy,
             category,
-            _FILE_DISCOVERY.search(query) is not None,
+            file_discovery(query),
             settings,
         )
+        t3 = clock()
+        results, indices = fuser.fuse(self._fusion, given)
         timings["fusion_rerank"] = (clock() - t3) / 1000
         if settings.explain:
             t4 = clock()
-            for tool_index, hit in zip(indices, results, strict=False):
-                signal = hit.signals.keyword
-                if signal is not None:  # fills the dicts the hit's KeywordSignal holds
-                    keyword_hit = KeywordHit(
-                        tool_index, signal.score, signal.rank, signal.fields, signal.matched_terms
-                    )
-                    if not weighted:
-                        keyword_hit.address = self.keyword.address_of(tool_index)
-                    self.keyword.explain(keyword_hit, query, boosts, analyzed=weighted)
+            self._explain(query, results, indices, boosts, fuser)
             timings["explain"] = (clock() - t4) / 1000
-        gap = results[0].score - results[1].score if len(results) > 1 else None
         if cut:
             reason += f" (query cut to its first {MAX_QUERY_CHARS:,} characters)"
         steps: list[StepResult] = []
         if settings.split_steps:
             t5 = clock()
-            steps = self._search_steps(query, settings)
+            steps = self._steps.run(query, settings, self.embed_query, self.search)
             timings["steps"] = (clock() - t5) / 1000
         threshold = settings.fit_threshold
         calibrated = threshold is None
@@ -339,7 +257,7 @@ class ToolSearch:
             category_filter=category,
             category_filter_reason=category_reason,
             results=results,
-            runner_up_gap=gap,
+            runner_up_gap=results[0].score - results[1].score if len(results) > 1 else None,
             semantic=semantic,
             timings_us=timings,
             fusion=settings.fusion,
@@ -350,6 +268,64 @@ class ToolSearch:
             with_steps=keep_step_tools(results, steps, settings.k),
             formula=fuser.formula(settings),
         )
+
+    def _lists(
+        self,
+        query: str,
+        settings: SearchSettings,
+        boosts: Mapping[str, float],
+        strategy: Strategy,
+        query_vector: np.ndarray | None,
+        timings: dict[str, float],
+    ) -> tuple[Candidates, VectorScores | None, Strategy, str | None]:
+        """The keyword side's candidates and the vector side's scores (None: not used), the
+        strategy that ran, and why the query could not be embedded (None: it was, or it did
+        not need to be). The time each side took goes into `timings`."""
+        fuser = FUSERS[settings.fusion]
+        clock = time.perf_counter_ns
+        t0 = clock()
+        keyword = (
+            fuser.keyword(self._fusion, query, boosts, settings.candidates)
+            if strategy != "semantic"
+            else Candidates([])
+        )
+        t1 = clock()
+        timings["keyword"] = (t1 - t0) / 1000
+        index = self._vector
+        if strategy == "exact" or index is None:
+            return keyword, None, strategy, None
+        vector, problem = self._query_vector(query, query_vector)
+        if query_vector is None:
+            timings["embed"] = (clock() - t1) / 1000
+        if vector is None:
+            if strategy == "semantic":  # keyword only after all: the keyword side is needed
+                t0 = clock()
+                keyword = fuser.keyword(self._fusion, query, boosts, settings.candidates)
+                timings["keyword"] += (clock() - t0) / 1000
+            return keyword, None, "exact", problem
+        t2 = clock()
+        similarities = index.query(vector, settings.candidates)
+        timings["vector"] = (clock() - t2) / 1000
+        return keyword, similarities, strategy, None
+
+    def _explain(
+        self,
+        query: str,
+        results: list[ToolHit],
+        indices: list[int],
+        boosts: Mapping[str, float],
+        fuser: Fuser,
+    ) -> None:
+        """Fill the per-field keyword contributions and matched words of each hit."""
+        for tool_index, hit in zip(indices, results, strict=False):
+            signal = hit.signals.keyword
+            if signal is not None:  # fills the dicts the hit's KeywordSignal holds
+                keyword_hit = KeywordHit(
+                    tool_index, signal.score, signal.rank, signal.fields, signal.matched_terms
+                )
+                if not fuser.analyzed:  # only the default tokenizer's hits have an address
+                    keyword_hit.address = self.keyword.address_of(tool_index)
+                self.keyword.explain(keyword_hit, query, boosts, analyzed=fuser.analyzed)
 
     def explain_hit(
         self, result: ToolSearchResult, hit: ToolHit, settings: SearchSettings | None = None
@@ -363,16 +339,16 @@ class ToolSearch:
             return
         settings = settings or SearchSettings(fusion=result.fusion)
         boosts = settings.boosts or self.default_boosts()
-        weighted = result.fusion == "weighted"
+        analyzed = FUSERS[result.fusion].analyzed
         keyword_hit = KeywordHit(
             index,
             signal.score,
             signal.rank,
             signal.fields,
             signal.matched_terms,
-            None if weighted else self.keyword.address_of(index),
+            None if analyzed else self.keyword.address_of(index),
         )
-        self.keyword.explain(keyword_hit, result.query, boosts, analyzed=weighted)
+        self.keyword.explain(keyword_hit, result.query, boosts, analyzed=analyzed)
 
     def keyword_standing(
         self, query: str, settings: SearchSettings, tool_index: int
@@ -381,61 +357,18 @@ class ToolSearch:
         when it matches no query word): weighted, by keyword evidence (0–1); canonical, by
         Tantivy's BM25."""
         boosts = settings.boosts or self.default_boosts()
-        if settings.fusion == "weighted":
-            evidence = KeywordEvidence.of(self._fusion, query, boosts)
-            if evidence.totals[tool_index] <= 0:
-                return None, None
-            listed = evidence.ranked(len(self.catalog.tools))
-            return listed.index(tool_index) + 1, min(1.0, float(evidence.totals[tool_index]))
-        everything = max(1, len(self.catalog.tools))
-        hits = self.keyword.search(query, boosts, everything, analyzed=False)
-        found = next((h for h in hits if h.tool_index == tool_index), None)
-        return (found.rank, found.score) if found is not None else (None, None)
-
-    def _search_steps(self, query: str, settings: SearchSettings) -> list[StepResult]:
-        """Each step of a request that needs several tools, searched alone (its vector
-        embedded here, kept for the next keystroke); [] when the request is one step."""
-        steps = split_steps(query)
-        if len(steps) < 2:
-            return []
-        # a step's hits are listed by name and score; their fields are not shown
-        alone = dataclasses.replace(settings, split_steps=False, explain=False)
-        results = []
-        for step in steps:
-            found = self.search(step.text, alone, query_vector=self._step_vector(step.text))
-            results.append(StepResult(step, found.results, found.fits, found.fit_reason))
-        return results
-
-    def _step_vector(self, text: str) -> np.ndarray | None:
-        with self._step_lock:
-            known = self._step_vectors.pop(text, None)
-        if known is None:
-            known = self.embed_query(text)
-            if known is None:
-                return None
-        with self._step_lock:
-            self._step_vectors[text] = known  # most recent last
-            while len(self._step_vectors) > _STEP_VECTORS:
-                del self._step_vectors[next(iter(self._step_vectors))]
-        return known
-
-    def _stemmed(self) -> list[frozenset[str]]:
-        """The rerank fields' words as the English analyzer makes them, per tool (made once)."""
-        if self._stemmed_words is None:
-            self._stemmed_words = [_stemmed_rerank_words(tool) for tool in self.catalog.tools]
-        return self._stemmed_words
+        return FUSERS[settings.fusion].standing(self._fusion, query, boosts, tool_index)
 
 
-def _rerank_words(tool: Tool) -> frozenset[str]:
-    """The words of the rerank fields, lower-cased: routing keywords, intents, description,
-    category."""
-    fields = [*tool.routing_keywords, *tool.intents, tool.description, tool.category]
-    return frozenset(tokens(" ".join(fields)))
-
-
-def _stemmed_rerank_words(tool: Tool) -> frozenset[str]:
-    fields = [*tool.routing_keywords, *tool.intents, tool.description, tool.category]
-    return frozenset(analyzed_terms(" ".join(fields)))
+def _checked(query: object, settings: object) -> SearchSettings:
+    """The search's settings (the defaults for None), once the query is text and they are
+    settings."""
+    if not isinstance(query, str):
+        raise InputError(f"a search query is text, not {type(query).__name__}")
+    settings = settings or SearchSettings()
+    if not isinstance(settings, SearchSettings):
+        raise InputError(f"settings must be SearchSettings, not {type(settings).__name__}")
+    return settings
 
 
 def _fit(results: list[ToolHit], threshold: float, calibrated: bool) -> tuple[bool, str]:

@@ -8,6 +8,7 @@ import dataclasses
 import numpy as np
 
 from .._errors import EmbedderError
+from ._fusion import FUSERS
 from ._models import SearchSettings, WhyNot
 from ._search import ToolSearch
 
@@ -27,7 +28,6 @@ def why_not(
         return WhyNot(tool_name, None, None, None, None, None, "not in the catalog")
     tool_name = search.catalog.tools[index].tool_name
     everything = len(search.catalog.tools)
-    weighted = settings.fusion == "weighted"
     keyword_rank, keyword_score = search.keyword_standing(query, settings, index)
     vector_rank = similarity = None
     vectors = search.vector if query_vector is not None else None
@@ -53,9 +53,10 @@ def why_not(
     if full.category_filter and search.catalog.tools[index].category != full.category_filter:
         reasons.append(f"the {full.category_filter} filter excludes its category")
     if final_rank is not None and not reasons:
-        fused = "weighted cosine and keyword evidence" if weighted else "RRF"
+        fused = FUSERS[settings.fusion].fused_by
         reasons.append(f"fused rank {final_rank}: other tools have higher {fused} + boosts")
-    if weighted and final is not None and final.signals.keyword is not None:
+    # only the weighted fusion says which words a keyword share comes from
+    if final is not None and final.signals.keyword is not None and final.signals.keyword.terms:
         words = ", ".join(
             f"{t.word} +{t.share:.3f}" + (f" ({t.note})" if t.note else "")
             for t in final.signals.keyword.terms

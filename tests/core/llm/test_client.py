@@ -4,7 +4,9 @@ parsing, retries, deadlines, caps — every failure an answer, never an exceptio
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
+import math
 from collections.abc import AsyncIterator, Callable, Coroutine
 from typing import Any, TypeVar
 
@@ -15,7 +17,8 @@ from hypothesis import strategies as st
 from pydantic import BaseModel
 
 from routescope.llm import ChatClient, JsonAnswer, OpenAIChat, Score
-from routescope.llm._client import strict_json_schema
+from routescope.llm._client import ChatOptions, ChatSettings
+from routescope.llm._schema import strict_json_schema
 
 T = TypeVar("T")
 KEY = "sk-test-SECRET-0123456789"
@@ -370,6 +373,23 @@ def test_bad_configuration_raises_without_the_key() -> None:
         OpenAIChat("ftp://x/v1", "m")
     with pytest.raises(ValueError, match="model"):
         OpenAIChat(BASE, " ")
+
+
+def test_settings_come_as_one_value_or_as_keywords_over_it() -> None:
+    assert set(ChatOptions.__annotations__) == {f.name for f in dataclasses.fields(ChatSettings)}
+    base = ChatSettings(timeout_s=5, max_retries=0, raw_chars=10)
+    chat = OpenAIChat(BASE, "m", settings=base, max_retries=3)
+    assert chat.settings == ChatSettings(timeout_s=5, max_retries=3, raw_chars=10)
+    plain = OpenAIChat(BASE, "m")
+    assert plain.settings == ChatSettings()
+    with pytest.raises(ValueError, match="timeout_s"):
+        ChatSettings(timeout_s=math.inf)
+    with pytest.raises(ValueError, match="max_retries"):
+        OpenAIChat(BASE, "m", settings=base, max_retries=11)
+    with pytest.raises(ValueError, match="base_url"):  # the address is checked first
+        OpenAIChat("ftp://x/v1", "m", timeout_s=-1)
+    for made in (chat, plain):
+        run(made.aclose())
 
 
 def test_the_url_and_the_protocol() -> None:

@@ -11,13 +11,8 @@ import pytest
 
 from routescope import resources_root
 from routescope.toolsearch import Catalog, SearchSettings, Tool, ToolSearch, load_catalog
-from routescope.toolsearch._fusion import (
-    FUSERS,
-    INCIDENTAL,
-    KEYWORD_WORDS,
-    formula,
-    query_terms,
-)
+from routescope.toolsearch._evidence import INCIDENTAL, KEYWORD_WORDS, query_terms
+from routescope.toolsearch._fusion import FUSERS, formula
 
 SAMPLE = Path(str(resources_root() / "catalog"))
 KEYWORD_ONLY = SearchSettings(strategy="exact")

@@ -22,10 +22,12 @@ from routescope.toolsearch import (
     ToolSearch,
     VectorIndex,
     VectorScores,
-    _vectors,
+    _int8_scan,
     why_not,
 )
-from routescope.toolsearch._vectors import QUANTISED_FROM, _cosines, _Int8Scan
+from routescope.toolsearch._int8_scan import _Int8Scan
+from routescope.toolsearch._vector_scores import _cosines
+from routescope.toolsearch._vectors import QUANTISED_FROM
 from tests.core.toolsearch.test_cache import VECTOR_CORRUPTIONS, HashEmbedder
 
 pytest.importorskip("numkong")
@@ -270,7 +272,7 @@ def test_limits_of_zero_and_beyond_the_catalog() -> None:
 
 def test_the_scan_is_built_from_rows_in_blocks() -> None:
     rng = np.random.default_rng(10)
-    matrix = _unit(rng.standard_normal((2 * _vectors._QUANTISE_BLOCK + 5, 6)))
+    matrix = _unit(rng.standard_normal((2 * _int8_scan._QUANTISE_BLOCK + 5, 6)))
     scan = _Int8Scan.build(matrix)
     assert isinstance(scan, _Int8Scan)
     query = _unit(rng.standard_normal(6))
