@@ -10,7 +10,7 @@ and `History.note` says so in one line. `History.reopen(entry_id)` gives back th
 `save_session` / `open_session` write and read a session file (requests, their results, and
 the fingerprints of the rule pack, catalog and embedding model they ran with); opening one
 elsewhere lists where this machine differs. `to_json` and `export_markdown` export one
-inspection. Saving a prompt as a regression case is `routescope.regress.append_case`.
+inspection; `export_inspection` writes either to a file. Saving a prompt as a regression case is `routescope.regress.append_case`.
 
 Cheap to import: every name loads its module on first use.
 """
@@ -24,7 +24,7 @@ from .._lazy import lazy_names
 
 if TYPE_CHECKING:
     from ._codec import Summary
-    from ._export import export_markdown, to_json
+    from ._export import export_inspection, export_markdown, to_json
     from ._peek import default_history_path, peek_last_prompt
     from ._session import (
         MAX_SESSION_BYTES,
@@ -67,6 +67,7 @@ __all__ = [
     "Summary",
     "compare_fingerprints",
     "default_history_path",
+    "export_inspection",
     "export_markdown",
     "open_session",
     "peek_last_prompt",
@@ -76,6 +77,7 @@ __all__ = [
 
 _LAZY = {
     "Summary": "_codec",
+    "export_inspection": "_export",
     "export_markdown": "_export",
     "to_json": "_export",
     "MAX_SESSION_BYTES": "_session",
