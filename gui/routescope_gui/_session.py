@@ -88,7 +88,7 @@ class Session(QObject):
         self._own: tuple[dt.date, SearchSettings] | None = None
         """The session's own date and search settings while a case's replace them."""
         current = self._current
-        self.inspection = InspectionModel(current, parent=self)
+        self.inspection = InspectionModel(current, parent=self, tools=self._engine)
         self.tools = ToolsModel(current, cache=cache, parent=self)
         self.research = ResearchModel(
             current, cache=cache, search=research_search, keys=keys, reports=reports, parent=self
