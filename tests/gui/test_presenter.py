@@ -173,3 +173,45 @@ def test_a_script_that_cannot_be_used_is_said_and_the_current_one_kept(  # type:
     )
     window.open_demo_action.trigger()
     assert window.editor.toPlainText() == "pizza near me"
+
+
+def test_the_presenter_needs_only_the_parts_it_changes(qtbot) -> None:  # type: ignore[no-untyped-def]
+    """No `MainWindow`: a bare window, a live page, a splitter and an action are enough."""
+    from PySide6.QtGui import QAction
+    from PySide6.QtWidgets import QLabel, QMainWindow, QSplitter, QWidget
+
+    from routescope_gui._presenter import Presenter, PresenterParts
+    from routescope_gui._style import Theme
+    from routescope_gui._window_state import Zoom
+
+    window = QMainWindow()
+    qtbot.addWidget(window)
+    live, body, aside = QWidget(), QSplitter(Qt.Orientation.Vertical), QLabel("aside")
+    body.addWidget(QLabel("prompt"))
+    body.addWidget(aside)
+    window.setCentralWidget(live)
+    cancel = QAction("Cancel", window)
+    cancel.setShortcut("Esc")
+    theme = Theme(window)
+    shown: list[str] = []
+    parts = PresenterParts(
+        window=window,
+        live=live,
+        body=body,
+        hidden=lambda: [aside],
+        cancel_research=cancel,
+        zoom=Zoom(window, theme),
+        theme=theme,
+        show_tab=shown.append,
+        show_live=lambda: shown.append("live"),
+    )
+    presenter = Presenter(parts, ("Plan", "Linter"))
+    window.show()
+    presenter.set_on(True)
+    assert shown == ["live"] and aside.isHidden() and cancel.shortcut().isEmpty()
+    assert parts.zoom.steps == PRESENTER_ZOOM
+    presenter.panel_menu.actions()[1].trigger()
+    assert shown == ["live", "Linter"]
+    presenter.set_on(False)
+    assert not aside.isHidden() and cancel.shortcut().toString() == "Esc"
+    assert parts.zoom.steps == 0
