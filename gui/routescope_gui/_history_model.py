@@ -1,10 +1,13 @@
 """The history model: the store of inspected prompts (`routescope.history.History`), opened in
 a worker thread; each inspection recorded about a second after the last keystroke (the store
-folds repeats into one entry); searched, pinned, deleted and reopened off the UI thread.
+folds repeats into one entry); searched, pinned, deleted and reopened off the UI thread. Also
+the session files (saved and opened in worker threads) and the last session, shown again at the
+next start.
 """
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -12,11 +15,14 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
+import routescope
+
 from ._lanes import Lane
 
 if TYPE_CHECKING:
     from routescope import Inspection, Request
     from routescope.history import Entry, Facets, History, LastSession
+    from routescope.history import Session as SessionFile
 
 __all__ = ["RECORD_DELAY_MS", "HistoryModel", "HistoryQuery"]
 
@@ -47,12 +53,20 @@ class HistoryModel(QObject):
         listed: emitted with the entries matching `query` and the store's `Facets`.
         request_opened: emitted with the `Request` of an entry reopened.
         failed: emitted with a one-line reason (an entry gone, history off).
+        session_saved: emitted with a status line once a session file is written.
+        session_opened: emitted with a status line and the file's warnings (a list of lines)
+            once a session file's first request is opened (`request_opened` came first).
+        session_failed: emitted with what failed ("Save session", "Open session") and a
+            one-line reason.
     """
 
     opened = Signal(object)
     listed = Signal(object, object)
     request_opened = Signal(object)
     failed = Signal(str)
+    session_saved = Signal(str)
+    session_opened = Signal(str, list)
+    session_failed = Signal(str, str)
 
     def __init__(
         self,
@@ -74,13 +88,23 @@ class HistoryModel(QObject):
         self._open_lane = Lane()
         self._write_lane = Lane()
         self._list_lane = Lane()
+        self._save_lane = Lane()
+        self._load_lane = Lane()
         self._timer = QTimer(self, singleShot=True, interval=delay_ms)
         self._timer.timeout.connect(self._record_now)
 
     @property
     def busy(self) -> bool:
-        return self._timer.isActive() or any(
-            lane.busy for lane in (self._open_lane, self._write_lane, self._list_lane)
+        return self._timer.isActive() or any(lane.busy for lane in self._lanes)
+
+    @property
+    def _lanes(self) -> tuple[Lane, ...]:
+        return (
+            self._open_lane,
+            self._write_lane,
+            self._list_lane,
+            self._save_lane,
+            self._load_lane,
         )
 
     @property
@@ -198,17 +222,67 @@ class HistoryModel(QObject):
             return
         self.request_opened.emit(request)
 
+    # -- session files ---------------------------------------------------------------------
+    def save_session(self, path: str | Path, inspection: Inspection) -> None:
+        """Write the request and its `inspection` to a session file, off the UI thread."""
+        request = self._request()
+
+        def work() -> Path:
+            return routescope.history.save_session(path, [(request, inspection)])
+
+        self._save_lane.submit(
+            work,
+            lambda _path: self.session_saved.emit(f"session saved to {path}"),
+            lambda reason: self.session_failed.emit("Save session", reason),
+        )
+
+    def open_session(self, path: str | Path) -> None:
+        """Read a session file off the UI thread and open its first request (`request_opened`,
+        then `session_opened` with the file's warnings)."""
+        request = self._request()
+
+        def work() -> SessionFile:
+            history = routescope.history
+            here = history.Fingerprints.of(request.rules, request.catalog)
+            return history.open_session(path, here=here)
+
+        def opened(found: SessionFile) -> None:
+            if not found.entries:
+                self.session_failed.emit("Open session", f"{path}: the session holds no request")
+                return
+            self.request_opened.emit(found.entries[0].request)
+            self.session_opened.emit(f"session opened from {path}", found.warnings)
+
+        self._load_lane.submit(
+            work, opened, lambda reason: self.session_failed.emit("Open session", reason)
+        )
+
     # -- the last session ------------------------------------------------------------------
     def last_session(self) -> LastSession | None:
         return None if self.store is None else self.store.last_session()
 
-    def save_last_session(self, session: LastSession) -> bool:
-        return self.store is not None and self.store.save_last_session(session)
+    def save_last_session(self, prompt: str, tab: str) -> bool:
+        """Keep what the window shows (its `prompt`, the `tab` in front, and the request's
+        catalog, rules and date when they are not the defaults) for the next start."""
+        from routescope.history import LastSession
+
+        if self.store is None:
+            return False
+        request = self._request()
+        catalog = request.catalog
+        last = LastSession(
+            prompt=prompt,
+            tab=tab,
+            catalog=catalog.path if catalog is not None and not catalog.is_sample else None,
+            rules=None if request.rules.is_builtin else request.rules.source,
+            today=request.today if request.today != dt.date.today() else None,
+        )
+        return self.store.save_last_session(last)
 
     def close(self) -> None:
         """Record what is pending and close the store (the window is closing)."""
         self.flush()
-        for lane in (self._open_lane, self._write_lane, self._list_lane):
+        for lane in self._lanes:
             lane.cancel()
         if self.store is not None:
             self.store.close()

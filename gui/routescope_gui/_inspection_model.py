@@ -1,16 +1,17 @@
-"""The inspection model: the request's `Inspection` (context, strategy, plan, lint, contract)
-and the step-through of the decision's plan.
+"""The inspection model: the request's `Inspection` (context, strategy, plan, lint, contract),
+the step-through of the decision's plan, and its export to a file.
 
 `inspect()` of an ordinary prompt takes about a millisecond, so it runs on the UI thread: at
 once for the first change in a turn of the event loop, and once more at the end of the turn
 when a burst of changes came in. A prompt longer than `BACKGROUND_CHARS` is inspected in a
-worker thread instead.
+worker thread instead. Exports are written in a worker thread too.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
@@ -21,13 +22,15 @@ from ._lanes import Lane
 if TYPE_CHECKING:
     from routescope import Inspection, Request
     from routescope.contract import CallResult, PlanProgress
+    from routescope.toolsearch import ToolSearch
 
-__all__ = ["BACKGROUND_CHARS", "InspectionModel"]
+__all__ = ["BACKGROUND_CHARS", "NOTHING_INSPECTED", "InspectionModel"]
 
 BACKGROUND_CHARS = 20_000
 """Prompts longer than this are inspected off the UI thread."""
 _FIELDS = frozenset({"text", "today", "rules", "context", "request"})
 """The request's fields an inspection depends on ("request": all of them at once)."""
+NOTHING_INSPECTED = "Nothing inspected yet: type a prompt first."
 
 
 class InspectionModel(QObject):
@@ -42,19 +45,32 @@ class InspectionModel(QObject):
             prompt is blank.
         failed: emitted with a one-line reason when the request cannot be inspected.
         plan_stepped: emitted when the step-through of the plan moved.
+        exported: emitted with a status line once an export is written.
+        export_failed: emitted with a one-line reason when an export cannot be written.
     """
 
     inspected = Signal(object)
     failed = Signal(str)
     plan_stepped = Signal()
+    exported = Signal(str)
+    export_failed = Signal(str)
 
-    def __init__(self, request: Callable[[], Request], parent: QObject | None = None) -> None:
-        """`request` gives the session's current request."""
+    def __init__(
+        self,
+        request: Callable[[], Request],
+        parent: QObject | None = None,
+        *,
+        tools: Callable[[], ToolSearch | None] | None = None,
+    ) -> None:
+        """`request` gives the session's current request; `tools` the engine the Tools tab
+        loaded (an export ranks the catalog's tools with it, as `inspect --json` does)."""
         super().__init__(parent)
         self._request = request
+        self._tools = tools or (lambda: None)
         self.result: Inspection | None = None
         self.plan_results: list[CallResult] = []
         self._lane = Lane()
+        self._export_lane = Lane()
         # Active from an inspection until the event loop comes round: changes meanwhile wait.
         self._turn = QTimer(self, singleShot=True, interval=0)
         self._turn.timeout.connect(self._end_turn)
@@ -63,7 +79,7 @@ class InspectionModel(QObject):
     @property
     def busy(self) -> bool:
         """Whether an inspection is under way or due at the end of this turn."""
-        return self._turn.isActive() or self._lane.busy
+        return self._turn.isActive() or self._lane.busy or self._export_lane.busy
 
     def follow(self, field: str) -> None:
         """The request's `field` changed: inspect it again if the inspection depends on it."""
@@ -128,3 +144,32 @@ class InspectionModel(QObject):
     def reset_plan(self) -> None:
         self.plan_results = []
         self.plan_stepped.emit()
+
+    # -- export ------------------------------------------------------------------------------
+    def export(self, path: str | Path, kind: Literal["json", "md"]) -> None:
+        """Write the request's inspection to `path` as JSON ("json": exactly what `routescope
+        inspect --json` prints for it, the catalog's ranking included once its engine is
+        loaded) or Markdown ("md"), off the UI thread, atomically."""
+        if self.result is None:
+            self.export_failed.emit(NOTHING_INSPECTED)
+            return
+        request = self._request()
+        engine = self._engine_of(request)
+
+        def work() -> Path:
+            # The CLI's own path: `inspect` with the engine, then the one serializer.
+            inspection = routescope.inspect(request, tools=engine)
+            return routescope.history.export_inspection(path, inspection, kind, request)
+
+        self._export_lane.submit(
+            work,
+            lambda _path: self.exported.emit(f"inspection exported to {path}"),
+            self.export_failed.emit,
+        )
+
+    def _engine_of(self, request: Request) -> ToolSearch | None:
+        """The loaded engine, when it is the engine of the request's catalog."""
+        engine, catalog = self._tools(), request.catalog
+        if engine is None or catalog is None or engine.catalog.fingerprint != catalog.digest:
+            return None
+        return engine

@@ -9,7 +9,8 @@ manager and returns to its state, zoom and layout on the way out.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Qt, QTimer, Signal
@@ -17,19 +18,20 @@ from PySide6.QtGui import QAction, QActionGroup, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import (
     QHeaderView,
     QLabel,
+    QMainWindow,
     QMenu,
+    QSplitter,
     QTableView,
     QWidget,
 )
 
-from ._editor import Legend
-
 if TYPE_CHECKING:
     from routescope.demo import DemoScript, DemoStep
 
-    from ._window import MainWindow
+    from ._style import Theme
+    from ._window_state import Zoom
 
-__all__ = ["PRESENTER_ZOOM", "DemoLabel", "Presenter", "demo_caption"]
+__all__ = ["PRESENTER_ZOOM", "DemoLabel", "Presenter", "PresenterParts", "demo_caption"]
 
 PRESENTER_ZOOM = 5
 """The 1-point steps presenter mode adds to the window's font (tables and panels); the prompt,
@@ -65,8 +67,34 @@ class DemoLabel(QLabel):
         self.setText(demo_caption(index, total, step))
 
 
+@dataclass(frozen=True, slots=True)
+class PresenterParts:
+    """The few parts of the window presenter mode changes.
+
+    Attributes:
+        window: goes full screen (where there is a window manager); its state comes back.
+        live: the live view, brought to the front (`show_live`); its tables re-measured.
+        body: the splitter of the prompt above the results: the prompt gets two lines.
+        hidden: what presenter mode hides (asked each time: the menu bar, the status bar, the
+            Context pane, the why strip, the legends, the views' tab bar).
+        cancel_research: gives its key (Esc) up meanwhile.
+        zoom: the window's zoom; theme: the style sheet's large type.
+        show_tab: brings a result tab to the front (View ▸ Presenter panel).
+    """
+
+    window: QMainWindow
+    live: QWidget
+    body: QSplitter
+    hidden: Callable[[], list[QWidget]]
+    cancel_research: QAction
+    zoom: Zoom
+    theme: Theme
+    show_tab: Callable[[str], None]
+    show_live: Callable[[], None]
+
+
 class Presenter(QObject):
-    """Presenter mode of a `MainWindow`: its actions, and the window's state while it is on.
+    """Presenter mode of the window: its actions, and the window's state while it is on.
 
     Attributes:
         action: View ▸ Presenter (F11; Esc too while on), checkable.
@@ -78,9 +106,10 @@ class Presenter(QObject):
 
     toggled = Signal(bool)
 
-    def __init__(self, window: MainWindow, tabs: Sequence[str]) -> None:
+    def __init__(self, parts: PresenterParts, tabs: Sequence[str]) -> None:
+        window = parts.window
         super().__init__(window)
-        self._window = window
+        self._parts = parts
         self._on = False
         self._saved: dict[str, object] = {}
         self._zoom_offset = 0
@@ -94,7 +123,7 @@ class Presenter(QObject):
         for name in tabs:
             panel = self.panel_menu.addAction(name)
             panel.setCheckable(True)
-            panel.triggered.connect(lambda _checked=False, name=name: window.show_tab(name))
+            panel.triggered.connect(lambda _checked=False, name=name: parts.show_tab(name))
             self._panels.addAction(panel)
 
     @property
@@ -119,7 +148,7 @@ class Presenter(QObject):
         if on == self._on:
             return
         self._on = on
-        window = self._window
+        window = self._parts.window
         window.setUpdatesEnabled(False)
         try:
             self._enter() if on else self._leave()
@@ -131,57 +160,46 @@ class Presenter(QObject):
         self.toggled.emit(on)
 
     def _remeasure(self) -> None:
-        for table in self._window.live.findChildren(QTableView):
+        for table in self._parts.live.findChildren(QTableView):
             if table.verticalHeader().sectionResizeMode(0) == QHeaderView.ResizeMode.Fixed:
                 continue
             table.resizeRowsToContents()
 
     # -- the window's state ------------------------------------------------------------
-    def _hidden(self) -> list[QWidget]:
-        """What presenter mode hides."""
-        window = self._window
-        # (the rules and date bar sits in the menu bar's corner: hidden with it)
-        hidden: list[QWidget] = [window.menuBar(), window.statusBar()]
-        context = window.splitter.widget(0)  # the Context pane
-        assert context is not None
-        hidden += [context, window.why_strip, window.views.tabBar()]
-        hidden += window.findChildren(Legend)
-        return hidden
-
     def _enter(self) -> None:
-        window = self._window
+        parts = self._parts
+        hidden = parts.hidden()
         self._saved = {
-            "visible": {widget: not widget.isHidden() for widget in self._hidden()},
-            "body": window.body.sizes(),
-            "state": window.windowState(),
-            "cancel": window.cancel_research_action.shortcuts(),
+            "visible": {widget: not widget.isHidden() for widget in hidden},
+            "body": parts.body.sizes(),
+            "state": parts.window.windowState(),
+            "cancel": parts.cancel_research.shortcuts(),
         }
         # Esc leaves presenter mode: "Cancel research" gives it up meanwhile (two actions on
         # one key would make it ambiguous, and neither would run).
-        window.cancel_research_action.setShortcuts([])
+        parts.cancel_research.setShortcuts([])
         self.action.setShortcuts([QKeySequence("F11"), QKeySequence("Esc")])
-        for widget in self._hidden():
+        for widget in hidden:
             widget.setVisible(False)
-        window.views.setCurrentWidget(window.live)
-        before = window.zoom_steps
-        window._apply_zoom(before + PRESENTER_ZOOM)
-        self._zoom_offset = window.zoom_steps - before
-        window.theme.set_presenter(True)
-        body = window.body
-        total = sum(body.sizes())
-        body.setSizes([_PROMPT_HEIGHT, max(total - _PROMPT_HEIGHT, 1)])
+        parts.show_live()
+        before = parts.zoom.steps
+        parts.zoom.apply(before + PRESENTER_ZOOM)
+        self._zoom_offset = parts.zoom.steps - before
+        parts.theme.set_presenter(True)
+        total = sum(parts.body.sizes())
+        parts.body.setSizes([_PROMPT_HEIGHT, max(total - _PROMPT_HEIGHT, 1)])
         if QGuiApplication.platformName() not in _NO_WINDOW_MANAGER:
-            window.showFullScreen()
+            parts.window.showFullScreen()
 
     def _leave(self) -> None:
-        window = self._window
+        parts, window = self._parts, self._parts.window
         saved = self._saved
         self.action.setShortcuts([QKeySequence("F11")])
         cancel = saved.get("cancel")
         if isinstance(cancel, list):
-            window.cancel_research_action.setShortcuts(cancel)
-        window.theme.set_presenter(False)
-        window._apply_zoom(window.zoom_steps - self._zoom_offset)
+            parts.cancel_research.setShortcuts(cancel)
+        parts.theme.set_presenter(False)
+        parts.zoom.apply(parts.zoom.steps - self._zoom_offset)
         self._zoom_offset = 0
         visible = saved.get("visible")
         if isinstance(visible, dict):
@@ -192,5 +210,5 @@ class Presenter(QObject):
             window.setWindowState(state)
         sizes = saved.get("body")
         if isinstance(sizes, list):
-            window.body.setSizes(sizes)
+            parts.body.setSizes(sizes)
         self._saved = {}

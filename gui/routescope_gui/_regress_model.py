@@ -2,8 +2,9 @@
 undo), and the cases opened in the live view.
 
 Suites load, run (in batches, reporting progress) and are updated in a worker lane; a case's
-request is built in another. What a run is and which cases changed since the previous one are
-`routescope.regress`'s (`suite_result`, `changed_cases`).
+request is built in another, and a request saved as a new case is appended in a third. What
+a run is and which cases changed since the previous one are `routescope.regress`'s
+(`suite_result`, `changed_cases`).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import routescope
 from ._lanes import Lane, take_for
 
 if TYPE_CHECKING:
+    from routescope import Inspection, Request
     from routescope.regress import CaseResult, GoldenUpdate, Suite, SuiteResult
 
 __all__ = ["RegressModel"]
@@ -42,6 +44,8 @@ class RegressModel(QObject):
         undone: emitted with (case id, values put back) after an accept is undone.
         undo_changed: emitted with whether an accept can be undone (and with which case id).
         case_opened: emitted with a case's exact `Request` (the session makes it its own).
+        case_saved: emitted with a status line once a request is saved as a new case.
+        case_failed: emitted with a one-line reason when it cannot be saved.
     """
 
     opened = Signal(object)
@@ -52,6 +56,8 @@ class RegressModel(QObject):
     undone = Signal(str, int)
     undo_changed = Signal(bool, str)
     case_opened = Signal(object)
+    case_saved = Signal(str)
+    case_failed = Signal(str)
 
     def __init__(self, *, cache: Path | None = None, parent: QObject | None = None) -> None:
         """`cache` keeps the tool indexes the suites of tool search use."""
@@ -65,11 +71,12 @@ class RegressModel(QObject):
         """The accepts of the suite opened, oldest first: each case id and what it wrote."""
         self._suite_lane = Lane()
         self._case_lane = Lane()
+        self._append_lane = Lane()
 
     @property
     def busy(self) -> bool:
-        """Whether a suite loads or runs, or a case's request is being built."""
-        return self._suite_lane.busy or self._case_lane.busy
+        """Whether a suite loads or runs, a case's request is being built or one appended."""
+        return self._suite_lane.busy or self._case_lane.busy or self._append_lane.busy
 
     def open(self, path: str | Path) -> None:
         """Load a suite off the UI thread (a run of the previous one stops)."""
@@ -176,3 +183,18 @@ class RegressModel(QObject):
         if suite is None or case is None:
             return
         self._case_lane.submit(lambda: case.request(suite), self.case_opened.emit, self.failed.emit)
+
+    def save_case(
+        self, path: str | Path, case_id: str, request: Request, inspection: Inspection
+    ) -> None:
+        """Append `request` to a suite file as case `case_id`, its `inspection`'s results as
+        the expectations (`regress.append_case`, atomic), off the UI thread."""
+
+        def work() -> None:
+            routescope.regress.append_case(path, case_id, request, inspection)
+
+        self._append_lane.submit(
+            work,
+            lambda _none: self.case_saved.emit(f"case {case_id} saved to {path}"),
+            self.case_failed.emit,
+        )

@@ -44,7 +44,7 @@ if TYPE_CHECKING:
     from routescope import CatalogRef, Request, RulesRef
     from routescope.contract import RouterContext
     from routescope.research import KeyStore
-    from routescope.toolsearch import SearchSettings
+    from routescope.toolsearch import SearchSettings, ToolSearch
 
 __all__ = ["Session"]
 
@@ -92,7 +92,7 @@ class Session(QObject):
         current = self._current
         self.engines = routescope.toolsearch.Engines(cache=cache)
         """One engine per catalog, shared by the tools, compare and insight models."""
-        self.inspection = InspectionModel(current, parent=self)
+        self.inspection = InspectionModel(current, parent=self, tools=self._engine)
         self.tools = ToolsModel(current, engines=self.engines, parent=self)
         self.research = ResearchModel(
             current, cache=cache, search=research_search, keys=keys, reports=reports, parent=self
@@ -118,6 +118,11 @@ class Session(QObject):
 
     def _current(self) -> Request:
         return self.request
+
+    def _engine(self) -> ToolSearch | None:
+        """The engine kept for the request's catalog, if one is (never loads one)."""
+        catalog = self.request.catalog
+        return None if catalog is None else self.engines.cached(catalog)
 
     def _engine_ready(self, *_ready: object) -> None:
         """The request's catalog has its engine now: the top tool can be watched too."""

@@ -21,11 +21,12 @@ if TYPE_CHECKING:
     from ._contract_view import ContractView
     from ._demo_model import DemoModel
     from ._editor import Highlight
+    from ._file_intents import FileIntents
     from ._history_model import HistoryModel
     from ._history_view import HistoryView
     from ._insight_model import InsightModel
     from ._inspection_model import InspectionModel
-    from ._presenter import DemoLabel
+    from ._live_view import DemoLabel
     from ._regress_model import RegressModel
     from ._regress_view import RegressView
     from ._research_model import ResearchModel
@@ -42,6 +43,7 @@ __all__ = [
     "connect_batch",
     "connect_compare",
     "connect_demo",
+    "connect_files",
     "connect_history",
     "connect_insight",
     "connect_inspection",
@@ -282,3 +284,16 @@ def connect_demo(
     model.stepped.connect(lambda _index, _total, step: set_prompt(step.prompt))
     model.failed.connect(fail)
     loaded(model.script)
+
+
+def connect_files(session: Session, files: FileIntents) -> None:
+    """Session files, exports and regression cases, written and read by their models: each
+    success's line and each failure (with what failed) go back to the `files` intents that
+    asked; so does a session file opened (its status line and warnings)."""
+    session.history.session_saved.connect(files.done)
+    session.history.session_failed.connect(files.failed)
+    session.history.session_opened.connect(files.session_opened)
+    session.inspection.exported.connect(files.done)
+    session.inspection.export_failed.connect(lambda why: files.failed("Export inspection", why))
+    session.regress.case_saved.connect(files.done)
+    session.regress.case_failed.connect(lambda why: files.failed("Save as regression case", why))

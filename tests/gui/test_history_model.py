@@ -76,3 +76,41 @@ def test_reopen_pin_and_delete(qtbot, qloop, tmp_path: Path) -> None:  # type: i
     with qtbot.waitSignal(model.failed, timeout=5_000):
         model.reopen(ids[1])
     model.close()
+
+
+def test_session_files_are_written_and_read_off_the_ui_thread(  # type: ignore[no-untyped-def]
+    qtbot, qloop, tmp_path: Path, tool_cache: Path
+) -> None:
+    session = _session(tmp_path, tool_cache)
+    model = session.history
+    session.set_text("pizza near me")
+    inspection = session.inspection.result
+    assert inspection is not None
+    path = tmp_path / "one.json"
+    with qtbot.waitSignal(model.session_saved) as saved:
+        model.save_session(path, inspection)
+        assert model.busy  # the file is written in a worker thread
+    assert saved.args == [f"session saved to {path}"]
+    session.set_text("history of jazz")
+    with qtbot.waitSignal(model.session_opened) as opened:
+        model.open_session(path)
+    assert opened.args == [f"session opened from {path}", []]
+    assert session.request.text == "pizza near me"  # the session made it its own
+    with qtbot.waitSignal(model.session_failed) as failed:
+        model.open_session(tmp_path / "missing.json")
+    assert failed.args[0] == "Open session" and "missing.json" in failed.args[1]
+
+
+def test_the_last_session_keeps_only_what_is_not_a_default(  # type: ignore[no-untyped-def]
+    qtbot, qloop, tmp_path: Path, tool_cache: Path
+) -> None:
+    session = _session(tmp_path, tool_cache)
+    model = session.history
+    assert not model.save_last_session("pizza", "Plan")  # no store yet: nothing kept
+    with qtbot.waitSignal(model.opened, timeout=20_000):
+        model.start()
+    assert model.save_last_session("pizza near me", "Linter")
+    last = model.last_session()
+    assert last is not None and (last.prompt, last.tab) == ("pizza near me", "Linter")
+    assert last.today == TODAY and last.rules is None and last.catalog is None
+    model.close()

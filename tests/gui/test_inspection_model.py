@@ -1,10 +1,11 @@
 """The inspection model: the request inspected as it changes, large prompts off the UI thread,
 and the step-through of the decision's plan."""
 
+import json
 import threading
 
 import routescope
-from routescope_gui._inspection_model import BACKGROUND_CHARS
+from routescope_gui._inspection_model import BACKGROUND_CHARS, NOTHING_INSPECTED
 from tests.gui._support import record
 
 
@@ -81,3 +82,18 @@ def test_the_plan_steps_through_with_the_request_rules(qtbot, session) -> None: 
     assert model.plan_results == []
     session.set_text("Lend 200 USDC on Kamino")  # a new decision starts from its first step
     assert model.plan_results == []
+
+
+def test_an_export_is_written_off_the_ui_thread(qtbot, session, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    model = session.inspection
+    with qtbot.waitSignal(model.export_failed) as refused:
+        model.export(tmp_path / "none.json", "json")  # nothing inspected yet
+    assert refused.args == [NOTHING_INSPECTED] and not (tmp_path / "none.json").exists()
+    session.set_text("pizza near me")
+    path = tmp_path / "i.json"
+    with qtbot.waitSignal(model.exported) as exported:
+        model.export(path, "json")
+        assert model.busy
+    assert exported.args == [f"inspection exported to {path}"]
+    data = json.loads(path.read_text(encoding="utf-8"))
+    assert data["strategy"] == "local" and data["tools"] is None  # no engine loaded: no ranking

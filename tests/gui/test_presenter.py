@@ -9,7 +9,7 @@ from PySide6.QtWidgets import QApplication
 from routescope_gui import MainWindow
 from routescope_gui._editor import Legend
 from routescope_gui._presenter import PRESENTER_ZOOM
-from routescope_gui._window import _SETTINGS
+from routescope_gui._window_state import SETTINGS
 
 SCRIPT = """# Routescope in five minutes
 
@@ -108,7 +108,7 @@ def test_zooming_while_presenting_keeps_the_analysts_zoom(window, tool_cache) ->
     window.presenter.set_on(True)
     window.zoom_in_action.trigger()
     assert window.zoom_steps == PRESENTER_ZOOM + 1
-    assert int(str(QSettings(*_SETTINGS).value("window/zoom"))) == 1
+    assert int(str(QSettings(*SETTINGS).value("window/zoom"))) == 1
     window.presenter.set_on(False)
     assert window.zoom_steps == 1
     window.zoom(0)
@@ -154,7 +154,9 @@ def test_a_script_that_cannot_be_used_is_said_and_the_current_one_kept(  # type:
     window, script, tmp_path: Path, monkeypatch
 ) -> None:
     told: list[tuple[str, str]] = []
-    monkeypatch.setattr(window, "_tell", lambda title, message: told.append((title, message)))
+    monkeypatch.setattr(
+        window.dialogs, "tell", lambda title, message: told.append((title, message))
+    )
     assert window.open_demo(script)
     empty = tmp_path / "empty.txt"
     empty.write_text("# nothing to show\n", encoding="utf-8")
@@ -166,6 +168,50 @@ def test_a_script_that_cannot_be_used_is_said_and_the_current_one_kept(  # type:
         )
     ]
     assert window.demo.script is not None and window.demo_label.text().startswith("Demo 1/3")
-    monkeypatch.setattr(window, "_ask_open_path", lambda _title, _filters: str(script))
+    monkeypatch.setattr(
+        window.dialogs, "open_path", lambda _title, _filters, _start="": str(script)
+    )
     window.open_demo_action.trigger()
     assert window.editor.toPlainText() == "pizza near me"
+
+
+def test_the_presenter_needs_only_the_parts_it_changes(qtbot) -> None:  # type: ignore[no-untyped-def]
+    """No `MainWindow`: a bare window, a live page, a splitter and an action are enough."""
+    from PySide6.QtGui import QAction
+    from PySide6.QtWidgets import QLabel, QMainWindow, QSplitter, QWidget
+
+    from routescope_gui._presenter import Presenter, PresenterParts
+    from routescope_gui._style import Theme
+    from routescope_gui._window_state import Zoom
+
+    window = QMainWindow()
+    qtbot.addWidget(window)
+    live, body, aside = QWidget(), QSplitter(Qt.Orientation.Vertical), QLabel("aside")
+    body.addWidget(QLabel("prompt"))
+    body.addWidget(aside)
+    window.setCentralWidget(live)
+    cancel = QAction("Cancel", window)
+    cancel.setShortcut("Esc")
+    theme = Theme(window)
+    shown: list[str] = []
+    parts = PresenterParts(
+        window=window,
+        live=live,
+        body=body,
+        hidden=lambda: [aside],
+        cancel_research=cancel,
+        zoom=Zoom(window, theme),
+        theme=theme,
+        show_tab=shown.append,
+        show_live=lambda: shown.append("live"),
+    )
+    presenter = Presenter(parts, ("Plan", "Linter"))
+    window.show()
+    presenter.set_on(True)
+    assert shown == ["live"] and aside.isHidden() and cancel.shortcut().isEmpty()
+    assert parts.zoom.steps == PRESENTER_ZOOM
+    presenter.panel_menu.actions()[1].trigger()
+    assert shown == ["live", "Linter"]
+    presenter.set_on(False)
+    assert not aside.isHidden() and cancel.shortcut().toString() == "Esc"
+    assert parts.zoom.steps == 0

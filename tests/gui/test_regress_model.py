@@ -137,3 +137,18 @@ def test_an_undo_is_refused_when_the_suite_changed_since(qtbot, session, tmp_pat
         model.undo_accept()
     assert "changed since the goldens were accepted" in blocker.args[0]
     assert path.read_bytes() == edited and not model.can_undo
+
+
+def test_a_request_is_saved_as_a_case_off_the_ui_thread(qtbot, session, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    session.set_text("pizza near me")
+    inspection = session.inspection.result
+    assert inspection is not None
+    model, suite = session.regress, tmp_path / "suite.yaml"
+    with qtbot.waitSignal(model.case_saved) as saved:
+        model.save_case(suite, "pizza", session.request, inspection)
+        assert model.busy
+    assert saved.args == [f"case pizza saved to {suite}"]
+    assert [case.id for case in routescope.regress.load_suite(suite).cases] == ["pizza"]
+    with qtbot.waitSignal(model.case_failed) as failed:
+        model.save_case(suite, "pizza", session.request, inspection)
+    assert "pizza" in failed.args[0] and "\n" not in failed.args[0]

@@ -227,7 +227,7 @@ def test_the_catalog_dialog_opens_a_json_file_or_a_folder(qtbot, window) -> None
 
 def test_open_catalog_names_the_format_and_ranks(qtbot, window, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     chosen = str(EXAMPLES / "catalogs" / "anthropic-tools.json")
-    monkeypatch.setattr("routescope_gui._window.choose_catalog", lambda _parent, _current: chosen)
+    monkeypatch.setattr(window.dialogs, "catalog", lambda _current: chosen)
     window.set_prompt("merge the approved pull request")
     with qtbot.waitSignal(window.session.tools.ranked, timeout=120_000):
         window.open_catalog_action.trigger()

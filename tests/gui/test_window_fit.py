@@ -6,7 +6,7 @@ from PySide6.QtCore import QSettings, Qt
 from PySide6.QtWidgets import QApplication
 
 from routescope_gui import MainWindow
-from routescope_gui._window import _SETTINGS
+from routescope_gui._window_state import SETTINGS
 
 
 def test_shortcuts_focus_the_prompt_from_any_view(qtbot, window) -> None:  # type: ignore[no-untyped-def]
@@ -42,7 +42,7 @@ def test_zoom_scales_the_window_font_and_is_remembered(qtbot, window, tool_cache
     assert again.zoom_steps == 1 and again.font().pointSizeF() == base + 1
     window.zoom_reset_action.trigger()
     assert window.font().pointSizeF() == base
-    assert int(str(QSettings(*_SETTINGS).value("window/zoom"))) == 0
+    assert int(str(QSettings(*SETTINGS).value("window/zoom"))) == 0
 
 
 def test_the_banner_takes_room_inside_the_window(qtbot, window, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]

@@ -11,14 +11,14 @@ from PySide6.QtWidgets import QSplitter
 
 from routescope.research import ResearchSettings
 from routescope_gui import MainWindow
-from routescope_gui._window import _SETTINGS
+from routescope_gui._window_state import SETTINGS
 
 
 @pytest.fixture
 def forget_splitters() -> Iterator[None]:
     """Other tests' windows start from the default sizes again."""
     yield
-    settings = QSettings(*_SETTINGS)
+    settings = QSettings(*SETTINGS)
     settings.remove("window/splitter")
     settings.sync()
 

@@ -10,7 +10,8 @@ and `History.note` says so in one line. `History.reopen(entry_id)` gives back th
 `save_session` / `open_session` write and read a session file (requests, their results, and
 the fingerprints of the rule pack, catalog and embedding model they ran with); opening one
 elsewhere lists where this machine differs. `to_json` and `export_markdown` export one
-inspection. Saving a prompt as a regression case is `routescope.regress.append_case`.
+inspection; `export_inspection` writes either to a file. Saving a prompt as a regression case
+is `routescope.regress.append_case`.
 
 Cheap to import: every name loads its module on first use.
 """
@@ -24,6 +25,7 @@ from .._lazy import lazy_face
 if TYPE_CHECKING:
     from .._errors import HistoryError as HistoryError
     from ._codec import Summary as Summary
+    from ._export import export_inspection as export_inspection
     from ._export import export_markdown as export_markdown
     from ._export import to_json as to_json
     from ._peek import peek_last_prompt as peek_last_prompt

@@ -1,20 +1,23 @@
 """Exports of one inspection: JSON (the `Inspection` as `inspect --json` prints it) and a
 Markdown summary a person reads (strategy and why, planned queries, linter, contract plan, the
-top tools, the task router)."""
+top tools, the task router); `export_inspection` writes either atomically, as session files
+are written."""
 
 from __future__ import annotations
 
 import json
 import re
-from typing import TYPE_CHECKING
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal
 
 from .._json import to_json as _to_json
+from ._session import write_file
 
 if TYPE_CHECKING:
     from .._inspect import Inspection
     from .._request import Request
 
-__all__ = ["export_markdown", "to_json"]
+__all__ = ["export_inspection", "export_markdown", "to_json"]
 
 TOP_TOOLS = 5
 _CELL_LIMIT = 300
@@ -24,6 +27,21 @@ _MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]<>|~])")
 def to_json(inspection: Inspection) -> str:
     """The inspection as indented JSON (what `routescope inspect --json` prints)."""
     return _to_json(inspection)
+
+
+def export_inspection(
+    path: str | Path,
+    inspection: Inspection,
+    kind: Literal["json", "md"] = "json",
+    request: Request | None = None,
+) -> Path:
+    """Write one inspection to `path` as JSON (`to_json`) or Markdown (`export_markdown`, which
+    names the `request`), atomically. Returns the path; HistoryError (one line) when it cannot
+    be written."""
+    path = Path(path)
+    text = to_json(inspection) if kind == "json" else export_markdown(inspection, request)
+    write_file(path, text.encode("utf-8", "surrogatepass"), "export the inspection")
+    return path
 
 
 def _text(value: object, limit: int | None = _CELL_LIMIT) -> str:

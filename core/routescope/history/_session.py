@@ -215,11 +215,14 @@ def save_session(
         text = json.dumps(document, ensure_ascii=False, indent=1, allow_nan=False)
     except ValueError as exc:
         raise HistoryError(one_line(f"{path}: cannot save the session: {exc}")) from None
-    _write(path, text.encode("utf-8", "surrogatepass"))
+    write_file(path, text.encode("utf-8", "surrogatepass"))
     return path
 
 
-def _write(path: Path, data: bytes) -> None:
+def write_file(path: Path, data: bytes, what: str = "save the session") -> None:
+    """Write `data` atomically (`_files.replace_file`): session files and exports alike. An
+    existing file keeps its permissions, a link its target; HistoryError (one line, "cannot
+    `what`") when it cannot be written."""
     try:
         target = path.resolve()
         try:
@@ -227,11 +230,11 @@ def _write(path: Path, data: bytes) -> None:
         except FileNotFoundError:
             like = None
         if like is not None and not stat.S_ISREG(like.st_mode):
-            raise HistoryError(one_line(f"{path}: cannot save the session: not a regular file"))
+            raise HistoryError(one_line(f"{path}: cannot {what}: not a regular file"))
         replace_file(target, data, like=like, mode=0o666)
     except (TemporaryFileError, OwnerNotKeptError, OSError, RuntimeError) as exc:
         reason = (exc.strerror if isinstance(exc, OSError) else None) or str(exc)
-        raise HistoryError(one_line(f"{path}: cannot save the session: {reason}")) from None
+        raise HistoryError(one_line(f"{path}: cannot {what}: {reason}")) from None
 
 
 # -- opening -------------------------------------------------------------------------------

@@ -5,10 +5,13 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
+
+import pytest
 
 import routescope
 from routescope import Inspection, Request
-from routescope.history import export_markdown, to_json
+from routescope.history import HistoryError, export_inspection, export_markdown, to_json
 from routescope.rules import default_rules_text
 
 from ._support import TODAY, plain, with_tools
@@ -85,3 +88,18 @@ def test_prompt_text_cannot_break_out() -> None:
         if line.startswith("| ") and not line.startswith("| ---"):
             cells = line.replace("\\|", "").count("|")
             assert cells == 6  # five columns: a prompt's pipe adds none
+
+
+def test_export_inspection_writes_either_format_atomically(tmp_path: Path) -> None:
+    request, result = with_tools("why is my container crashing")
+    as_json = export_inspection(tmp_path / "i.json", result)
+    assert as_json.read_text(encoding="utf-8") == to_json(result)
+    as_md = export_inspection(tmp_path / "i.md", result, "md", request)
+    assert as_md.read_text(encoding="utf-8") == export_markdown(result, request)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["i.json", "i.md"]  # no temporaries
+
+
+def test_an_export_that_cannot_be_written_is_one_line(tmp_path: Path) -> None:
+    _, result = with_tools("why is my container crashing")
+    with pytest.raises(HistoryError, match=r"cannot export the inspection: not a regular file"):
+        export_inspection(tmp_path, result)
