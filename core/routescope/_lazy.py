@@ -22,11 +22,6 @@ block load on first use. Any other import (`from .._lazy import lazy_face`) is p
 the block may hold nothing else. A face defines no names of its own: they live in a private
 module and are declared like the others.
 
-To convert a face written the old way (`__all__`, a `_LAZY` map and `lazy_names`): turn each
-`from ._x import Name` in its `if TYPE_CHECKING:` block and each eager public import into
-`from ._x import Name as Name`, delete `__all__`, `_LAZY` (and any `_MODELS`/`_NAMES` copy),
-and end the face with the line above. `tests/core/test_faces.py` checks every face.
-
 The declaration is read from source, once per face, when the face is imported. A frozen
 application must therefore ship the faces' sources: the PyInstaller bundle collects the
 `routescope` package as `pyz+py` (`packaging/routescope.spec`).
@@ -37,11 +32,11 @@ from __future__ import annotations
 import ast
 import importlib
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from types import ModuleType
 from typing import Any, TypeGuard
 
-__all__ = ["lazy_face", "lazy_names"]
+__all__ = ["lazy_face"]
 
 
 def lazy_face(
@@ -115,24 +110,3 @@ def _declared(node: ast.stmt, package: str) -> list[tuple[str, tuple[str, str | 
     if node.module is None:
         return [(a.name, (f"{dots}{a.name}", None)) for a in node.names]
     return [(a.name, (f"{dots}{node.module}", a.name)) for a in node.names]
-
-
-def lazy_names(
-    package: str, modules: dict[str, str], public: Sequence[str]
-) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:
-    """The old way (faces not yet converted to `lazy_face`): a package's `__getattr__` and
-    `__dir__`; `modules` maps each lazy name to the private module (`"_search"`) that defines
-    it; `public` is the package's `__all__`."""
-
-    def attribute(name: str) -> Any:
-        module = modules.get(name)
-        if module is None:
-            raise AttributeError(f"module {package!r} has no attribute {name!r}")
-        value = getattr(importlib.import_module(f".{module}", package), name)
-        setattr(sys.modules[package], name, value)
-        return value
-
-    def names() -> list[str]:
-        return sorted(public)
-
-    return attribute, names

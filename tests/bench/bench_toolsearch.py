@@ -56,17 +56,10 @@ import numpy as np
 from rank_bm25 import BM25Okapi
 from threadpoolctl import threadpool_info
 
-from routescope.toolsearch import (
-    Catalog,
-    MiniLMOnnx,
-    SearchSettings,
-    Tool,
-    ToolSearch,
-    ToolSearchResult,
-    VectorIndex,
-    embedding_text,
-)
+from routescope.toolsearch import Catalog, SearchSettings, Tool, ToolSearch, ToolSearchResult
+from routescope.toolsearch._embed import MiniLMOnnx, embedding_text
 from routescope.toolsearch._vector_cache import _CHUNK
+from routescope.toolsearch._vectors import VectorIndex
 
 QUERIES = 300
 """Queries per phase (busy, quiet); each is embedded before every measured call."""

@@ -21,11 +21,6 @@ from routescope import _errors
 SUBPACKAGES = sorted(m.name for m in pkgutil.iter_modules(routescope.__path__) if m.ispkg)
 FACES = ["routescope", *(f"routescope.{name}" for name in SUBPACKAGES)]
 
-NOT_YET_CONVERTED = {
-    # issue 24: converted to `lazy_face` by the lead (other workers change these packages)
-    "routescope.toolsearch",
-}
-
 KNOWN_TWO_MEANINGS: dict[str, set[str]] = {}
 """Public names that two faces give to two different objects, while they wait for a rename. A
 pair that no longer collides fails the test: remove it."""
@@ -57,17 +52,6 @@ def _declared(face: ModuleType) -> set[str]:
     }
 
 
-def _imported(face: ModuleType) -> set[str]:
-    """The public names a face not yet converted imports, eagerly or for type checking."""
-    return {
-        alias.asname or alias.name
-        for node in _body(face)
-        if isinstance(node, ast.ImportFrom) and node.module not in ("__future__", "typing")
-        for alias in node.names
-        if not (alias.asname or alias.name).startswith("_") and alias.name != "lazy_names"
-    }
-
-
 def _uses_lazy_face(face: ModuleType) -> bool:
     return any(
         isinstance(node, ast.Assign) and ast.unparse(node.value) == "lazy_face(__name__)"
@@ -77,16 +61,11 @@ def _uses_lazy_face(face: ModuleType) -> bool:
 
 def test_every_subpackage_is_a_face() -> None:
     assert len(FACES) == 15
-    assert set(FACES) >= NOT_YET_CONVERTED
 
 
 @pytest.mark.parametrize("name", FACES)
 def test_a_face_lists_each_name_once(name: str) -> None:
     face = _face(name)
-    if name in NOT_YET_CONVERTED:
-        assert not _uses_lazy_face(face), f"{name} is converted: remove it from NOT_YET_CONVERTED"
-        assert set(face.__all__) == _imported(face)
-        return
     assert _uses_lazy_face(face)
     assert face.__all__ == sorted(_declared(face))
     assert dir(face) == face.__all__

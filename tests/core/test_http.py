@@ -305,7 +305,7 @@ def test_redact_url_masks_known_secrets_in_any_form() -> None:
 
 def test_one_redact_url_for_the_whole_core() -> None:
     assert research_providers.redact_url is redact_url
-    assert routescope.toolsearch.redact_url is redact_url
+    assert routescope.toolsearch._embed.redact_url is redact_url
 
 
 def test_secrets_hide_themselves_and_an_error_body_stays_out_of_the_detail() -> None:

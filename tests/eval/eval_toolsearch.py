@@ -74,13 +74,12 @@ from routescope.regress._tool_eval import expected_families
 from routescope.toolsearch import (
     CALIBRATED_FIT_THRESHOLDS,
     Catalog,
-    Embedder,
     SearchSettings,
     SearchStrategy,
     ToolSearch,
-    default_embedder,
     load_catalog,
 )
+from routescope.toolsearch._embed import Embedder, default_embedder
 from tests.eval import _metrics
 from tests.eval._bfcl import SINGLE_SETS, Bfcl, CatalogFiles, Query, describe, load_bfcl
 from tests.eval._livemcp import LiveMcp, load_livemcp, tool_of

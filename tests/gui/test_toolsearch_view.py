@@ -17,10 +17,10 @@ from routescope.toolsearch import (
     ToolHit,
     ToolSearch,
     ToolSearchResult,
-    VectorSignal,
     default_boosts,
     load_catalog,
 )
+from routescope.toolsearch._models import VectorSignal
 from routescope_gui._toolsearch_rows import KEYWORD_SHADE, SHARE_COLOURS
 from routescope_gui._toolsearch_view import ToolSearchView
 from routescope_gui._widgets import BAR_ROLE, DIM_ROLE, MARK_ROLE, SEGMENTS_ROLE, segment_edges

@@ -12,110 +12,33 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .._errors import CatalogError, EmbedderError
-from .._lazy import lazy_names
-from ._canonical import canonical, default_boosts
-from ._equation import boost_label, score_equation
-from ._models import (
-    CALIBRATED_FIT_THRESHOLDS,
-    FUSIONS,
-    Fusion,
-    KeywordSignal,
-    RrfTerm,
-    SearchSettings,
-    SearchStrategy,
-    Signals,
-    Step,
-    StepResult,
-    ToolHit,
-    ToolSearchResult,
-    VectorSignal,
-    WhyNot,
-)
+from .._lazy import lazy_face
 
 if TYPE_CHECKING:
-    from ._catalog import Catalog, Tool, load_catalog, standardise
-    from ._embed import (
-        Embedder,
-        MiniLMOnnx,
-        OpenAIEmbeddings,
-        default_embedder,
-        default_model_id,
-        embedding_text,
-        redact_url,
-    )
-    from ._engines import CatalogKey, Engines
-    from ._keyword import KeywordIndex, tokens
-    from ._search import ToolSearch, cache_folder
-    from ._vectors import ProgressCallback, VectorIndex, VectorScores
-    from ._why_not import why_not
+    from .._errors import CatalogError as CatalogError
+    from .._errors import EmbedderError as EmbedderError
+    from ._canonical import canonical as canonical
+    from ._canonical import default_boosts as default_boosts
+    from ._catalog import Catalog as Catalog
+    from ._catalog import Tool as Tool
+    from ._catalog import load_catalog as load_catalog
+    from ._embed import default_model_id as default_model_id
+    from ._engines import Engines as Engines
+    from ._equation import score_equation as score_equation
+    from ._keyword import tokens as tokens
+    from ._models import CALIBRATED_FIT_THRESHOLDS as CALIBRATED_FIT_THRESHOLDS
+    from ._models import FUSIONS as FUSIONS
+    from ._models import Fusion as Fusion
+    from ._models import KeywordSignal as KeywordSignal
+    from ._models import SearchSettings as SearchSettings
+    from ._models import SearchStrategy as SearchStrategy
+    from ._models import Signals as Signals
+    from ._models import Step as Step
+    from ._models import StepResult as StepResult
+    from ._models import ToolHit as ToolHit
+    from ._models import ToolSearchResult as ToolSearchResult
+    from ._models import WhyNot as WhyNot
+    from ._search import ToolSearch as ToolSearch
+    from ._why_not import why_not as why_not
 
-__all__ = [
-    "CALIBRATED_FIT_THRESHOLDS",
-    "FUSIONS",
-    "Catalog",
-    "CatalogError",
-    "CatalogKey",
-    "Embedder",
-    "EmbedderError",
-    "Engines",
-    "Fusion",
-    "KeywordIndex",
-    "KeywordSignal",
-    "MiniLMOnnx",
-    "OpenAIEmbeddings",
-    "ProgressCallback",
-    "RrfTerm",
-    "SearchSettings",
-    "SearchStrategy",
-    "Signals",
-    "Step",
-    "StepResult",
-    "Tool",
-    "ToolHit",
-    "ToolSearch",
-    "ToolSearchResult",
-    "VectorIndex",
-    "VectorScores",
-    "VectorSignal",
-    "WhyNot",
-    "boost_label",
-    "cache_folder",
-    "canonical",
-    "default_boosts",
-    "default_embedder",
-    "default_model_id",
-    "embedding_text",
-    "load_catalog",
-    "redact_url",
-    "score_equation",
-    "standardise",
-    "tokens",
-    "why_not",
-]
-
-_LAZY = {
-    "Catalog": "_catalog",
-    "Tool": "_catalog",
-    "load_catalog": "_catalog",
-    "standardise": "_catalog",
-    "CatalogKey": "_engines",
-    "Engines": "_engines",
-    "Embedder": "_embed",
-    "MiniLMOnnx": "_embed",
-    "OpenAIEmbeddings": "_embed",
-    "ProgressCallback": "_vectors",
-    "redact_url": "_embed",
-    "VectorIndex": "_vectors",
-    "VectorScores": "_vectors",
-    "default_embedder": "_embed",
-    "default_model_id": "_embed",
-    "embedding_text": "_embed",
-    "KeywordIndex": "_keyword",
-    "tokens": "_keyword",
-    "ToolSearch": "_search",
-    "cache_folder": "_search",
-    "why_not": "_why_not",
-}
-
-__getattr__, __dir__ = lazy_names(__name__, _LAZY, __all__)
+__getattr__, __dir__, __all__ = lazy_face(__name__)

@@ -496,7 +496,8 @@ class _BatchRecorder(HashEmbedder):
 def test_batches_hold_texts_of_similar_length_and_rows_keep_catalog_order(
     tmp_path: Path,
 ) -> None:
-    from routescope.toolsearch import Tool, embedding_text
+    from routescope.toolsearch import Tool
+    from routescope.toolsearch._embed import embedding_text
 
     tools = [Tool(f"t{i}.run", "word " * ((i * 37) % 150), (), (), f"c{i % 5}") for i in range(300)]
     catalog = Catalog(tools=tools, source="lengths")

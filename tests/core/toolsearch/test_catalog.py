@@ -7,12 +7,8 @@ from pathlib import Path
 import pytest
 
 from routescope import resources_root
-from routescope.toolsearch import (
-    Catalog,
-    CatalogError,
-    load_catalog,
-    standardise,
-)
+from routescope.toolsearch import Catalog, CatalogError, load_catalog
+from routescope.toolsearch._catalog import standardise
 
 SAMPLE = Path(str(resources_root() / "catalog"))
 

@@ -24,13 +24,8 @@ import numpy as np
 import pytest
 
 from routescope import resources_root
-from routescope.toolsearch import (
-    EmbedderError,
-    MiniLMOnnx,
-    OpenAIEmbeddings,
-    ToolSearch,
-    load_catalog,
-)
+from routescope.toolsearch import EmbedderError, ToolSearch, load_catalog
+from routescope.toolsearch._embed import MiniLMOnnx, OpenAIEmbeddings
 
 SAMPLE = Path(str(resources_root() / "catalog"))
 MODEL_FOLDER = Path(str(resources_root() / "models" / "all-MiniLM-L6-v2"))
@@ -149,7 +144,7 @@ for name in ("getaddrinfo", "gethostbyname", "gethostbyname_ex", "create_connect
 socket.socket.connect = refuse("socket.connect")
 socket.socket.connect_ex = refuse("socket.connect_ex")
 
-from routescope.toolsearch import MiniLMOnnx
+from routescope.toolsearch._embed import MiniLMOnnx
 
 started = time.monotonic()
 shape = list(MiniLMOnnx().embed(["show git status"]).shape)

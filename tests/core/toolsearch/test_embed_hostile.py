@@ -25,17 +25,15 @@ from routescope import resources_root
 from routescope._json import to_json
 from routescope.toolsearch import (
     EmbedderError,
-    OpenAIEmbeddings,
     SearchSettings,
     ToolSearch,
-    VectorIndex,
     _embed,
-    default_embedder,
     default_model_id,
     load_catalog,
-    redact_url,
     why_not,
 )
+from routescope.toolsearch._embed import OpenAIEmbeddings, default_embedder, redact_url
+from routescope.toolsearch._vectors import VectorIndex
 
 SAMPLE = Path(str(resources_root() / "catalog"))
 BASE_URL = "http://embeddings.test/v1"

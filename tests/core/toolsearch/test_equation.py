@@ -5,14 +5,8 @@ from __future__ import annotations
 import subprocess
 import sys
 
-from routescope.toolsearch import (
-    KeywordSignal,
-    RrfTerm,
-    Signals,
-    ToolHit,
-    VectorSignal,
-    score_equation,
-)
+from routescope.toolsearch import KeywordSignal, Signals, ToolHit, score_equation
+from routescope.toolsearch._models import RrfTerm, VectorSignal
 
 
 def _hit(signals: Signals) -> ToolHit:

@@ -9,7 +9,8 @@ from typing import Any
 
 import pytest
 
-from routescope.toolsearch import SearchSettings, ToolSearch, embedding_text, load_catalog
+from routescope.toolsearch import SearchSettings, ToolSearch, load_catalog
+from routescope.toolsearch._embed import embedding_text
 from routescope.toolsearch._formats import detect
 from routescope.toolsearch._parameters import ENUM_LIMIT, PARAMETER_LIMIT, parameter_entries
 from tests._support import PARAMETER_QUERIES

@@ -16,9 +16,9 @@ from routescope.toolsearch import (
     Tool,
     ToolSearch,
     canonical,
-    embedding_text,
     load_catalog,
 )
+from routescope.toolsearch._embed import embedding_text
 
 SAMPLE = Path(str(resources_root() / "catalog"))
 

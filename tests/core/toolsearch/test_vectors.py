@@ -20,14 +20,12 @@ from routescope.toolsearch import (
     SearchSettings,
     Tool,
     ToolSearch,
-    VectorIndex,
-    VectorScores,
     _int8_scan,
     why_not,
 )
 from routescope.toolsearch._int8_scan import _Int8Scan
 from routescope.toolsearch._vector_scores import _cosines
-from routescope.toolsearch._vectors import QUANTISED_FROM
+from routescope.toolsearch._vectors import QUANTISED_FROM, VectorIndex, VectorScores
 from tests.core.toolsearch.test_cache import VECTOR_CORRUPTIONS, HashEmbedder
 
 pytest.importorskip("numkong")
