@@ -210,38 +210,61 @@ async def _screenshot(
             return 2
     if getattr(args, "presenter", False):
         window.presenter.set_on(True)
+    if not await _show(window, args):
+        return 2
+    await _why_settled(window)
+    return await _grab(window, args)
+
+
+async def _show(window: MainWindow, args: argparse.Namespace) -> bool:
+    """Bring the asked tab up with its contents settled; False (said on stderr) when they
+    cannot be made."""
     if args.tab == "Tools":
-        tools = session.tools
-        ranked = _first_of([tools.ranked, tools.engine_failed])
-        window.show_tab(args.tab)
-        if await asyncio.wait_for(ranked, _ENGINE_SECONDS) is tools.engine_failed:
-            print(f"routescope-gui: error: {window.toolsearch_view.status.text()}", file=sys.stderr)
-            return 2
-        top = window.toolsearch_view.table.topLevelItem(0)
-        if top is not None:
-            top.setExpanded(True)
-    elif args.tab == "Research" and args.prompt.strip():
-        research = session.research
-        researched = _first_of([research.finished, research.failed])
-        if research.live:
-            window.show_tab(args.tab)  # offline research follows the prompt shown
-        else:
-            window.run_research()  # over the network it runs when asked (Ctrl+Enter)
-        if await asyncio.wait_for(researched, _ENGINE_SECONDS) is research.failed:
-            print(f"routescope-gui: error: {window.research_view.error}", file=sys.stderr)
-            return 2
-        window.research_view.expand_best()
-    elif args.tab == "Batch" and getattr(args, "batch_results", None):
-        if not await _batch_report(window, args.batch_results):
-            return 2
-    elif args.tab == "Compare" and getattr(args, "compare_b", None):
-        if not await _comparison(window, args.compare_b):
-            return 2
-    elif args.tab == HISTORY:
+        return await _tools_ranked(window)
+    if args.tab == "Research" and args.prompt.strip():
+        return await _researched(window)
+    if args.tab == "Batch" and getattr(args, "batch_results", None):
+        return await _batch_report(window, args.batch_results)
+    if args.tab == "Compare" and getattr(args, "compare_b", None):
+        return await _comparison(window, args.compare_b)
+    if args.tab == HISTORY:
         await _history_listed(window)
     else:
         window.show_tab(args.tab)
-    await _why_settled(window)
+    return True
+
+
+async def _tools_ranked(window: MainWindow) -> bool:
+    """The Tools tab with the prompt ranked and its best tool's explanation open."""
+    tools = window.session.tools
+    ranked = _first_of([tools.ranked, tools.engine_failed])
+    window.show_tab("Tools")
+    if await asyncio.wait_for(ranked, _ENGINE_SECONDS) is tools.engine_failed:
+        print(f"routescope-gui: error: {window.toolsearch_view.status.text()}", file=sys.stderr)
+        return False
+    top = window.toolsearch_view.table.topLevelItem(0)
+    if top is not None:
+        top.setExpanded(True)
+    return True
+
+
+async def _researched(window: MainWindow) -> bool:
+    """The Research tab with the prompt researched and its best attempt open."""
+    research = window.session.research
+    researched = _first_of([research.finished, research.failed])
+    if research.live:
+        window.show_tab("Research")  # offline research follows the prompt shown
+    else:
+        window.run_research()  # over the network it runs when asked (Ctrl+Enter)
+    if await asyncio.wait_for(researched, _ENGINE_SECONDS) is research.failed:
+        print(f"routescope-gui: error: {window.research_view.error}", file=sys.stderr)
+        return False
+    window.research_view.expand_best()
+    return True
+
+
+async def _grab(window: MainWindow, args: argparse.Namespace) -> int:
+    """Save the window (or the rule-pack editor over it) as `args.screenshot`."""
     shot: QWidget = window
     if getattr(args, "rules_editor", False):  # the rule-pack editor, over the window
         window.edit_rules()
