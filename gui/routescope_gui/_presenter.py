@@ -17,7 +17,6 @@ from PySide6.QtCore import QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QActionGroup, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import (
     QHeaderView,
-    QLabel,
     QMainWindow,
     QMenu,
     QSplitter,
@@ -26,12 +25,10 @@ from PySide6.QtWidgets import (
 )
 
 if TYPE_CHECKING:
-    from routescope.demo import DemoScript, DemoStep
-
     from ._style import Theme
     from ._window_state import Zoom
 
-__all__ = ["PRESENTER_ZOOM", "DemoLabel", "Presenter", "PresenterParts", "demo_caption"]
+__all__ = ["PRESENTER_ZOOM", "Presenter", "PresenterParts"]
 
 PRESENTER_ZOOM = 5
 """The 1-point steps presenter mode adds to the window's font (tables and panels); the prompt,
@@ -40,31 +37,6 @@ _PROMPT_HEIGHT = 150
 """The prompt's height in presenter mode: two lines of its large type."""
 _NO_WINDOW_MANAGER = ("offscreen", "minimal")
 """Platforms without a window manager: full screen would mean nothing there."""
-
-
-def demo_caption(index: int, total: int, step: DemoStep) -> str:
-    """ "Demo 3/12 · a local search" (the caption only when the step has one)."""
-    caption = f" · {step.caption}" if step.caption else ""
-    return f"Demo {index + 1}/{total}{caption}"
-
-
-class DemoLabel(QLabel):
-    """Where a demo script stands: "Demo 3/12 · caption"; hidden while no script is loaded."""
-
-    def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__("", parent)
-        self.setObjectName("demo")
-        self.setVisible(False)
-
-    def show_script(self, script: DemoScript | None) -> None:
-        self.setVisible(script is not None)
-        if script is None:
-            self.setText("")
-        else:
-            self.setToolTip(f"{script.source}: PageDown: next prompt, PageUp: previous")
-
-    def show_step(self, index: int, total: int, step: DemoStep) -> None:
-        self.setText(demo_caption(index, total, step))
 
 
 @dataclass(frozen=True, slots=True)
