@@ -19,16 +19,18 @@ _RESEARCH = re.compile(
     re.IGNORECASE,
 )
 _RESEARCH_NEEDLES = ("best", "compar", "vs", "versus", "trade", "pros")
-"""A lower-cased ASCII text without any of these cannot match `_RESEARCH` (which would try
-every position of a long prompt)."""
+"""Where a match of `_RESEARCH` can begin in a lower-cased ASCII text: every alternative starts
+with one of these (the pattern alone would try every position of a long prompt)."""
 
 
 def _research_words(message: str) -> re.Match[str] | None:
-    if message.isascii():  # (non-ASCII letters can match case-insensitively: `ſ` is an `s`)
-        lowered = message.lower()
-        if not any(needle in lowered for needle in _RESEARCH_NEEDLES):
-            return None
-    return _RESEARCH.search(message)
+    """`_RESEARCH.search(message)`, started where the first word it can match begins."""
+    if not message.isascii():  # (non-ASCII letters can match case-insensitively: `ſ` is `s`)
+        return _RESEARCH.search(message)
+    lowered = message.lower()
+    found = [at for needle in _RESEARCH_NEEDLES if (at := lowered.find(needle)) >= 0]
+    # Every alternative begins with a needle, and `\b` still sees the character before `pos`.
+    return _RESEARCH.search(message, min(found)) if found else None
 
 
 def heuristic_task_spec(message: str, context: QueryContext | None = None) -> TaskSpec:
