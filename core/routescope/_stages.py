@@ -15,7 +15,7 @@ from .linter import LintResult, lint
 from .rules import RulePack
 from .strategy import Action, Plan, QueryContext, StrategyDecision, extract, plan, route
 from .strategy import sanitize_plan as sanitize
-from .task import Planned, TaskDecision, classify_heuristic, heuristic_task_spec
+from .task import Planned, TaskDecision, classify_heuristic, heuristic_route
 
 if TYPE_CHECKING:  # the engine is given by the caller; importing it loads tantivy and numpy
     from .toolsearch import SearchSettings, ToolSearch, ToolSearchResult
@@ -79,7 +79,7 @@ def run_stages(
     t6 = clock()
     task: TaskDecision | None
     if lean:
-        task, task_route = None, heuristic_task_spec(text, query_context).route
+        task, task_route = None, heuristic_route(text, query_context)
     else:
         reuse = Planned(query_context, chosen, actions)
         task = classify_heuristic(text, rules=rules, today=today, planned=reuse)

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from .._lazy import lazy_face
 
 if TYPE_CHECKING:
+    from ._heuristic import heuristic_route as heuristic_route
     from ._heuristic import heuristic_task_spec as heuristic_task_spec
     from ._task import Planned as Planned
     from ._task import TaskDecision as TaskDecision

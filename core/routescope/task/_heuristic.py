@@ -9,7 +9,7 @@ from ..rules import default_rules
 from ..strategy import QueryContext, extract
 from ._spec import TaskSpec
 
-__all__ = ["heuristic_task_spec"]
+__all__ = ["heuristic_route", "heuristic_task_spec"]
 
 _LABEL = "heuristic: "
 _GOAL_CHARS = 300
@@ -39,25 +39,33 @@ def heuristic_task_spec(message: str, context: QueryContext | None = None) -> Ta
     keywords include "best" and "vs"); anything else → chat. `context`: the message already
     extracted (by `inspect`), else it is extracted with the built-in pack."""
     context = context or extract(message, default_rules())
-    flags = context.intent
-    research = _research_words(message)
-    route: str
-    if flags.local:
-        route, why = "browse", "local intent: one current search"
-    elif research:
-        route, why = "research", f"'{research.group()}' asks for several sources compared"
-    elif flags.time_sensitive:
-        route, why = "browse", "time-sensitive: facts that change need a current search"
-    elif flags.purchase:
-        route, why = "browse", "purchase intent: prices and reviews need a current search"
-    else:
-        route, why = "chat", "no local, time-sensitive, purchase or comparison intent"
+    route, why = _route(message, context)
     evidence = [m.text for m in context.intent_matches if m.intent != "tech"][:4]
     if evidence and route == "browse":
         why += f" ({_quoted(evidence)})"
     goal = (context.user_goal or " ".join(message.split())).strip()
     goal = goal[:_GOAL_CHARS].strip() or "no goal given"
     return TaskSpec.model_validate({"route": route, "user_goal": goal, "reason": _LABEL + why})
+
+
+def heuristic_route(message: str, context: QueryContext) -> str:
+    """The heuristic's route alone (`heuristic_task_spec(message, context).route`), for a
+    caller that keeps no goal or reason: a batch of millions of prompts."""
+    return _route(message, context)[0]
+
+
+def _route(message: str, context: QueryContext) -> tuple[str, str]:
+    flags = context.intent
+    if flags.local:
+        return "browse", "local intent: one current search"
+    research = _research_words(message)
+    if research:
+        return "research", f"'{research.group()}' asks for several sources compared"
+    if flags.time_sensitive:
+        return "browse", "time-sensitive: facts that change need a current search"
+    if flags.purchase:
+        return "browse", "purchase intent: prices and reviews need a current search"
+    return "chat", "no local, time-sensitive, purchase or comparison intent"
 
 
 def _quoted(words: list[str], limit: int = 6) -> str:

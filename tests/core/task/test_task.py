@@ -110,3 +110,16 @@ def test_the_research_shortcut_never_misses_a_match(text: str) -> None:
 
     found, expected = _research_words(text), _RESEARCH.search(text)
     assert (found and found.group()) == (expected and expected.group())
+
+
+def test_the_route_alone_is_the_specs_route() -> None:
+    from routescope.rules import default_rules
+    from routescope.strategy import extract
+    from routescope.task import heuristic_route, heuristic_task_spec
+
+    suite = routescope.resources_root() / "fixtures" / "strategy.yaml"
+    prompts = [case.prompt for case in routescope.regress.load_suite(suite).cases]
+    prompts += ["compare tabs vs spaces near me", "pros & cons of Rust", "hi"]
+    for text in prompts:
+        context = extract(text, default_rules())
+        assert heuristic_route(text, context) == heuristic_task_spec(text, context).route
