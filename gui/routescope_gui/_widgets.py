@@ -27,6 +27,7 @@ from PySide6.QtGui import (
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QApplication,
+    QHBoxLayout,
     QLabel,
     QMenu,
     QStyle,
@@ -56,6 +57,7 @@ __all__ = [
     "enable_copy",
     "ensure_children",
     "fill_row",
+    "row_of",
     "segment_edges",
     "selection_as_tsv",
     "set_tone",
@@ -92,6 +94,17 @@ def set_tone(widget: QWidget, tone: str) -> None:
     style = widget.style()
     style.unpolish(widget)
     style.polish(widget)
+
+
+def row_of(*widgets: QWidget | tuple[QWidget, int]) -> QWidget:
+    """A row of widgets without margins; a (widget, stretch) pair takes that share of space."""
+    row = QWidget()
+    layout = QHBoxLayout(row)
+    layout.setContentsMargins(0, 0, 0, 0)
+    for entry in widgets:
+        widget, stretch = entry if isinstance(entry, tuple) else (entry, 0)
+        layout.addWidget(widget, stretch)
+    return row
 
 
 def ensure_children(parent: QTreeWidget | QTreeWidgetItem, count: int) -> list[QTreeWidgetItem]:

@@ -17,7 +17,8 @@ from PySide6.QtWidgets import QFileDialog
 import routescope
 from routescope.batch import BatchProgress
 from routescope_gui import MainWindow
-from routescope_gui._batch_view import BarChart, ChartBar, default_results
+from routescope_gui._batch_charts import BarChart, ChartBar
+from routescope_gui._batch_run import default_results
 from tests._support import TODAY
 from tests.gui.test_batch_model import held_after_first_chunk, write_log
 

@@ -10,7 +10,8 @@ from PySide6.QtCore import QPoint, Qt
 
 import routescope
 from routescope_gui import MainWindow
-from routescope_gui._compare_view import OUTCOME_COLUMNS, CompareView
+from routescope_gui._compare_common import OUTCOME_COLUMNS
+from routescope_gui._compare_view import CompareView
 from routescope_gui._html import HTML_ROLE
 from tests.gui.test_compare_model import A, B, other_pack
 

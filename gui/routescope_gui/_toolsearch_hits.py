@@ -1,0 +1,251 @@
+"""A hit's row in the tool search's ranking: its cells and their tips (the rank, the final
+score's bar, the keyword and vector signals, the fusion, the boosts), the header's tips with the
+formula of the fusion that made the result, and the hit's children — the query words behind its
+keyword share (weighted), BM25 per field with the matched terms, the rerank's terms."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QColor
+from PySide6.QtWidgets import QTreeWidget, QTreeWidgetItem
+
+import routescope
+
+from ._toolsearch_rows import EQUATION_ROLE, SHARE_COLOURS, share_label, show_score
+from ._widgets import bounded_tip, ensure_children, fill_row
+
+if TYPE_CHECKING:
+    from routescope.toolsearch import (
+        KeywordSignal,
+        SearchSettings,
+        Signals,
+        ToolHit,
+        ToolSearchResult,
+    )
+
+__all__ = ["COLUMNS", "awaits_explanation", "fit_names", "show_columns", "show_hit"]
+
+_TERM_COLOUR = QColor("#7a3fd1")
+_UNEXPLAINED_ROLE = Qt.ItemDataRole.UserRole + 6
+"""Row data: the hit's per-field explanation is still to be asked for."""
+COLUMNS = ("#", "Tool", "Final", "Keyword", "Vector", "Fused", "Boosts")
+_NAME_WIDTHS = (110, 260)
+"""The tool column fits the longest name shown, within these widths (longer names are elided
+in the middle, in full on hover)."""
+_FUSED = 5
+"""The fused column: its title and tip follow the fusion that made the result."""
+
+
+def _column_tips(fusion: str, settings: SearchSettings, formula: str) -> tuple[str, ...]:
+    """The header's tips: the formula of the fusion that made the result, as the core says it."""
+    legend = ", ".join(share_label(name) for name in SHARE_COLOURS)
+    if fusion == "weighted":
+        fused = (
+            f"{settings.vector_weight:g} · cosine + {settings.keyword_weight:g} · keyword "
+            "evidence, before the boosts"
+        )
+        keyword = (
+            "rank by keyword evidence · the evidence (0–1): the query's words the tool matches, "
+            "each by its rarity in the catalog and how well the tool matches it; adds keyword "
+            "weight · evidence (hover a cell for the words)"
+        )
+        vector = "rank · cosine similarity; adds vector weight · cosine"
+        words = "; the keyword part is split into the query words that moved it"
+    else:
+        fused = f"sum of 1/(k + rank) over the keyword and vector lists (k = {settings.rrf_k})"
+        keyword = "rank · BM25 with field boosts (Tantivy); adds 1/(k + rank)"
+        vector = "rank · cosine similarity; adds 1/(k + rank)"
+        words = ""
+    return (
+        "rank",
+        "tool (category on hover)",
+        f"{formula}\nThe bar stacks what each adds ({legend}){words}, scaled to the top score; "
+        "the mark is the fit threshold",
+        keyword,
+        vector,
+        fused,
+        "rerank boosts, on the final score's scale",
+    )
+
+
+def _fused_title(fusion: str) -> str:
+    """The fused column's title; its tip gives the formula, with the weights."""
+    return "Fused" if fusion == "weighted" else "RRF"
+
+
+def show_columns(table: QTreeWidget, result: ToolSearchResult, settings: SearchSettings) -> None:
+    """The fused column's title and every column's tip, for the fusion that made `result`."""
+    header = table.headerItem()
+    header.setText(_FUSED, _fused_title(result.fusion))
+    formula = result.formula or settings.formula()
+    for column, tip in enumerate(_column_tips(result.fusion, settings, formula)):
+        header.setToolTip(column, bounded_tip(tip))
+
+
+def show_hit(
+    row: QTreeWidgetItem,
+    hit: ToolHit,
+    top: float,
+    result: ToolSearchResult,
+    fields: Iterable[str],
+) -> None:
+    """Fill `row` with `hit` (its bar scaled to the `top` score); its children list `fields`
+    in that order."""
+    s, fusion = hit.signals, result.fusion
+    boosts = " ".join(f"+{v:.3f} {share_label(k)}" for k, v in s.boosts.items() if v)
+    fused, fused_tip = _fused_cell(s, fusion)
+    fill_row(
+        row,
+        [
+            f"{hit.rank} =" if hit.tied_with else str(hit.rank),
+            hit.tool_name,
+            "",
+            _keyword_cell(s.keyword),
+            f"#{s.vector.rank} · {s.vector.similarity:.3f}" if s.vector else "—",
+            fused,
+            boosts or "—",
+        ],
+        [
+            "tied with " + ", ".join(hit.tied_with) + " (broken by name)"
+            if hit.tied_with
+            else "rank",
+            f"{hit.tool_name}\ncategory {hit.category}",
+            None,
+            _bounded(_adds(s, "keyword", fusion)),
+            _adds(s, "vector", fusion),
+            bounded_tip(fused_tip),
+            ", ".join(f"{k} {v:.4f}" for k, v in s.boosts.items()),
+        ],
+    )
+    show_score(row, 2, hit, top, result.fit_threshold, fusion)
+    row.setToolTip(2, bounded_tip(row.toolTip(2)))
+    row.setData(0, EQUATION_ROLE, routescope.toolsearch.score_equation(hit))
+    _show_fields(row, s, fields)
+
+
+def fit_names(table: QTreeWidget, result: ToolSearchResult) -> None:
+    """The tool column as wide as the longest name shown, within `_NAME_WIDTHS`."""
+    metrics = table.fontMetrics()
+    longest = max((metrics.horizontalAdvance(h.tool_name) for h in result.results), default=0)
+    low, high = _NAME_WIDTHS
+    table.setColumnWidth(1, min(high, max(low, longest + 16)))
+
+
+def awaits_explanation(row: QTreeWidgetItem) -> bool:
+    """Whether a hit's row still waits for its per-field explanation."""
+    return row.parent() is None and bool(row.data(0, _UNEXPLAINED_ROLE))
+
+
+def _show_fields(row: QTreeWidgetItem, s: Signals, names: Iterable[str]) -> None:
+    """The children of a hit: the query words behind its keyword share (weighted), BM25 per
+    field with the matched terms, the rerank's terms. A hit not explained yet has one
+    placeholder child for its fields; opening the row asks for it."""
+    fields = [(name, s.keyword) for name in names if name in s.keyword.fields] if s.keyword else []
+    words = bool(s.keyword and s.keyword.terms)
+    unexplained = s.keyword is not None and not s.keyword.fields
+    row.setData(0, _UNEXPLAINED_ROLE, unexplained)
+    children = ensure_children(row, words + len(fields) + bool(s.boost_terms) + unexplained)
+    for child in children:
+        child.setFirstColumnSpanned(False)
+    if words and s.keyword is not None:  # one line across the row: the words are the point
+        share = s.shares.get("keyword", 0.0)
+        text = f"      keyword words: +{share:.3f} = {_words_text(s.keyword)}"
+        fill_row(children[0], [text, "", "", "", "", "", ""], [bounded_tip(_words_tip(s.keyword))])
+        children[0].setFirstColumnSpanned(True)
+        children[0].setData(0, Qt.ItemDataRole.ForegroundRole, _TERM_COLOUR)
+        children = children[1:]
+    if unexplained:
+        fill_row(children[0], ["", "  fields", "", "", "", "", "explaining…"])
+        children[0].setData(6, Qt.ItemDataRole.ForegroundRole, None)
+    for child, (name, keyword) in zip(children, fields, strict=False):
+        terms = ", ".join(keyword.matched_terms.get(name, []))
+        fill_row(
+            child,
+            ["", f"  {name}", "", f"{keyword.fields[name]:.2f}", "", "", f"matched: {terms}"],
+        )
+        child.setData(6, Qt.ItemDataRole.ForegroundRole, _TERM_COLOUR)
+    if s.boost_terms:
+        fill_row(
+            children[-1],
+            ["", "  rerank", "", "", "", "", "aligned terms: " + ", ".join(s.boost_terms)],
+        )
+        children[-1].setData(6, Qt.ItemDataRole.ForegroundRole, None)
+
+
+def _bounded(tip: str | None) -> str | None:
+    return None if tip is None else bounded_tip(tip)
+
+
+def _adds(s: Signals, source: str, fusion: str) -> str | None:
+    """The tip of a keyword or vector cell: what the signal adds to the final score (and for
+    the weighted keyword share, the words that moved it)."""
+    share = s.shares.get(source)
+    if share is None:
+        return None
+    decimals = 3 if fusion == "weighted" else 4
+    text = f"adds {share:.{decimals}f} to the final score"
+    if source == "keyword" and s.keyword is not None and s.keyword.terms:
+        return f"{text}: {_words_text(s.keyword)} (BM25 {s.keyword.score:.2f})\n" + _words_tip(
+            s.keyword
+        )
+    return text
+
+
+def _keyword_cell(keyword: KeywordSignal | None) -> str:
+    """ "#2 · 0.57": the rank and the keyword evidence (weighted), or the rank and BM25."""
+    if keyword is None:
+        return "—"
+    if keyword.evidence is not None:
+        return f"#{keyword.rank} · {keyword.evidence:.2f}"
+    return f"#{keyword.rank} · {keyword.score:.2f}"
+
+
+def _words_text(keyword: KeywordSignal) -> str:
+    """ "crashing +0.071 · container +0.047 · report +0.006 (path)": largest first."""
+    terms = sorted(keyword.terms, key=lambda t: -t.share)
+    return " · ".join(
+        f"{t.word} +{t.share:.3f}" + (f" ({_SHORT_NOTES.get(t.note, t.note)})" if t.note else "")
+        for t in terms
+    )
+
+
+def _words_tip(keyword: KeywordSignal) -> str:
+    """One line per word: what it adds, why (rarity, match), and why it counts less."""
+    lines = []
+    for t in sorted(keyword.terms, key=lambda t: -t.share):
+        held = f"{t.tools} tool{'s' if t.tools != 1 else ''} hold{'s' if t.tools == 1 else ''} it"
+        match = "the best match" if t.match >= 1.0 else f"match {t.match:.2f} of the best"
+        note = f"; {t.note}" if t.note else ""
+        lines.append(
+            f"{t.word} (“{t.term}”) +{t.share:.3f}: weight {t.weight:.2f} ({held}), {match}{note}"
+        )
+    return "\n".join(lines)
+
+
+_SHORT_NOTES = {
+    "in a URL or path": "path",
+    "a request phrase": "request",
+    "a number": "number",
+    "a URL in the request": "a URL",
+    "a file path in the request": "a path",
+}
+
+
+def _fused_cell(s: Signals, fusion: str) -> tuple[str, str]:
+    """The fused column: the RRF sum and its terms, or the weighted sum and its two shares."""
+    if fusion != "weighted":
+        rrf = " + ".join(f"1/({t.k}+{t.rank})" for t in s.rrf)
+        return (f"{s.fused:.4f}", f"{s.fused:.5f} = {rrf}") if rrf else ("0", "in no list")
+    evidence = s.keyword.evidence if s.keyword is not None else None
+    parts = [
+        f"{label} {s.shares[name]:.3f}" + detail
+        for name, label, detail in (
+            ("vector", "vector", f" (cos {s.vector.similarity:.3f})" if s.vector else ""),
+            ("keyword", "keyword", f" (evidence {evidence:.2f})" if evidence is not None else ""),
+        )
+        if name in s.shares
+    ]
+    return f"{s.fused:.3f}", f"{s.fused:.3f} = " + (" + ".join(parts) or "0")
