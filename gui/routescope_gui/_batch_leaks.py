@@ -10,6 +10,8 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QKeyEvent, QMouseEvent
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
+from ._widgets import set_tone
+
 if TYPE_CHECKING:
     from routescope.batch import LeakCheck
 
@@ -69,8 +71,8 @@ class LeakCard(QFrame):
     def set_selected(self, selected: bool) -> None:
         self._selected = selected
         tone = "leak" if self.check is not None and self.check.count else "clean"
-        _polish(self, f"{tone}-selected" if selected else tone)
-        _polish(self.count, tone)
+        set_tone(self, f"{tone}-selected" if selected else tone)
+        set_tone(self.count, tone)
 
     def mousePressEvent(self, event: QMouseEvent) -> None:
         if event.button() == Qt.MouseButton.LeftButton:
@@ -81,14 +83,6 @@ class LeakCard(QFrame):
             self.clicked.emit()
         else:
             super().keyPressEvent(event)
-
-
-def _polish(widget: QWidget, tone: str) -> None:
-    if widget.property("tone") == tone:
-        return
-    widget.setProperty("tone", tone)
-    widget.style().unpolish(widget)
-    widget.style().polish(widget)
 
 
 class LeakRow(QWidget):
