@@ -7,8 +7,7 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import time
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from .contract import RouterContext, RouterDecision, decide
 from .linter import LintResult, lint
@@ -26,9 +25,10 @@ STAGES = ("extract", "route", "plan", "sanitize", "lint", "decide", "task", "too
 """The stages of `timings_us`, in the order they run (`tools` only with an engine)."""
 
 
-@dataclass(frozen=True, slots=True)
-class Stages:
-    """What each stage made of one prompt, and how long it took (µs per stage and `total`)."""
+class Stages(NamedTuple):
+    """What each stage made of one prompt, and how long it took (µs per stage and `total`).
+    (A named tuple: as immutable as a frozen dataclass, and five times cheaper to make, once a
+    prompt of a batch of millions.)"""
 
     text: str
     today: dt.date

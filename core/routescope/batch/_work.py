@@ -42,6 +42,8 @@ class Worker:
     settings: SearchSettings | None
 
 
+_ENCODE = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode
+"""A record as one JSON line (one encoder: `json.dumps` with options builds one a call)."""
 _LOCK = threading.Lock()
 _WORKERS: dict[tuple[str, str, CatalogRef | None, int], Worker] = {}
 _POOL_JOB: list[Job] = []
@@ -161,7 +163,7 @@ def _one(
             prompt, job.today, worker.rules, None, worker.tools, worker.settings, lean=True
         )
         record = Outcome.of(stages).to_record(timings=job.timings)
-        text = json.dumps(record, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+        text = _ENCODE(record)
     except Exception as exc:  # a router's bug must not end a run of a million prompts
         reason = f"router error: {type(exc).__name__}: {one_line(exc, 200)}"
         chunk.bad.append((line, reason, excerpt(data)))
