@@ -9,7 +9,6 @@ from pydantic import BaseModel, ConfigDict
 
 from ._errors import InputError
 from ._input import validate_text
-from ._outcome import Outcome
 from ._request import Request, default_today
 from ._stages import run_stages
 from .contract import RouterContext, RouterDecision
@@ -20,6 +19,7 @@ from .task import TaskDecision
 from .toolsearch import SearchSettings, ToolSearchResult
 
 if TYPE_CHECKING:  # the engine is given by the caller; importing it loads tantivy and numpy
+    from ._outcome import Outcome
     from .toolsearch import ToolSearch
 
 __all__ = ["Inspection", "inspect", "warm_up"]
@@ -53,6 +53,8 @@ class Inspection(BaseModel):
     @property
     def outcome(self) -> Outcome:
         """What the routers decided, as the batch writes it and the history keeps it."""
+        from ._outcome import Outcome  # (a command that prints an inspection never needs it)
+
         return Outcome.from_inspection(self)
 
 

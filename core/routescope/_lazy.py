@@ -29,12 +29,13 @@ application must therefore ship the faces' sources: the PyInstaller bundle colle
 
 from __future__ import annotations
 
-import ast
 import importlib
+import importlib.machinery
+import re
 import sys
 from collections.abc import Callable
 from types import ModuleType
-from typing import Any, TypeGuard
+from typing import Any, NoReturn
 
 __all__ = ["lazy_face"]
 
@@ -44,15 +45,7 @@ def lazy_face(
 ) -> tuple[Callable[[str], Any], Callable[[], list[str]], list[str]]:
     """A face's `__getattr__`, `__dir__` and `__all__`, from its own declaration (above)."""
     face = sys.modules[package]
-    eager: set[str] = set()
-    lazy: dict[str, tuple[str, str | None]] = {}  # name → (module, attribute or a submodule)
-    for node in ast.parse(_source(face), face.__file__ or package).body:
-        if _is_type_checking(node):
-            for declared in node.body:
-                for name, where in _declared(declared, package):
-                    lazy[name] = where
-        elif isinstance(node, ast.ImportFrom):
-            eager.update(alias.asname for alias in node.names if alias.asname == alias.name)
+    eager, lazy = _declaration(_source(face), package)
     public = sorted(eager | lazy.keys())
 
     def attribute(name: str) -> Any:
@@ -74,9 +67,83 @@ def lazy_face(
     return attribute, names, public
 
 
+_FROM = re.compile(r"from\s+(\.+)([\w.]*)\s+import\s+(?P<names>[^()#]+?)\s*(?:#.*)?")
+_AS_ITSELF = re.compile(r"(\w+)\s+as\s+(\w+)")
+_BLOCK = "if TYPE_CHECKING:"
+
+
+def _declaration(source: str, package: str) -> tuple[set[str], dict[str, tuple[str, str | None]]]:
+    """The names a face declares: eager ones (imported `as` themselves at the top level) and
+    lazy ones (its `if TYPE_CHECKING:` block) with where each lives. Read line by line: `ast`
+    and `tokenize` would cost `import routescope` more than all the rest of it."""
+    eager: set[str] = set()
+    lazy: dict[str, tuple[str, str | None]] = {}
+    inside = False
+    for number, line in enumerate(_code_lines(source), start=1):
+        stripped = line.strip()
+        if not stripped or stripped.startswith("#"):
+            continue
+        indented = line[0].isspace()
+        if not indented:
+            inside = stripped == _BLOCK
+            found = _FROM.fullmatch(stripped)
+            if found is not None:
+                eager.update(name for name, _ in _declared(found, package, number, strict=False))
+            continue
+        if inside:
+            found = _FROM.fullmatch(stripped)
+            if found is None:
+                _refuse(package, number)
+            lazy.update(_declared(found, package, number, strict=True))
+    return eager, lazy
+
+
+def _code_lines(source: str) -> list[str]:
+    """The face's lines with its docstring blanked (it may quote a declaration)."""
+    lines = source.split("\n")
+    if lines and lines[0].lstrip().startswith('"""'):
+        for index, line in enumerate(lines):
+            closes = line.count('"""') >= (2 if index == 0 else 1)
+            lines[index] = ""
+            if closes:
+                break
+    return lines
+
+
+def _declared(
+    found: re.Match[str], package: str, number: int, *, strict: bool
+) -> list[tuple[str, tuple[str, str | None]]]:
+    """`from ._x import A as A, B as B` → `[("A", ("._x", "A")), …]`; `from . import sub as
+    sub` → `[("sub", (".sub", None))]`. In the block, any other import is a mistake."""
+    dots, module = found.group(1), found.group(2)
+    declared = []
+    for part in found.group("names").split(","):
+        alias = _AS_ITSELF.fullmatch(part.strip())
+        if alias is None or alias.group(1) != alias.group(2):
+            if strict:
+                _refuse(package, number)
+            continue
+        name = alias.group(1)
+        declared.append(
+            (name, (f"{dots}{name}", None) if not module else (f"{dots}{module}", name))
+        )
+    return declared
+
+
+def _refuse(package: str, number: int) -> NoReturn:
+    raise ImportError(
+        f"{package}: line {number}: a face's `if TYPE_CHECKING:` block holds only "
+        "`from ._module import Name as Name` lines",
+        name=package,
+    )
+
+
 def _source(face: ModuleType) -> str:
-    """The face's source, through its loader (a file, a zip, PyInstaller's archive)."""
+    """The face's source: read as the file it is (UTF-8, as every face is), else through its
+    loader (a zip, PyInstaller's archive)."""
     loader = getattr(face.__spec__, "loader", None)
+    if isinstance(loader, importlib.machinery.SourceFileLoader) and face.__file__:
+        return loader.get_data(face.__file__).decode("utf-8")
     get_source = getattr(loader, "get_source", None)
     source = get_source(face.__name__) if get_source is not None else None
     if source is None:
@@ -86,27 +153,3 @@ def _source(face: ModuleType) -> str:
             name=face.__name__,
         )
     return str(source)
-
-
-def _is_type_checking(node: ast.stmt) -> TypeGuard[ast.If]:
-    return (
-        isinstance(node, ast.If)
-        and isinstance(node.test, ast.Name)
-        and node.test.id == "TYPE_CHECKING"
-        and not node.orelse
-    )
-
-
-def _declared(node: ast.stmt, package: str) -> list[tuple[str, tuple[str, str | None]]]:
-    """`from ._x import A as A, B as B` → `[("A", ("._x", "A")), …]`; `from . import sub as
-    sub` → `[("sub", (".sub", None))]`. Anything else is a mistake in the face."""
-    if not isinstance(node, ast.ImportFrom) or any(a.asname != a.name for a in node.names):
-        raise ImportError(
-            f"{package}: line {node.lineno}: a face's `if TYPE_CHECKING:` block holds only "
-            "`from ._module import Name as Name` lines",
-            name=package,
-        )
-    dots = "." * node.level
-    if node.module is None:
-        return [(a.name, (f"{dots}{a.name}", None)) for a in node.names]
-    return [(a.name, (f"{dots}{node.module}", a.name)) for a in node.names]
