@@ -10,6 +10,7 @@ A pipe the user names on purpose (`--rules <(…)`) is read up to the same limit
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import re
 import select
@@ -50,6 +51,27 @@ def file_kind(mode: int) -> str:
         (stat.S_ISSOCK, "a socket"),
     )
     return next((name for test, name in kinds if test(mode)), "an unusual file")
+
+
+def existing_output(path: Path) -> os.stat_result | None:
+    """The status of a file about to be replaced with a new one (None when there is none).
+    OSError when nothing may be written there: a symbolic link (an output is never written
+    through one: a link to your file, or a dangling one, would otherwise change or create its
+    target) or anything but a regular file."""
+    try:
+        info = os.lstat(path)
+    except FileNotFoundError:
+        return None
+    if stat.S_ISLNK(info.st_mode):
+        raise OSError(
+            errno.ELOOP,
+            f"{path.name} is a symbolic link: nothing is written through one (remove it, or "
+            "choose another folder)",
+            str(path),
+        )
+    if not stat.S_ISREG(info.st_mode):
+        raise OSError(errno.EEXIST, f"{path.name} is {file_kind(info.st_mode)}", str(path))
+    return info
 
 
 def _refused(mode: int) -> str:

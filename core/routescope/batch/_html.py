@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from .._files import replace_file
+from .._files import existing_output, replace_file
 from ._changes import ResultsComparison
 from ._html_compare import compare_page
 from ._html_report import report_page
@@ -29,11 +29,14 @@ def report_html(value: Report | ResultsComparison) -> str:
 
 def write_report(value: Report | ResultsComparison, folder: str | Path) -> Path:
     """Write `report.json` and `report.html` into `folder` (made if missing), each replaced
-    atomically; returns the page's path. Raises OSError."""
+    atomically and readable as the umask allows (they are meant to be shared); returns the
+    page's path. Raises OSError, before anything is written, when either name is a symbolic
+    link or not a regular file (`existing_output`)."""
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
+    data_path, page = folder / "report.json", folder / "report.html"
+    existing = [existing_output(data_path), existing_output(page)]
     data = json.dumps(report_data(value), indent=2, ensure_ascii=False) + "\n"
-    replace_file(folder / "report.json", data.encode("utf-8"))
-    page = folder / "report.html"
-    replace_file(page, report_html(value).encode("utf-8"))
+    replace_file(data_path, data.encode("utf-8"), like=existing[0], mode=0o666)
+    replace_file(page, report_html(value).encode("utf-8"), like=existing[1], mode=0o666)
     return page

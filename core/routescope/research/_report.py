@@ -8,14 +8,13 @@ each grade as data, and why the loop stopped and what comes next, each with its 
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
 import platformdirs
 
-from .._files import replace_file
+from .._files import existing_output, replace_file
 from ._evidence import AttemptEvidence, ScoreReason
 from ._goal_terms import GoalTerm
 from ._page_evidence import PageEvidence
@@ -220,23 +219,14 @@ def default_reports_folder() -> Path:
 
 
 def write_research_report(result: DeepResearchResult, folder: Path) -> Path:
-    """Write `report.md` and `report.json` into `folder` (made if missing); the Markdown
-    file's path. Raises OSError."""
+    """Write `report.md` and `report.json` into `folder` (made if missing), each replaced
+    atomically; the Markdown file's path. Raises OSError, before anything is written, when
+    either name is a symbolic link or not a regular file (`existing_output`)."""
     folder.mkdir(parents=True, exist_ok=True)
+    data_path, markdown = folder / "report.json", folder / "report.md"
+    existing = [existing_output(data_path), existing_output(markdown)]
     data = json.dumps(research_report_data(result), indent=2, ensure_ascii=False)
-    _replace(folder / "report.json", data + "\n")
-    markdown = folder / "report.md"
-    _replace(markdown, report_markdown(result))
+    # An existing report keeps its owner and mode; a new one is readable as the umask allows.
+    replace_file(data_path, (data + "\n").encode("utf-8"), like=existing[0], mode=0o666)
+    replace_file(markdown, report_markdown(result).encode("utf-8"), like=existing[1], mode=0o666)
     return markdown
-
-
-def _replace(path: Path, text: str) -> None:
-    """Write `path` atomically, with what `write_text` gave it: a link's target is written, an
-    existing file keeps its owner and mode, a new one is readable as the umask allows."""
-    # realpath, not Path.resolve: a link loop is then an OSError (ELOOP), not a RuntimeError.
-    target = Path(os.path.realpath(path))
-    try:
-        like: os.stat_result | None = target.stat()
-    except FileNotFoundError:
-        like = None
-    replace_file(target, text.encode("utf-8"), like=like, mode=0o666)

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import stat
 from pathlib import Path
 
 import pytest
@@ -81,3 +83,31 @@ def test_bad_input_is_one_line_and_exit_2(
     assert line.startswith("routescope: error: ")
     assert message in line
     assert captured.out == ""
+
+
+def test_report_files_follow_the_umask_they_are_meant_to_be_shared(tmp_path: Path) -> None:
+    """Issue 25: report.html and report.json were written owner-only (0600)."""
+    umask = os.umask(0o022)
+    try:
+        assert main(["report", str(_results(tmp_path)), "--out", str(tmp_path / "out")]) == 0
+    finally:
+        os.umask(umask)
+    for name in ("report.html", "report.json"):
+        assert stat.S_IMODE((tmp_path / "out" / name).stat().st_mode) == 0o644
+
+
+@pytest.mark.parametrize("linked", ["report.html", "report.json"])
+def test_a_linked_report_is_refused_and_nothing_written(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], linked: str
+) -> None:
+    """Issue 25 §1: one check for every report writer; the link's target is untouched."""
+    out = tmp_path / "out"
+    out.mkdir()
+    precious = tmp_path / "precious.txt"
+    precious.write_text("keep me", encoding="utf-8")
+    (out / linked).symlink_to(precious)
+    assert main(["report", str(_results(tmp_path)), "--out", str(out)]) == 2
+    (line,) = capsys.readouterr().err.splitlines()
+    assert f"{linked} is a symbolic link" in line
+    assert precious.read_text(encoding="utf-8") == "keep me"
+    assert [p.name for p in out.iterdir()] == [linked]

@@ -49,3 +49,19 @@ def test_inspect_json_gains_the_task_router_decision() -> None:
     task = json.loads(done.stdout)["task"]
     assert task["route"] == "browse" and task["source"] == "heuristic"
     assert task["actions"] and "as of February 5, 2026" in task["actions"][0]["query"]
+
+
+def test_a_report_folder_with_a_linked_report_is_one_line_and_nothing_written(
+    tmp_path: Path,
+) -> None:
+    """Issue 25 §1: a dangling `report.md` link would create its target."""
+    folder = tmp_path / "run"
+    folder.mkdir()
+    (folder / "report.md").symlink_to(tmp_path / "nowhere.md")
+    done = routescope_cli("research", "--report", str(folder), "asyncio event loop in a thread")
+    assert done.returncode == 2
+    (line,) = done.stderr.splitlines()
+    assert "report.md is a symbolic link" in line
+    assert not (tmp_path / "nowhere.md").exists() and [p.name for p in folder.iterdir()] == [
+        "report.md"
+    ]

@@ -10,6 +10,8 @@ import stat
 from collections.abc import Sequence
 from pathlib import Path
 
+import pytest
+
 from routescope.research._heuristic_chat import HeuristicChat
 from routescope.research._loop import deep_research
 from routescope.research._models import SearchHit, SearchResponse
@@ -108,9 +110,8 @@ def test_the_markdown_report_shows_what_each_page_supports(tmp_path: Path) -> No
     assert saved["findings"][0]["supports"]
 
 
-def test_a_report_is_written_as_write_text_wrote_it(tmp_path: Path) -> None:
-    """Written atomically now, with the same result: new files readable as the umask allows,
-    an existing report keeping its mode, a linked report written through its link."""
+def test_a_report_is_written_atomically_with_the_modes_of_shared_files(tmp_path: Path) -> None:
+    """New files readable as the umask allows; an existing report keeps its mode."""
     umask = os.umask(0o022)
     os.umask(umask)
     result = research(PAGES)
@@ -119,24 +120,30 @@ def test_a_report_is_written_as_write_text_wrote_it(tmp_path: Path) -> None:
     assert stat.S_IMODE((fresh.parent / "report.json").stat().st_mode) == 0o666 & ~umask
     again = tmp_path / "again"
     again.mkdir()
-    elsewhere = tmp_path / "elsewhere.md"
-    elsewhere.write_text("old", encoding="utf-8")
-    os.chmod(elsewhere, 0o640)
-    (again / "report.md").symlink_to(elsewhere)
     (again / "report.json").write_text("old", encoding="utf-8")
     os.chmod(again / "report.json", 0o600)
     write_research_report(result, again)
-    assert (again / "report.md").is_symlink()
-    assert elsewhere.read_text(encoding="utf-8") == fresh.read_text(encoding="utf-8")
-    assert stat.S_IMODE(elsewhere.stat().st_mode) == 0o640
     assert (again / "report.json").read_bytes() == (fresh.parent / "report.json").read_bytes()
     assert stat.S_IMODE((again / "report.json").stat().st_mode) == 0o600
     assert sorted(p.name for p in again.iterdir()) == ["report.json", "report.md"]
 
 
-def test_a_run_that_read_nothing_reports_no_evidence_and_no_proceed() -> None:
-    result = research({})
-    data = research_report_data(result)
-    assert data["findings"] == [] and data["next_step"]["outcome"] == "escalate"
-    assert data["attempts"][0]["evidence"]["pages"] == []
-    assert "- next step: escalate" in report_markdown(result)
+@pytest.mark.parametrize("linked", ["report.md", "report.json"])
+@pytest.mark.parametrize("dangling", [False, True])
+def test_a_report_is_never_written_through_a_link(
+    tmp_path: Path, linked: str, dangling: bool
+) -> None:
+    """Issue 25 §1: a linked report would overwrite the link's target, a dangling link would
+    create it. Nothing is written, the target is untouched, the error names the file."""
+    folder = tmp_path / "run"
+    folder.mkdir()
+    target = tmp_path / "precious.txt"
+    if not dangling:
+        target.write_text("keep me", encoding="utf-8")
+    (folder / linked).symlink_to(target)
+    with pytest.raises(OSError, match=f"{linked} is a symbolic link"):
+        write_research_report(research(PAGES), folder)
+    assert [p.name for p in folder.iterdir()] == [linked] and (folder / linked).is_symlink()
+    assert target.exists() != dangling
+    if not dangling:
+        assert target.read_text(encoding="utf-8") == "keep me"
