@@ -56,7 +56,13 @@ async def _start(app: QApplication, args: argparse.Namespace) -> int:
         print(f"routescope-gui: error: {exc}", file=sys.stderr)
         return 2
     theme = getattr(args, "theme", "system")
+    names = [*RESULT_TABS, *VIEWS, HISTORY]
+    tab = getattr(args, "tab", None)
+    if tab is not None and tab not in names:
+        print(f"routescope-gui: error: no tab {tab!r} (one of {', '.join(names)})", file=sys.stderr)
+        return 2
     if args.screenshot:
+        args.tab = tab or "Plan"
         with tempfile.TemporaryDirectory(prefix="routescope-screenshot-") as folder:
             window = _screenshot_window(Path(folder))
             window.theme.set_choice(theme)
@@ -81,6 +87,8 @@ async def _start(app: QApplication, args: argparse.Namespace) -> int:
         window.session.open_request(_warm_request(args, rules, search))
     if demo:
         window.open_demo(demo)
+    if tab is not None:  # asked for on the command line: shown over the restored session's
+        window.show_tab(tab)
     if getattr(args, "presenter", False):
         window.presenter.set_on(True)
     await closed.wait()
@@ -190,13 +198,6 @@ async def _screenshot(
     rules: routescope.RulesRef | None,
     search: SearchSettings,
 ) -> int:
-    names = [*RESULT_TABS, *VIEWS, HISTORY]
-    if args.tab not in names:
-        print(
-            f"routescope-gui: error: no tab {args.tab!r} (one of {', '.join(names)})",
-            file=sys.stderr,
-        )
-        return 2
     session = window.session
     session.history.start()
     window.resize(*(getattr(args, "size", None) or _SCREENSHOT_SIZE))

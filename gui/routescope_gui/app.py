@@ -47,7 +47,7 @@ def _parse(argv: Sequence[str]) -> argparse.Namespace:
         help="start blank: do not restore the last session (a prompt given never restores it)",
     )
     parser.add_argument(
-        "--tab", default="Plan", help="the tab to show (Plan, Linter, Contract, Tools, …, Batch)"
+        "--tab", help="the tab to show (Plan, Linter, Contract, Tools, …, Batch; default: Plan)"
     )
     parser.add_argument(
         "--batch-results",

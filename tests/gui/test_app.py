@@ -65,6 +65,9 @@ def test_screenshot_of_the_tools_tab_waits_for_the_ranking(tmp_path: Path) -> No
 def test_an_unknown_tab_or_a_bad_rule_pack_is_one_line(tmp_path: Path) -> None:
     done = gui("--screenshot", str(tmp_path / "x.png"), "--tab", "Nope", "pizza")
     assert done.returncode == 2 and done.stderr.count("\n") == 1 and "no tab 'Nope'" in done.stderr
+    # Issue 25 §2: without --screenshot the flag was ignored and the window opened.
+    done = gui("--tab", "Bogus", "pizza", env={**os.environ, "HOME": str(tmp_path)})
+    assert done.returncode == 2 and done.stderr.count("\n") == 1 and "no tab 'Bogus'" in done.stderr
     bad = tmp_path / "bad.toml"
     bad.write_text("name = [\n", encoding="utf-8")
     done = gui("--screenshot", str(tmp_path / "x.png"), "--rules", str(bad), "pizza")
