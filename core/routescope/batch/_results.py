@@ -115,6 +115,10 @@ def _json_lines(stream: io.BufferedIOBase, path: Path) -> Iterator[tuple[int, ob
         except ValueError as exc:  # JSONDecodeError, UnicodeDecodeError
             problem = one_line(exc, 120)
             raise ResultsError(f"{path}: line {number}: not a JSON object ({problem})") from None
+        except RecursionError:  # a result is a flat record: anything this deep is not one
+            raise ResultsError(
+                f"{path}: line {number}: not a result (nested too deeply to read)"
+            ) from None
 
 
 def _parquet(path: Path) -> Iterator[tuple[int, object]]:

@@ -111,3 +111,15 @@ def test_a_linked_report_is_refused_and_nothing_written(
     assert f"{linked} is a symbolic link" in line
     assert precious.read_text(encoding="utf-8") == "keep me"
     assert [p.name for p in out.iterdir()] == [linked]
+
+
+def test_a_line_nested_ten_thousand_deep_is_one_line_and_status_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 25 §2: it was `internal error: RecursionError`, exit 1."""
+    results = _results(tmp_path)
+    with results.open("a", encoding="utf-8") as stream:
+        stream.write("[" * 10_000 + "]" * 10_000 + "\n")
+    assert main(["report", str(results), "--out", str(tmp_path / "out")]) == 2
+    (line,) = capsys.readouterr().err.splitlines()
+    assert "line 3: not a result (nested too deeply to read)" in line
