@@ -102,6 +102,8 @@ def _embedded_ipv4(ip: ipaddress.IPv6Address) -> ipaddress.IPv4Address | None:
         return ip.sixtofour
     if ip.teredo is not None:
         return ip.teredo[1]
+    if ip.is_loopback or ip.is_unspecified:  # ::1 and :: carry no IPv4 (not "0.0.0.1")
+        return None
     packed = int(ip)
     if ip in ipaddress.ip_network("64:ff9b::/96") or ip in ipaddress.ip_network("::/96"):
         return ipaddress.IPv4Address(packed & 0xFFFFFFFF)

@@ -215,3 +215,14 @@ def test_address_verdict(address: str, allowed: bool, needle: str) -> None:
     result = address_verdict(address)
     assert result.allowed is allowed, result
     assert needle in result.detail, result
+
+
+def test_the_loopback_and_unspecified_v6_addresses_carry_no_ipv4() -> None:
+    """Issue 25 §2: the message for http://[::1]/ mentioned "0.0.0.1"."""
+    from routescope.research._policy import DEFAULT_POLICY
+
+    for url, network in (("http://[::1]/", "::1/128"), ("http://[::]/", "::/128")):
+        found = DEFAULT_POLICY.verdict(url)
+        assert not found.allowed and network in found.detail and "IPv4" not in found.detail
+    compatible = DEFAULT_POLICY.verdict("http://[::10.0.0.1]/")
+    assert not compatible.allowed and "carrying IPv4 10.0.0.1" in compatible.detail
