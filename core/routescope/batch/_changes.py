@@ -5,13 +5,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from itertools import zip_longest
-from pathlib import Path
+from pathlib import Path, PurePath
 from typing import Literal
 
 from .._errors import ResultsError
 from .._outcome import Outcome
 from ._figures import LABEL_CAPACITY, Bar, _Refs, _Tally
-from ._report import NO_CONTRACT, Report, ReportBuilder, tool_label
+from ._figures import _intent_key as intent_key
+from ._report import NO_CONTRACT, NONE_LABEL, Report, ReportBuilder, tool_label
 from ._results import PromptRef, Result, records
 
 __all__ = [
@@ -29,9 +30,10 @@ one waiting counts as missing from the other file."""
 
 # ----------------------------------------------------------------
 
-ChangeKind = Literal["strategy", "lint_class", "agent", "mode", "top_tool", "queries"]
+ChangeKind = Literal["strategy", "intents", "lint_class", "agent", "mode", "top_tool", "queries"]
 _KINDS: tuple[tuple[ChangeKind, str], ...] = (
     ("strategy", "Strategy"),
+    ("intents", "Intent flags"),
     ("lint_class", "Query linter class"),
     ("agent", "Contract agent"),
     ("mode", "Contract mode"),
@@ -95,11 +97,12 @@ class ResultsComparison:
         return next(group for group in self.groups if group.kind == kind)
 
 
-def _values(outcome: Outcome) -> tuple[str, str, str, str, str]:
+def _values(outcome: Outcome) -> tuple[str, str, str, str, str, str]:
     """One prompt's routing in the order of `_KINDS` (the queries apart)."""
     tool = tool_label(outcome) if outcome.ranked else "(not ranked)"
     return (
         outcome.strategy,
+        " + ".join(sorted(outcome.intents, key=intent_key)) or NONE_LABEL,
         outcome.lint_class,
         outcome.agent or NO_CONTRACT,
         outcome.mode or NO_CONTRACT,
@@ -132,22 +135,35 @@ class _Comparer:
         self.counts = dict.fromkeys(self.groups, 0)
         self.only = [_Refs(examples), _Refs(examples)]
         self.differs = _Refs(examples)
-        self.pending: tuple[dict[tuple[str, int], Result], ...] = ({}, {})
+        self.pending: tuple[dict[tuple[str, int], list[Result]], ...] = ({}, {})
+        self.waiting = [0, 0]
 
     def offer(self, side: int, result: Result) -> None:
-        key = (result.ref.source, result.ref.line)
-        other = self.pending[1 - side].pop(key, None)
-        if other is None:
-            waiting = self.pending[side]
-            if key in waiting:  # the same prompt twice in one file: the first has no match
-                self.only[side].add("", waiting.pop(key).ref)
-            waiting[key] = result
-            if len(waiting) > PENDING_LIMIT:
-                oldest = next(iter(waiting))
-                self.only[side].add("", waiting.pop(oldest).ref)
+        key = _place(result.ref)
+        other = _take(self.pending[1 - side], key, result.ref.source)
+        if other is not None:
+            self.waiting[1 - side] -= 1
+            a, b = (other, result) if side == 1 else (result, other)
+            self.compare(a, b)
             return
-        a, b = (other, result) if side == 1 else (result, other)
-        self.compare(a, b)
+        waiting = self.pending[side].setdefault(key, [])
+        for index, earlier in enumerate(waiting):
+            if earlier.ref.source == result.ref.source:  # the same prompt twice in one file:
+                self.only[side].add("", waiting.pop(index).ref)  # the first has no match
+                self.waiting[side] -= 1
+                break
+        waiting.append(result)
+        self.waiting[side] += 1
+        if self.waiting[side] > PENDING_LIMIT:
+            self._drop_oldest(side)
+
+    def _drop_oldest(self, side: int) -> None:
+        pending = self.pending[side]
+        key = next(iter(pending))
+        self.only[side].add("", pending[key].pop(0).ref)
+        if not pending[key]:
+            del pending[key]
+        self.waiting[side] -= 1
 
     def compare(self, a: Result, b: Result) -> None:
         if a.outcome.prompt != b.outcome.prompt:
@@ -175,7 +191,8 @@ class _Comparer:
     def finish(self) -> None:
         for side in (0, 1):
             for waiting in self.pending[side].values():
-                self.only[side].add("", waiting.ref)
+                for result in waiting:
+                    self.only[side].add("", result.ref)
             self.pending[side].clear()
 
     def result(self, a: Report, b: Report) -> ResultsComparison:
@@ -201,6 +218,37 @@ class _Comparer:
         )
 
 
+def _place(ref: PromptRef) -> tuple[str, int]:
+    """Where a prompt was, as two runs over one log agree on it whatever the folder each ran
+    from: its file's name and its line (the rest of the path is checked by `_same_file`)."""
+    return PurePath(ref.source).name, ref.line
+
+
+def _same_file(one: str, other: str) -> bool:
+    """The same input file named two ways: one path is the other's tail (`logs/a.jsonl` and
+    `/home/me/logs/a.jsonl`; `./a.jsonl` and `a.jsonl`)."""
+    first = [p for p in PurePath(one).parts if p not in (".", "/")]
+    second = [p for p in PurePath(other).parts if p not in (".", "/")]
+    shorter, longer = sorted((first, second), key=len)
+    return longer[len(longer) - len(shorter) :] == shorter
+
+
+def _take(
+    pending: dict[tuple[str, int], list[Result]], key: tuple[str, int], source: str
+) -> Result | None:
+    """The waiting result of the same file and line, taken out of `pending`."""
+    waiting = pending.get(key)
+    if not waiting:
+        return None
+    for index, result in enumerate(waiting):
+        if _same_file(result.ref.source, source):
+            found = waiting.pop(index)
+            if not waiting:
+                del pending[key]
+            return found
+    return None
+
+
 def _missing(label: str, tally: _Tally[PromptRef], total: int) -> Bar:
     count = tally.added
     return Bar(label, count, count / total if total else 0.0, tuple(tally.examples.get("", ())))
@@ -216,8 +264,9 @@ def compare_results(
     capacity: int = LABEL_CAPACITY,
 ) -> ResultsComparison:
     """Compare two results files over the same prompts (e.g. two rule packs over one log),
-    read side by side in one pass: prompts are matched by (source, line), files in the same
-    order match with no memory to speak of. Raises ResultsError."""
+    read side by side in one pass: prompts are matched by input file and line (the file named
+    the same way or not: `logs/a.jsonl` is `/home/me/logs/a.jsonl`), files in the same order
+    match with no memory to speak of. Raises ResultsError, also when no prompt matches."""
     paths = (Path(a), Path(b))
     builders = [
         ReportBuilder(examples=examples, top=top, leak_examples=leak_examples, sources=(str(path),))
@@ -237,4 +286,9 @@ def compare_results(
         if not lines[side]:
             raise ResultsError(f"{path}: no results in it (expected one JSON object per line)")
     comparer.finish()
+    if not comparer.matched and not comparer.differs.added:
+        raise ResultsError(
+            f"{paths[0]} and {paths[1]}: no prompt of one is in the other (matched by input "
+            "file and line): compare the results of one log under two rule packs"
+        )
     return comparer.result(builders[0].report(), builders[1].report())

@@ -53,8 +53,8 @@ def test_report_text_for_a_comparison(tmp_path: Path, capsys: pytest.CaptureFixt
     assert main(["report", str(a), str(a), "--out", str(tmp_path / "out")]) == 0
     first, second, _ = capsys.readouterr().out.splitlines()
     assert first == (
-        "0 of 2 matched prompts changed routing (strategy 0, lint_class 0, agent 0, mode 0, "
-        "top_tool 0, queries 0)"
+        "0 of 2 matched prompts changed routing (strategy 0, intents 0, lint_class 0, agent 0, "
+        "mode 0, top_tool 0, queries 0)"
     )
     assert second == "leaked queries: A 1, B 1"
 

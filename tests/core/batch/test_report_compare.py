@@ -204,3 +204,38 @@ def test_an_empty_or_bad_side_is_one_line(tmp_path: Path) -> None:
     bad.write_text('{"source": "x", "line": 1, "prompt": "p", "strategy": 3}\n')
     with pytest.raises(ResultsError, match=r"bad\.jsonl: line 1: "):
         compare_results(bad, good)
+
+
+def test_one_log_named_relatively_and_absolutely_matches_line_by_line(tmp_path: Path) -> None:
+    """Issue 25 §2: the same log given once as `logs/a.jsonl` and once as an absolute path
+    matched nothing ("0 of 0 matched prompts changed routing", exit 0)."""
+    relative = [_base(source="logs/a.jsonl", line=n, prompt=f"p{n}") for n in (1, 2, 3)]
+    absolute = [_base(source="/home/me/logs/a.jsonl", line=n, prompt=f"p{n}") for n in (1, 2, 3)]
+    other = [_base(source="/elsewhere/b.jsonl", line=1, prompt="p1")]
+    comparison = compare_results(
+        fx.write_results(tmp_path / "a.jsonl", relative),
+        fx.write_results(tmp_path / "b.jsonl", absolute + other),
+    )
+    assert (comparison.matched, comparison.only_a.count, comparison.only_b.count) == (3, 0, 1)
+
+
+def test_two_logs_that_share_no_prompt_are_an_error(tmp_path: Path) -> None:
+    a = fx.write_results(tmp_path / "a.jsonl", [_base(source="x.jsonl")])
+    b = fx.write_results(tmp_path / "b.jsonl", [_base(source="y.jsonl")])
+    with pytest.raises(ResultsError, match="no prompt of one is in the other"):
+        compare_results(a, b)
+
+
+def test_intent_flags_are_a_kind_of_change(tmp_path: Path) -> None:
+    """Issue 25 §2: a pack that turns time_sensitive off showed only as reworded queries."""
+    before = [_base(line=n, prompt=f"p{n}", intents=["time_sensitive"]) for n in (1, 2)]
+    after = [
+        _base(line=1, prompt="p1", intents=[]),
+        _base(line=2, prompt="p2", intents=["time_sensitive"]),
+    ]
+    comparison = compare_results(
+        fx.write_results(tmp_path / "a.jsonl", before),
+        fx.write_results(tmp_path / "b.jsonl", after),
+    )
+    group = comparison.group("intents")
+    assert group.count == 1 and [t.label for t in group.transitions] == ["time_sensitive → (none)"]

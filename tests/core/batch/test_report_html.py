@@ -232,7 +232,7 @@ def test_comparison_json_and_page(rendered: Rendered) -> None:
     assert data["kind"] == "routescope.compare"
     assert data["changed"] == comparison.changed
     assert [c["kind"] for c in data["changes"]] == [
-        "strategy", "lint_class", "agent", "mode", "top_tool", "queries"
+        "strategy", "intents", "lint_class", "agent", "mode", "top_tool", "queries"
     ]  # fmt: skip
     assert data["reports"]["b"]["leaks"]["count"] == comparison.b.leak_count
     assert data["leaks"][0] == {
