@@ -118,7 +118,7 @@ def _write(text: str) -> int:
 
 
 def _cmd_inspect(args: argparse.Namespace) -> int:
-    from .._inspect import inspect
+    from .._inspect import inspect, warm_up
 
     # JSON holds every router, the sample catalog's ranking included; text mode ranks tools
     # only for a catalog named on the command line.
@@ -131,6 +131,9 @@ def _cmd_inspect(args: argparse.Namespace) -> int:
         context=args.context,
         catalog=catalog,
     )
+    # The first prompt of a process compiles the pack's patterns (tens of milliseconds): done on
+    # a warm-up prompt first, the timings shown are those of routing this one, as in a batch.
+    warm_up(request.rules.load())
     result = inspect(request, tools=tools)
     if args.counterfactuals:
         from ._compare import inspect_why

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+import routescope
 from routescope.cli import main
 from routescope.cli._terminal import escape
 
@@ -123,3 +124,28 @@ def test_skipped_skills_are_reported(tmp_path: Path) -> None:
     assert "ok.run" in done.stdout
     (warning,) = done.stderr.splitlines()
     assert warning.startswith("routescope: warning: skipped: ") and "bad" in warning
+
+
+def test_inspect_warms_the_routers_before_the_prompt_it_times(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 25 §2: the timings line showed the first call's compiling (extract 23 ms) where a
+    batch shows microseconds; the pack is warmed first, the prompt timed warm."""
+    import routescope._inspect as inspect_module
+
+    calls: list[str] = []
+    real_warm, real_inspect = inspect_module.warm_up, inspect_module.inspect
+
+    def warm(rules: routescope.RulePack) -> None:
+        calls.append(f"warm {rules.name}")
+        real_warm(rules)
+
+    def inspect(request: object, **options: object) -> object:
+        calls.append("inspect")
+        return real_inspect(request, **options)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(inspect_module, "warm_up", warm)
+    monkeypatch.setattr(inspect_module, "inspect", inspect)
+    assert main(["inspect", "--today", "2026-02-05", "Best ramen near Denver"]) == 0
+    assert calls[0] == "warm default" and calls[-1] == "inspect"  # (warming inspects too)
+    assert "timings" in capsys.readouterr().out
