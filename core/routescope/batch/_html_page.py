@@ -151,9 +151,12 @@ def examples(refs: Sequence[PromptRef], count: int) -> str:
     return f"<details><summary>{shown} ({len(refs)})</summary><ul>{items}</ul></details>"
 
 
-def chart(svg: str | None) -> str:
+def chart(svg: str | None, *, empty: bool = False) -> str:
+    """The chart, or why there is none: nothing to draw (`empty`), or no matplotlib."""
     if svg is not None:
         return f"<div>{svg}</div>"
+    if empty:
+        return '<p class="nochart">No chart: nothing to draw.</p>'
     return (
         '<p class="nochart">No chart: install matplotlib to draw it; the table has every '
         "number.</p>"

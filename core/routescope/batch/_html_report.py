@@ -200,7 +200,7 @@ def _distribution(figure: Distribution, note: str = "") -> str:
     return (
         f'<section class="figure" id="fig-{figure.key}">'
         f"<h2>{esc(figure.title)}</h2>"
-        f'<div class="pair">{chart(svg)}<div>{table}'
+        f'<div class="pair">{chart(svg, empty=not labels)}<div>{table}'
         + "".join(f'<p class="note">{n}</p>' for n in notes)
         + f'<p class="note">Shares are of {num(figure.total)} {esc(figure.of)}.</p>'
         "</div></div></section>"
@@ -304,6 +304,9 @@ def report_page(report: Report) -> str:
         f"{num(report.no_fit)} of {num(report.ranked)} prompts with a tool ranking "
         f"({pct(report.no_fit_share)}) have no tool that fits; "
         f"{num(report.prompts - report.ranked)} prompts were not ranked."
+        if report.ranked
+        else "The batch ranked no tools: run `routescope batch` with `--catalog` to rank a "
+        "catalog's tools for every prompt."
     )
     body = [_header(report), _leaks(report), _glance(report)]
     for figure in report.figures():

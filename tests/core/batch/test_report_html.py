@@ -257,3 +257,14 @@ def test_results_without_timings(tmp_path: Path) -> None:
     report = build_report(path)
     assert report.latency == ()
     assert "The results hold no timings." in report_html(report)
+
+
+def test_a_batch_without_a_catalog_says_it_ranked_no_tools(tmp_path: Path) -> None:
+    """Issue 25 §2: the Top-1 tool section said "install matplotlib" when the batch simply
+    ranked no tools (no --catalog)."""
+    results = fx.write_results(tmp_path / "r.jsonl", [_base(), _base(line=2)])
+    page = report_html(build_report(results))
+    section = page[page.index('id="fig-top_tools"') :]
+    section = section[: section.index("</section>")]
+    assert "ranked no tools" in section and "--catalog" in section
+    assert "install matplotlib" not in section and "nothing to draw" in section
