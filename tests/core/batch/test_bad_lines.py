@@ -114,3 +114,56 @@ def test_reasons_past_the_cap_are_a_bounded_set(monkeypatch: pytest.MonkeyPatch)
     reasons += [f"no column {i} (the row has 1)" for i in range(2, 7)]
     run_module._count_not_listed(counts, reasons)
     assert counts == {"invalid JSON": 5, "no column 2": 1, "no column 3": 1, "other": 3}
+
+
+def unclosed_csv(tmp_path: Path, rows: int) -> Path:
+    """A CSV of `rows` rows whose 5th row (line 6, after the header) opens a quote that is
+    never closed: no other row has a quote."""
+    body = [f"{i},weather in Oslo on day {i}\n" for i in range(1, rows + 1)]
+    body[4] = '5,"weather in Oslo on day 5\n'
+    path = tmp_path / "open.csv"
+    path.write_text("id,prompt\n" + "".join(body), encoding="utf-8")
+    return path
+
+
+def test_a_csv_quote_left_open_is_a_bad_line_and_the_rows_after_it_are_read_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Outcome: the quote of row 5 (line 6) is still open 1,000 lines on, so line 6 alone is
+    a bad line saying so, and the 999 lines it had swallowed are read again as rows: every
+    other row is a prompt. Partitions planned at any size cut the file at the same records
+    (the driver plans with the worker's reading), and resuming gives the same files."""
+    log = [str(unclosed_csv(tmp_path, 3_000))]
+    whole = tmp_path / "whole.jsonl"
+    summary = run(log, whole, block_size=1 << 20)
+    assert summary.complete and summary.prompts == 2_999 and summary.bad == 1
+    (bad,) = read_jsonl(tmp_path / "whole.bad.jsonl")
+    assert bad["line"] == 6 and bad["excerpt"] == '5,"weather in Oslo on day 5'
+    assert bad["reason"] == (
+        "unclosed quote: a quoted field opened on this line is not closed (within 1,000 "
+        "lines); the 999 lines after it are read again as rows"
+    )
+    records = read_jsonl(whole)
+    assert [r["line"] for r in records] == [n for n in range(2, 3_002) if n != 6]
+    assert records[4]["prompt"] == "weather in Oslo on day 6"
+
+    monkeypatch.setattr(run_module, "CHECKPOINT_S", 0.0)
+    out = tmp_path / "out.jsonl"
+    with pytest.raises(StopError):  # small partitions, some ending inside the open quote
+        run(log, out, block_size=4096, on_chunk=stop_after(3))
+    run(log, out, block_size=4096)
+    assert out.read_bytes() == whole.read_bytes()
+    assert (tmp_path / "out.bad.jsonl").read_bytes() == (tmp_path / "whole.bad.jsonl").read_bytes()
+
+
+def test_a_csv_quote_open_at_the_end_of_the_file_is_a_bad_line(tmp_path: Path) -> None:
+    """Outcome: with fewer than 1,000 lines left, the open quote ends at the end of the file
+    as Python's csv reads it; that record is a bad line that says how many lines it holds."""
+    log = [str(unclosed_csv(tmp_path, 30))]
+    summary = run(log, tmp_path / "out.jsonl")
+    assert summary.prompts == 4 and summary.bad == 1
+    (bad,) = read_jsonl(tmp_path / "out.bad.jsonl")
+    assert bad["line"] == 6 and bad["reason"] == (
+        "unclosed quote: a quoted field opened on this line is not closed (the 25 lines after "
+        "it, to the end of the file, are in it)"
+    )
