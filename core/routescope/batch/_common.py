@@ -13,6 +13,7 @@ from .._request import CatalogRef, RulesRef
 __all__ = [
     "DEFAULT_BLOCK_BYTES",
     "MAX_LINE_BYTES",
+    "MAX_RECORD_LINES",
     "BadLine",
     "BatchError",
     "Chunk",
@@ -24,6 +25,10 @@ __all__ = [
 MAX_LINE_BYTES = 4 << 20
 """A record (a line; a CSV record with quoted line breaks) longer than this is a bad line,
 never read whole."""
+MAX_RECORD_LINES = 1_000
+"""A CSV record whose quoted field is still open after this many physical lines (or at the
+end of the file) is a quote left open: its first line is a bad line and the lines after it
+are read again as rows (a prompt of more lines is not read whole from a CSV cell)."""
 DEFAULT_BLOCK_BYTES = 256 << 10
 """Bytes of input per partition: the unit of work of a worker, of progress and of resuming."""
 

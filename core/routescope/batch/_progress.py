@@ -23,7 +23,8 @@ __all__ = [
 ]
 
 BAD_LINES_KEPT = 10
-"""How many bad lines the summary lists (all of them are in the bad-lines file)."""
+"""How many bad lines the summary lists (the first `BAD_LINES_WRITTEN` of all are in the
+bad-lines file)."""
 
 ProgressHook = Callable[[int, int], None]
 """Called after each chunk is written with the prompts and bad lines written so far."""
@@ -91,6 +92,9 @@ class BatchSummary:
     workers: int
     first_bad: list[BadLine] = field(default_factory=list)
     """The first bad lines of this run (at most `BAD_LINES_KEPT`)."""
+    bad_not_listed: dict[str, int] = field(default_factory=dict)
+    """Bad lines past the bad-lines file's cap (`BAD_LINES_WRITTEN`), not in it: their
+    count by reason (the reason's text before any detail). Included in `bad`."""
     notes: list[str] = field(default_factory=list)
 
 
@@ -131,6 +135,7 @@ class Summary:
             engine=self.engine,
             workers=self.workers,
             first_bad=list(self.first_bad),
+            bad_not_listed=dict(self.state.bad_not_listed),
             notes=list(self.notes),
         )
 

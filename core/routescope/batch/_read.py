@@ -29,13 +29,11 @@ from .._files import file_kind
 from ._common import BatchError, Format, Partition
 from ._records import (
     DEFAULT_FIELDS,
-    INSIDE,
-    START,
+    OVER_LONG,
     BadLineError,
     Lines,
     csv_delimiter,
     csv_separator,
-    csv_state,
     iter_records,
     record_text,
 )
@@ -177,9 +175,11 @@ def csv_column(file: InputFile, field: str | None, limit: int) -> Column:
         raise BatchError(f"{shown}: cannot read the CSV header: {one_line(exc)}") from None
     if first is None:
         return Column(0, field or "", 0, 0)
-    _, lines, size, data, over = first
-    if over:
+    _, lines, size, data, problem = first
+    if problem == OVER_LONG:
         raise BatchError(f"{shown}: the CSV header row is longer than {limit:,} bytes")
+    if problem is not None:
+        raise BatchError(f"{shown}: the CSV header row cannot be read: {problem}")
     try:
         text = record_text(data, first_of_file=True)
         names = next(csv.reader([text], delimiter=csv_separator(file.format)), [])
@@ -232,11 +232,17 @@ def plan_partitions(
             if offset < GZIP_DONE:
                 yield from _gzip_partitions(file, index, offset, begin, block, limit, column)
         else:
-            yield from _range_partitions(file, index, offset, begin, block, column)
+            yield from _range_partitions(file, index, offset, begin, block, column, limit)
 
 
 def _range_partitions(
-    file: InputFile, index: int, offset: int, begin: int, block: int, column: Column | None
+    file: InputFile,
+    index: int,
+    offset: int,
+    begin: int,
+    block: int,
+    column: Column | None,
+    limit: int,
 ) -> Iterator[Partition]:
     delimiter = csv_delimiter(file.format)
     try:
@@ -250,7 +256,7 @@ def _range_partitions(
             if target >= file.size:
                 end = file.size
             elif delimiter is not None:
-                end = _quoted_boundary(stream, position, target, file.size, delimiter)
+                end = _quoted_boundary(stream, position, target, file.size, delimiter, limit)
             else:
                 end = _line_boundary(stream, target, file.size)
             yield Partition(
@@ -283,33 +289,15 @@ def _line_boundary(stream: IO[bytes], target: int, size: int) -> int:
         at += len(piece)
 
 
-def _quoted_boundary(stream: IO[bytes], start: int, target: int, size: int, delimiter: int) -> int:
-    """The first record start at or after `target` in CSV: just past a newline that no quoted
-    field spans, reading with `csv_state` from `start` (a record start)."""
+def _quoted_boundary(
+    stream: IO[bytes], start: int, target: int, size: int, delimiter: int, limit: int
+) -> int:
+    """The first record start at or after `target` in CSV, reading records from `start` (a
+    record start) as the worker will (`iter_records`: a quote left open ends a record just as
+    it does there)."""
     stream.seek(start)
-    at, state = start, START
-    while True:
-        piece = stream.read(1 << 20)
-        if not piece:
-            return size
-        cursor = 0
-        if at + len(piece) < target:
-            state = csv_state(piece, state, delimiter)
-            at += len(piece)
-            continue
-        if at < target - 1:
-            cursor = target - 1 - at
-            state = csv_state(piece[:cursor], state, delimiter)
-        while True:
-            newline = piece.find(b"\n", cursor)
-            if newline < 0:
-                state = csv_state(piece[cursor:], state, delimiter)
-                break
-            state = csv_state(piece[cursor : newline + 1], state, delimiter)
-            if state != INSIDE and at + newline + 1 >= target:
-                return at + newline + 1
-            cursor = newline + 1
-        at += len(piece)
+    records = iter_records(stream, delimiter=delimiter, limit=limit, budget=target - start)
+    return min(start + sum(record[2] for record in records), size)
 
 
 def _gzip_partitions(
@@ -353,8 +341,8 @@ def _gzip_partitions(
             if begin:
                 stream.seek(begin)
             records = iter_records(stream, delimiter=delimiter, limit=limit)
-            for first, lines, size, data, over in records:
-                items.append((first - base, data, "over-long" if over else None))
+            for first, lines, size, data, problem in records:
+                items.append((first - base, data, problem))
                 used += size
                 consumed = first + lines - 1
                 if used >= block:

@@ -8,16 +8,17 @@ from __future__ import annotations
 import contextlib
 import csv
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any, Protocol
 
 from .._errors import InputError, one_line
 from .._input import validate_text
-from ._common import Format
+from ._common import MAX_RECORD_LINES, Format
 
 __all__ = [
     "DEFAULT_FIELDS",
     "INSIDE",
+    "OVER_LONG",
     "START",
     "BadLineError",
     "Lines",
@@ -34,13 +35,17 @@ DEFAULT_FIELDS = ("messages", "prompt", "input", "text", "query", "question", "c
 """Without `--field`: the fields a JSON record's prompt is looked for in, in this order (a
 `messages` list is a chat log: its last user message is the prompt); the CSV columns too."""
 EXCERPT_CHARS = 120
+OVER_LONG = "over-long"
+"""The problem of a record longer than the limit (the worker words the reason)."""
 _SKIP_BYTES = 1 << 20
 
 
 class Lines(Protocol):
     """A binary stream read a line (of at most `size` bytes) at a time."""
 
-    def readline(self, size: int | None = -1, /) -> bytes: ...
+    def readline(self, size: int = -1, /) -> bytes: ...
+
+    def seek(self, offset: int, whence: int = 0, /) -> int: ...
 
 
 class BadLineError(Exception):
@@ -52,43 +57,94 @@ class BadLineError(Exception):
 
 def iter_records(
     stream: Lines, *, delimiter: int | None, limit: int, budget: int | None = None
-) -> Iterator[tuple[int, int, int, bytes, bool]]:
+) -> Iterator[tuple[int, int, int, bytes, str | None]]:
     """The records of a binary stream, up to `budget` bytes: (first line, 1-based from the
-    stream's position; physical lines; bytes; the record's bytes; over-long). An over-long
-    record (more than `limit` bytes) is skipped in bounded reads and gives only its first
-    bytes. `delimiter` (CSV, the byte between fields): a record goes on while a quoted field
-    is open at the end of a line (`csv_state`); None: a record is a line."""
+    stream's position; physical lines; bytes; the record's bytes; its problem: None,
+    `OVER_LONG` or an unclosed quote's reason). An over-long record (more than `limit` bytes)
+    is skipped in bounded reads and gives only its first bytes. `delimiter` (CSV, the byte
+    between fields): a record goes on while a quoted field is open at the end of a line
+    (`csv_state`); None: a record is a line.
+
+    A quoted field still open after `MAX_RECORD_LINES` lines is a quote left open: the record
+    is its first line alone, a bad line, and the lines after it are read again as records
+    (given back from memory: the record was held whole). When the record was over-long too,
+    its lines are not held: it is one bad line, its lines skipped. A quoted field open at the
+    end of the stream ends the record there, as Python's `csv` reads it, a bad line too.
+    Whatever the stream's position, the records from a record boundary are the same: the
+    driver plans partitions with this very function."""
     readline = stream.readline
+    given_back: list[bytes] = []  # lines read ahead, the next one last
+
+    def read() -> bytes:
+        return given_back.pop() if given_back else readline(limit + 1)
+
     line = used = 0
     while budget is None or used < budget:
-        raw = readline(limit + 1)
+        raw = read()
         if not raw:
             return
         line += 1
         first = line
-        size = len(raw)
-        over = size > limit
-        state = START if delimiter is None else csv_state(raw, START, delimiter)
-        if over and not raw.endswith(b"\n"):
+        parts, size, over, state = _record(stream, read, raw, delimiter, limit)
+        line += len(parts) - 1
+        if state != INSIDE or line == first:
+            problem = OVER_LONG if over else None
+            data = parts[0][: EXCERPT_CHARS * 4] if over else b"".join(parts)
+        elif len(parts) < MAX_RECORD_LINES:  # open at the end: as Python's csv reads it
+            problem = _unclosed(line - first, skipped=None)
+            data = parts[0][: EXCERPT_CHARS * 4] if over else b"".join(parts)
+        elif not over:  # a quote left open: its first line alone, the rest read again
+            given_back.extend(reversed(parts[1:]))
+            problem = _unclosed(len(parts) - 1, skipped=False)
+            line, size, data = first, len(parts[0]), parts[0]
+        else:
+            problem = _unclosed(line - first, skipped=True)
+            data = parts[0][: EXCERPT_CHARS * 4]
+        used += size
+        yield first, line - first + 1, size, data, problem
+    if given_back:  # leave the stream where the records end
+        stream.seek(-sum(len(part) for part in given_back), 1)
+
+
+def _record(
+    stream: Lines, read: Callable[[], bytes], raw: bytes, delimiter: int | None, limit: int
+) -> tuple[list[bytes], int, bool, int]:
+    """The lines of the record that starts with the line `raw`: (its lines, or once over-long
+    its first line and an empty placeholder for each further line; bytes; over-long; the CSV
+    state at its end)."""
+    size = len(raw)
+    over = size > limit
+    state = START if delimiter is None else csv_state(raw, START, delimiter)
+    if over and not raw.endswith(b"\n"):
+        skipped, state = _skip_line(stream, state, delimiter)
+        size += skipped
+    parts = [raw]
+    while delimiter is not None and state == INSIDE and len(parts) < MAX_RECORD_LINES:
+        raw = read()
+        if not raw:
+            break
+        size += len(raw)
+        state = csv_state(raw, state, delimiter)
+        if len(raw) > limit and not raw.endswith(b"\n"):
             skipped, state = _skip_line(stream, state, delimiter)
             size += skipped
-        parts = [raw]
-        while delimiter is not None and state == INSIDE:
-            raw = readline(limit + 1)
-            if not raw:
-                break
-            line += 1
-            size += len(raw)
-            state = csv_state(raw, state, delimiter)
-            if len(raw) > limit and not raw.endswith(b"\n"):
-                skipped, state = _skip_line(stream, state, delimiter)
-                size += skipped
-            over = over or size > limit
-            if not over:
-                parts.append(raw)
-        used += size
-        data = parts[0][: EXCERPT_CHARS * 4] if over else b"".join(parts)
-        yield first, line - first + 1, size, data, over
+        over = over or size > limit
+        parts.append(b"" if over else raw)
+    return parts, size, over, state
+
+
+def _unclosed(lines: int, *, skipped: bool | None) -> str:
+    """The reason of a record whose quoted field is left open, `lines` lines after its first
+    (`skipped` None: it was open at the end of the stream)."""
+    opened = "unclosed quote: a quoted field opened on this line is not closed"
+    if skipped is None:
+        return f"{opened} (the {lines:,} lines after it, to the end of the file, are in it)"
+    if skipped:
+        return f"{opened}; it and the {lines:,} lines after it are skipped (too long to read again)"
+    return (
+        f"{opened} (within {MAX_RECORD_LINES:,} lines); the {lines:,} lines after it are read "
+        "again as rows"
+    )
 
 
 def _skip_line(stream: Lines, state: int, delimiter: int | None) -> tuple[int, int]:

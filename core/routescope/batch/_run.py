@@ -28,10 +28,17 @@ from ._progress import (
 from ._read import Column, InputFile, Position, csv_column, expand_inputs, plan_partitions
 from ._state import Output, finish, open_output, out_paths
 
-__all__ = ["CHECKPOINT_S", "run_batch"]
+__all__ = ["BAD_LINES_WRITTEN", "BAD_REASONS_COUNTED", "CHECKPOINT_S", "run_batch"]
 
 CHECKPOINT_S = 0.5
 """How often (at most) what was written is committed to the state."""
+BAD_LINES_WRITTEN = 10_000
+"""The bad-lines file holds the first this many bad lines of a batch in full; the rest are
+only counted by reason (in the state and the summary's `bad_not_listed`): a log of nothing
+but bad lines cannot fill the disk."""
+BAD_REASONS_COUNTED = 100
+"""Distinct reasons counted past the cap; further ones are counted as `other`."""
+_OTHER = "other"
 
 
 def run_batch(
@@ -190,12 +197,14 @@ def _drive(
     try:
         for partition, chunk in chunks:
             base = _line_base(state.position, partition, columns)
-            records, bad = _lines(partition, chunk, base, summary)
+            records, bad, not_listed = _lines(partition, chunk, base, summary)
             whole = False
             output.append(records, bad)
             state.prompts += len(chunk.rests)
             state.bad += len(chunk.bad)
+            _count_not_listed(state.bad_not_listed, not_listed)
             state.position = Position(partition.file, partition.end, base + chunk.lines)
+            del chunk, records, bad  # written: not held while the next chunk is awaited
             whole = True
             if time.monotonic() - committed >= CHECKPOINT_S:
                 output.commit()
@@ -259,15 +268,22 @@ def _line_base(position: Position, partition: Partition, columns: dict[int, Colu
     return column.header_lines if column is not None else 0
 
 
-def _lines(partition: Partition, chunk: Chunk, base: int, summary: Summary) -> tuple[bytes, bytes]:
+def _lines(
+    partition: Partition, chunk: Chunk, base: int, summary: Summary
+) -> tuple[bytes, bytes, list[str]]:
+    """The chunk's records and bad lines as the files' bytes, and the reasons of the bad lines
+    past the cap (`BAD_LINES_WRITTEN`), which are not written."""
     source = json.dumps(partition.source, ensure_ascii=False)
     prefix = '{"source":' + source + ',"line":'
     records = "".join(
         f"{prefix}{base + line},{rest}\n"
         for line, rest in zip(chunk.record_lines, chunk.rests, strict=True)
     )
+    state = summary.state
+    room = max(BAD_LINES_WRITTEN - (state.bad - sum(state.bad_not_listed.values())), 0)
+    listed, past = chunk.bad[:room], chunk.bad[room:]
     bad = []
-    for line, reason, excerpt in chunk.bad:
+    for line, reason, excerpt in listed:
         entry = {"source": partition.source, "line": base + line, "reason": reason}
         line_text = json.dumps(
             {**entry, "excerpt": excerpt}, ensure_ascii=False, separators=(",", ":")
@@ -275,7 +291,17 @@ def _lines(partition: Partition, chunk: Chunk, base: int, summary: Summary) -> t
         bad.append(line_text + "\n")
         if len(summary.first_bad) < BAD_LINES_KEPT:
             summary.first_bad.append(BadLine(partition.source, base + line, reason, excerpt))
-    return _utf8(records), _utf8("".join(bad))
+    return _utf8(records), _utf8("".join(bad)), [reason for _, reason, _ in past]
+
+
+def _count_not_listed(counts: dict[str, int], reasons: list[str]) -> None:
+    """Count bad lines not written by reason: the reason's text before any detail (`: …`,
+    ` (…)`), at most `BAD_REASONS_COUNTED` distinct ones (then `other`)."""
+    for reason in reasons:
+        key = reason.split(": ", 1)[0].split(" (", 1)[0].strip()[:80] or _OTHER
+        if key not in counts and len(counts) >= BAD_REASONS_COUNTED:
+            key = _OTHER
+        counts[key] = counts.get(key, 0) + 1
 
 
 def _utf8(text: str) -> bytes:

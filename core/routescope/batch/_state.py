@@ -72,6 +72,9 @@ class State:
     prompts: int = 0
     bad: int = 0
     complete: bool = False
+    bad_not_listed: dict[str, int] = field(default_factory=dict)
+    """Bad lines past the bad-lines file's cap, counted by reason (kept out of the state
+    file while empty, so that a batch without them writes the same state as before)."""
 
     @property
     def rules_digest(self) -> str | None:
@@ -82,6 +85,8 @@ class State:
     def encode(self) -> bytes:
         data = asdict(self)
         data["position"] = [self.position.file, self.position.offset, self.position.line]
+        if not self.bad_not_listed:
+            del data["bad_not_listed"]
         return json.dumps({"version": STATE_VERSION, **data}, indent=1).encode()
 
     @classmethod
@@ -94,6 +99,11 @@ class State:
         numbers = (state.journal_bytes, state.bad_bytes, state.prompts, state.bad)
         if not all(isinstance(n, int) and n >= 0 for n in numbers):
             raise ValueError("a count is not a whole number")
+        counts = state.bad_not_listed
+        if not isinstance(counts, dict) or not all(
+            isinstance(k, str) and isinstance(n, int) and n >= 0 for k, n in counts.items()
+        ):
+            raise ValueError("the bad lines not listed are malformed")
         if not isinstance(state.options, dict) or not isinstance(state.inputs, list):
             raise ValueError("options or inputs are malformed")
         return state

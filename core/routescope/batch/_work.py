@@ -16,7 +16,7 @@ from .._errors import one_line
 from .._outcome import Outcome
 from .._stages import run_stages
 from ._common import BatchError, Chunk, Job, Partition
-from ._records import BadLineError, csv_delimiter, excerpt, iter_records, prompt_of
+from ._records import OVER_LONG, BadLineError, csv_delimiter, excerpt, iter_records, prompt_of
 
 if TYPE_CHECKING:
     from .._request import CatalogRef
@@ -102,13 +102,13 @@ def run_partition(partition: Partition, job: Job) -> Chunk:
     last = 0
     with _open(partition) as stream:
         stream.seek(partition.start)
-        for first, lines, _, data, over in iter_records(
+        for first, lines, _, data, problem in iter_records(
             stream,
             delimiter=delimiter,
             limit=job.max_line_bytes,
             budget=partition.end - partition.start,
         ):
-            _one(chunk, worker, job, partition, first, data, "over-long" if over else None)
+            _one(chunk, worker, job, partition, first, data, problem)
             last = first + lines - 1
     chunk.lines = last
     return chunk
@@ -143,7 +143,7 @@ def _one(
     problem: str | None,
 ) -> None:
     if problem is not None:
-        if problem == "over-long":
+        if problem == OVER_LONG:
             problem = f"over-long record (more than {job.max_line_bytes:,} bytes)"
         chunk.bad.append((line, problem, excerpt(data)))
         return

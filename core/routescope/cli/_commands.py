@@ -353,6 +353,9 @@ def _batch_text(summary: BatchSummary) -> str:
         lines += [f"  {b.source}:{b.line}: {b.reason}" for b in summary.first_bad]
         if summary.first_bad and summary.bad > len(summary.first_bad):
             lines.append(f"  … the rest in {summary.bad_lines_file}")
+        if summary.bad_not_listed:
+            counted = ", ".join(f"{r}: {n:,}" for r, n in summary.bad_not_listed.items())
+            lines.append(f"  past the file's first lines, only counted: {counted}")
     lines += [f"note: {note}" for note in summary.notes]
     return "\n".join(escape(line) for line in lines)
 
