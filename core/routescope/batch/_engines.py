@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import logging
 import multiprocessing
+import os
 import sys
 from collections import deque
 from collections.abc import Generator, Iterable
@@ -16,6 +17,7 @@ from typing import Any
 
 from .._errors import one_line
 from ._common import BatchError, Chunk, Job, Partition
+from ._lifeline import DRIVER_ENV
 from ._work import init_pool_worker, prepare, run_partition, run_pool_partition
 
 __all__ = ["CONNECT_TIMEOUT_S", "ENGINES", "dask_chunks", "local_chunks", "require_dask"]
@@ -40,7 +42,9 @@ def local_chunks(partitions: Iterable[Partition], job: Job, workers: int) -> Res
     method = "forkserver" if sys.platform != "win32" else "spawn"
     context = multiprocessing.get_context(method)
     if method == "forkserver":
-        context.set_forkserver_preload(["routescope.batch._work"])
+        preload = ["routescope.batch._die_with_driver", "routescope.batch._work"]
+        context.set_forkserver_preload(preload)
+        _start_forkserver()
     pool = ProcessPoolExecutor(
         workers, mp_context=context, initializer=init_pool_worker, initargs=(job,)
     )
@@ -54,6 +58,22 @@ def local_chunks(partitions: Iterable[Partition], job: Job, workers: int) -> Res
             yield _next(pending)
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _start_forkserver() -> None:
+    """Start the fork server (once per process) with the driver's id in its environment, so
+    that it dies with the driver, and so do the workers it forks (`_die_with_driver`)."""
+    from multiprocessing import forkserver
+
+    before = os.environ.get(DRIVER_ENV)
+    os.environ[DRIVER_ENV] = str(os.getpid())
+    try:
+        forkserver.ensure_running()
+    finally:
+        if before is None:
+            del os.environ[DRIVER_ENV]
+        else:
+            os.environ[DRIVER_ENV] = before
 
 
 def _next(pending: deque[tuple[Partition, Future[Chunk]]]) -> tuple[Partition, Chunk]:

@@ -8,6 +8,7 @@ import json
 import os
 import signal
 import socket
+import sys
 import threading
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -16,6 +17,7 @@ from .._errors import one_line
 from .._outcome import Outcome
 from .._stages import run_stages
 from ._common import BatchError, Chunk, Job, Partition
+from ._lifeline import die_with_parent
 from ._records import OVER_LONG, BadLineError, csv_delimiter, excerpt, iter_records, prompt_of
 
 if TYPE_CHECKING:
@@ -79,7 +81,11 @@ def _build(job: Job) -> Worker:
 
 
 def init_pool_worker(job: Job) -> None:
-    """A pool worker's start: Ctrl+C is the driver's to handle; the engine is built now."""
+    """A pool worker's start: it dies with its parent, the fork server (which dies with the
+    driver: `_die_with_driver`); Ctrl+C is the driver's to handle; the engine is built now."""
+    server = sys.modules.get("routescope.batch._die_with_driver")  # imported by the fork server
+    # Without it (a fork server other code started first) the parent is taken as it is now.
+    die_with_parent(getattr(server, "STARTED_IN", None) or os.getppid())
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     _POOL_JOB[:] = [job]
     prepare(job)
