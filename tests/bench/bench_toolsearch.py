@@ -58,7 +58,7 @@ from threadpoolctl import threadpool_info
 
 from routescope.toolsearch import Catalog, SearchSettings, Tool, ToolSearch, ToolSearchResult
 from routescope.toolsearch._embed import MiniLMOnnx, embedding_text
-from routescope.toolsearch._vector_cache import _CHUNK
+from routescope.toolsearch._vector_cache import EMBED_CHUNK
 from routescope.toolsearch._vectors import VectorIndex
 
 QUERIES = 300
@@ -552,9 +552,9 @@ def keyword_comparison(search: ToolSearch) -> Callable[[list[str]], dict[str, An
 
 
 def first_build(model: MiniLMOnnx, folder: Path) -> tuple[dict[str, Any], np.ndarray]:
-    """Chunks of `_CHUNK` texts in catalog order and in length order (chunk by chunk in turn, so
-    a change of load hits both alike), the padded tokens each way, a ToolSearch first build, and
-    the built vectors beside each text embedded alone; and the built vectors."""
+    """Chunks of `EMBED_CHUNK` texts in catalog order and in length order (chunk by chunk in
+    turn, so a change of load hits both alike), the padded tokens each way, a ToolSearch first
+    build, and the built vectors beside each text embedded alone; and the built vectors."""
     catalog = varied_catalog(BUILD_TOOLS)
     texts = [embedding_text(tool) for tool in catalog.tools]
     order = sorted(range(len(texts)), key=lambda i: (len(texts[i]), i))
@@ -562,10 +562,10 @@ def first_build(model: MiniLMOnnx, folder: Path) -> tuple[dict[str, Any], np.nda
     seconds = dict.fromkeys(ways, 0.0)
     padded, real = dict.fromkeys(ways, 0), 0
     rows: dict[str, list[np.ndarray]] = {way: [] for way in ways}
-    model.embed(texts[:_CHUNK])  # warm-up
-    for start in range(0, len(texts), _CHUNK):
+    model.embed(texts[:EMBED_CHUNK])  # warm-up
+    for start in range(0, len(texts), EMBED_CHUNK):
         for way, ordered in ways.items():
-            chunk = ordered[start : start + _CHUNK]
+            chunk = ordered[start : start + EMBED_CHUNK]
             encoded = model._tokenizer.encode_batch(chunk)
             padded[way] += len(encoded[0].ids) * len(encoded)
             if way == "catalog_order":
@@ -590,7 +590,7 @@ def first_build(model: MiniLMOnnx, folder: Path) -> tuple[dict[str, Any], np.nda
             "median": statistics.median(words),
             "max": max(words),
         },
-        "chunk": _CHUNK,
+        "chunk": EMBED_CHUNK,
         "catalog_order_s": round(seconds["catalog_order"], 2),
         "length_sorted_s": round(seconds["length_sorted"], 2),
         "speedup": round(seconds["catalog_order"] / seconds["length_sorted"], 2),
@@ -859,7 +859,7 @@ def main(out: str | None) -> dict[str, Any]:
         with other_load(load["quiet"], []):
             figures["quiet"] = measure_phase(engines, model, texts, keyword)
         del engines
-        print(f"first build: {BUILD_TOOLS:,} tools, chunks of {_CHUNK}, both orders …")
+        print(f"first build: {BUILD_TOOLS:,} tools, chunks of {EMBED_CHUNK}, both orders …")
         with other_load(load["first_build"], []):
             figures["first_build"], real = first_build(model, Path(folder))
         figures["agreement"]["real"] = agreement(

@@ -10,8 +10,7 @@ from typing import Literal
 
 from .._errors import ResultsError
 from .._outcome import Outcome
-from ._figures import LABEL_CAPACITY, Bar, _Refs, _Tally
-from ._figures import _intent_key as intent_key
+from ._figures import LABEL_CAPACITY, Bar, RefTally, Tally, intent_key
 from ._report import NO_CONTRACT, NONE_LABEL, Report, ReportBuilder, tool_label
 from ._results import PromptRef, Result, records
 
@@ -129,12 +128,12 @@ class _Comparer:
         self.examples = examples
         self.matched = 0
         self.changed = 0
-        self.groups: dict[ChangeKind, _Tally[Change]] = {
-            kind: _Tally(examples, capacity) for kind, _ in _KINDS
+        self.groups: dict[ChangeKind, Tally[Change]] = {
+            kind: Tally(examples, capacity) for kind, _ in _KINDS
         }
         self.counts = dict.fromkeys(self.groups, 0)
-        self.only = [_Refs(examples), _Refs(examples)]
-        self.differs = _Refs(examples)
+        self.only = [RefTally(examples), RefTally(examples)]
+        self.differs = RefTally(examples)
         self.pending: tuple[dict[tuple[str, int], list[Result]], ...] = ({}, {})
         self.waiting = [0, 0]
 
@@ -249,7 +248,7 @@ def _take(
     return None
 
 
-def _missing(label: str, tally: _Tally[PromptRef], total: int) -> Bar:
+def _missing(label: str, tally: Tally[PromptRef], total: int) -> Bar:
     count = tally.added
     return Bar(label, count, count / total if total else 0.0, tuple(tally.examples.get("", ())))
 

@@ -68,7 +68,7 @@ class Distribution:
         return bar.count if bar else 0
 
 
-class _Tally(Generic[_T]):
+class Tally(Generic[_T]):
     """Counts per label and the first `cap` examples of each, for at most ~2x`capacity` labels."""
 
     __slots__ = ("added", "approximate", "cap", "capacity", "counts", "examples")
@@ -106,7 +106,7 @@ class _Tally(Generic[_T]):
         return sorted(counts.items(), key=lambda item: (-item[1], item[0]))
 
 
-class _Refs(_Tally[PromptRef]):
+class RefTally(Tally[PromptRef]):
     """A tally of prompts: one figure's bars."""
 
     def distribution(
@@ -160,11 +160,11 @@ class Cooccurrence:
         return [[self.count(row, column) for column in self.names] for row in self.names]
 
 
-def _intent_key(name: str) -> tuple[int, str]:
+def intent_key(name: str) -> tuple[int, str]:
     return (_INTENT_ORDER.index(name) if name in _INTENT_ORDER else len(_INTENT_ORDER), name)
 
 
-class _Pairs:
+class IntentPairs:
     __slots__ = ("cap", "counts", "examples", "names")
 
     def __init__(self, cap: int) -> None:
@@ -177,7 +177,7 @@ class _Pairs:
         for name in intents:
             if name not in self.names and len(self.names) < _MAX_INTENT_NAMES:
                 self.names.add(name)
-        on = sorted({n for n in intents if n in self.names}, key=_intent_key)
+        on = sorted({n for n in intents if n in self.names}, key=intent_key)
         for i, row in enumerate(on):
             for column in on[i:]:
                 pair = (row, column)
@@ -187,7 +187,7 @@ class _Pairs:
                     shown.append(ref)
 
     def result(self, total: int) -> Cooccurrence:
-        names = tuple(sorted(self.names, key=_intent_key))
+        names = tuple(sorted(self.names, key=intent_key))
         cells = tuple(
             CooccurrenceCell(
                 row,
@@ -222,7 +222,7 @@ _FLUSH_EVERY = 1 << 16
 _ZERO_BUCKET = -(10**9)
 
 
-class _Latency:
+class LatencySketch:
     """One stage's timings: every one kept until there are more than `EXACT_LATENCIES`, then
     counted in 1 %-wide log buckets (added in bulk, with numpy)."""
 
@@ -297,8 +297,8 @@ class _Latency:
 
 
 _STAGE_ORDER = ("extract", "route", "plan", "sanitize", "lint", "decide", "task", "tools", "total")
-_MAX_STAGES = 64
+MAX_STAGES = 64
 
 
-def _stage_key(stage: str) -> tuple[int, str]:
+def stage_key(stage: str) -> tuple[int, str]:
     return (_STAGE_ORDER.index(stage) if stage in _STAGE_ORDER else len(_STAGE_ORDER) - 1, stage)

@@ -15,19 +15,19 @@ from pathlib import Path
 from .._errors import ResultsError, one_line
 from .._outcome import Outcome
 from ._figures import (
-    _MAX_STAGES,
     LABEL_CAPACITY,
+    MAX_STAGES,
     Cooccurrence,
     Distribution,
+    IntentPairs,
+    LatencySketch,
+    RefTally,
     StageLatency,
-    _intent_key,
-    _Latency,
-    _Pairs,
-    _Refs,
-    _stage_key,
+    intent_key,
+    stage_key,
 )
 from ._leaks import LEAK_RULES, LeakFinding, LeakRule, Offence
-from ._results import FailedRecord, Result, _cut, parse_result, records
+from ._results import FailedRecord, Result, cut_prompt, parse_result, records
 
 __all__ = ["LeakCheck", "Report", "ReportBuilder", "build_report", "tool_label"]
 
@@ -133,18 +133,18 @@ class ReportBuilder:
         self.first_today: str | None = None
         self.last_today: str | None = None
         entity_cap = min(examples, 5)  # open-ended labels keep fewer examples each
-        self._failed = _Refs(examples, capacity)
-        self._strategies = _Refs(examples)
-        self._lint = _Refs(examples)
-        self._intents = _Refs(examples)
-        self._intent_sets = _Refs(examples)
-        self._pairs = _Pairs(examples)
-        self._entities = _Refs(entity_cap, capacity)
-        self._agents = _Refs(examples)
-        self._modes = _Refs(examples)
-        self._routes = _Refs(examples)
-        self._tools = _Refs(entity_cap, capacity)
-        self._stages: dict[str, _Latency] = {}
+        self._failed = RefTally(examples, capacity)
+        self._strategies = RefTally(examples)
+        self._lint = RefTally(examples)
+        self._intents = RefTally(examples)
+        self._intent_sets = RefTally(examples)
+        self._pairs = IntentPairs(examples)
+        self._entities = RefTally(entity_cap, capacity)
+        self._agents = RefTally(examples)
+        self._modes = RefTally(examples)
+        self._routes = RefTally(examples)
+        self._tools = RefTally(entity_cap, capacity)
+        self._stages: dict[str, LatencySketch] = {}
         self._leaks = {rule.name: _LeakTally() for rule in LEAK_RULES}
         self.leak_prompts = 0
 
@@ -157,14 +157,14 @@ class ReportBuilder:
     def add_record(self, record: Result | FailedRecord) -> None:
         ref = record.ref
         if isinstance(record, FailedRecord):
-            self._failed.add(_cut(one_line(record.error), 120), ref)
+            self._failed.add(cut_prompt(one_line(record.error), 120), ref)
             return
         outcome = record.outcome
         self.prompts += 1
         self._date(outcome.today)
         self._strategies.add(outcome.strategy, ref)
         self._lint.add(outcome.lint_class, ref)
-        intents = sorted(set(outcome.intents), key=_intent_key)
+        intents = sorted(set(outcome.intents), key=intent_key)
         for name in intents:
             self._intents.add(name, ref)
         self._intent_sets.add(" + ".join(intents) or NONE_LABEL, ref)
@@ -199,9 +199,9 @@ class ReportBuilder:
         for stage, micros in timings.items():
             timing = self._stages.get(stage)
             if timing is None:
-                if len(self._stages) >= _MAX_STAGES:
+                if len(self._stages) >= MAX_STAGES:
                     continue
-                timing = self._stages[stage] = _Latency()
+                timing = self._stages[stage] = LatencySketch()
             timing.add(micros)
 
     def report(self) -> Report:
@@ -250,7 +250,7 @@ class ReportBuilder:
             ranked=self.ranked,
             no_fit=self.no_fit,
             latency=tuple(
-                self._stages[stage].result(stage) for stage in sorted(self._stages, key=_stage_key)
+                self._stages[stage].result(stage) for stage in sorted(self._stages, key=stage_key)
             ),
             examples=self.examples,
             top=self.top,

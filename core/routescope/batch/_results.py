@@ -63,7 +63,7 @@ class FailedRecord:
     """The whole prompt (`ref.prompt` is cut)."""
 
 
-def _cut(text: str, limit: int = PROMPT_CHARS) -> str:
+def cut_prompt(text: str, limit: int = PROMPT_CHARS) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
@@ -79,7 +79,7 @@ def parse_result(data: object, record: int = 0) -> Result | FailedRecord:
                 "missing field 'line'" if line is None else "field 'line' must be a number"
             )
         prompt = require_str(data, "prompt")
-        ref = PromptRef(require_str(data, "source"), line, _cut(prompt), record)
+        ref = PromptRef(require_str(data, "source"), line, cut_prompt(prompt), record)
         if "strategy" not in data and isinstance(data.get("error"), str):
             return FailedRecord(ref, data["error"], prompt)
         return Result(ref, Outcome.from_record(data))

@@ -18,14 +18,14 @@ from .._errors import EmbedderError
 from .._files import read_bytes
 from ._rows import MAX_DIMENSION
 
-__all__ = ["_CHUNK", "_Checkpoint", "_load_matrix"]
+__all__ = ["EMBED_CHUNK", "Checkpoint", "load_matrix"]
 
-_CHUNK = 64
+EMBED_CHUNK = 64
 """Texts per embedding call; also the checkpoint step of a first build."""
 _NPY_HEADER_LIMIT = 64 * 1024
 
 
-def _load_matrix(path: Path, rows: int, width: int | None) -> np.ndarray | str:
+def load_matrix(path: Path, rows: int, width: int | None) -> np.ndarray | str:
     """The cached matrix at `path` if it is exactly what this catalog needs — a plain `.npy`
     of float32, `rows` × `width` (any width up to 65,536 when unknown), every value finite —
     else why not. Nothing is unpickled and nothing larger than that shape is read."""
@@ -63,7 +63,7 @@ def _load_matrix(path: Path, rows: int, width: int | None) -> np.ndarray | str:
     return matrix
 
 
-class _Checkpoint:
+class Checkpoint:
     """The rows of an interrupted first build: a private file beside the cache, appended to
     after every chunk under an exclusive lock (`flock`), read back and continued by the next
     build of the same catalog and model. Layout: 8-byte magic, uint32 width, uint32 zero, then
@@ -78,7 +78,7 @@ class _Checkpoint:
         self.width = None if rows is None else rows.shape[1]
 
     @classmethod
-    def open(cls, path: Path, total: int, width: int | None) -> _Checkpoint | None:
+    def open(cls, path: Path, total: int, width: int | None) -> Checkpoint | None:
         """The checkpoint, locked; None when another process holds it (it is building the
         same vectors) or it cannot be created."""
         flags = os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
@@ -121,7 +121,7 @@ class _Checkpoint:
             return None
         count = min((size - cls.HEADER) // (stored * 4), total)
         if count < total:
-            count -= count % _CHUNK  # whole chunks, as a fresh build would have made them
+            count -= count % EMBED_CHUNK  # whole chunks, as a fresh build would have made them
         data = os.pread(descriptor, count * stored * 4, cls.HEADER)
         rows = np.frombuffer(data, dtype="<f4", count=count * stored).reshape(count, stored)
         if len(data) != count * stored * 4 or not np.isfinite(rows).all():

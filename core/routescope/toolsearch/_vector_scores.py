@@ -9,17 +9,17 @@ from typing import Any, overload
 
 import numpy as np
 
-__all__ = ["VectorScores", "_cosines", "_top"]
+__all__ = ["VectorScores", "cosine_scores", "top_values"]
 
 
-def _cosines(rows: np.ndarray, query: np.ndarray) -> np.ndarray:
+def cosine_scores(rows: np.ndarray, query: np.ndarray) -> np.ndarray:
     """Each row's dot product with the query, computed row by row in numpy's own loop (no
     BLAS: no thread to wake, and a row's value is the same whichever rows come with it)."""
     products: np.ndarray = np.einsum("ij,j->i", rows, query)
     return products
 
 
-def _top(values: np.ndarray, limit: int) -> list[tuple[int, float]]:
+def top_values(values: np.ndarray, limit: int) -> list[tuple[int, float]]:
     """(index, value) of the `limit` largest values, best first; ties keep catalog order."""
     limit = min(limit, len(values))
     if limit <= 0:
@@ -127,7 +127,7 @@ class VectorScores:
     def first_exact(self, indices: np.ndarray) -> np.ndarray:
         """The exact cosines of the tools at `indices` (distinct), none of them known yet."""
         assert self._known is not None and self._rows is not None and self._query is not None
-        exact = _cosines(self._rows[indices], self._query)
+        exact = cosine_scores(self._rows[indices], self._query)
         self._values[indices] = exact
         self._known[indices] = True
         return exact
@@ -141,5 +141,5 @@ class VectorScores:
         if not len(missing):
             return
         assert self._rows is not None and self._query is not None
-        self._values[missing] = _cosines(self._rows[missing], self._query)
+        self._values[missing] = cosine_scores(self._rows[missing], self._query)
         known[missing] = True

@@ -24,8 +24,8 @@ from ._catalog import Catalog
 from ._embed import Embedder, embedding_text
 from ._int8_scan import _Int8Scan
 from ._rows import check_rows, normalise
-from ._vector_cache import _CHUNK, _Checkpoint, _load_matrix
-from ._vector_scores import VectorScores, _cosines, _top
+from ._vector_cache import EMBED_CHUNK, Checkpoint, load_matrix
+from ._vector_scores import VectorScores, cosine_scores, top_values
 
 __all__ = [
     "QUANTISED_FROM",
@@ -106,7 +106,7 @@ class VectorIndex:
         checkpoint = None
         if texts:
             with contextlib.suppress(OSError):
-                checkpoint = _Checkpoint.open(
+                checkpoint = Checkpoint.open(
                     places.write / f".{name.removesuffix('.npy')}.partial", len(texts), width
                 )
         try:
@@ -135,7 +135,7 @@ class VectorIndex:
             path = place / name
             if not os.path.lexists(path):
                 continue
-            matrix = _load_matrix(path, rows, width)
+            matrix = load_matrix(path, rows, width)
             if isinstance(matrix, np.ndarray):
                 return matrix, path
             self.notes.append(f"vector cache {path} {matrix}: rebuilt")
@@ -146,7 +146,7 @@ class VectorIndex:
     def _embed_all(
         self,
         texts: list[str],
-        checkpoint: _Checkpoint | None,
+        checkpoint: Checkpoint | None,
         progress: ProgressCallback | None,
     ) -> np.ndarray:
         who = redact_url(self.embedder.model_id)
@@ -163,7 +163,7 @@ class VectorIndex:
         if progress is not None:
             progress(done, len(texts))
         while done < len(texts):
-            part = texts[done : done + _CHUNK]
+            part = texts[done : done + EMBED_CHUNK]
             rows = check_rows(self.embedder.embed(part), len(part), width, who)
             if width is None:
                 width = rows.shape[1]
@@ -265,7 +265,7 @@ class VectorIndex:
         product itself a fraction of one); with int8 codes, the rows one by one as `query`
         rescores them, so that both give a tool the same cosine."""
         if self._scan is not None:
-            return _cosines(self._matrix, np.asarray(query_vector, dtype=np.float32))
+            return cosine_scores(self._matrix, np.asarray(query_vector, dtype=np.float32))
         with one_blas_thread():
             scores: np.ndarray = self.matrix @ query_vector
         return scores
@@ -285,7 +285,7 @@ class VectorIndex:
                 self._matrix = np.asfortranarray(self._matrix)
         with one_blas_thread():
             values: np.ndarray = self._matrix @ query_vector
-        return VectorScores(values, _top(values, limit))
+        return VectorScores(values, top_values(values, limit))
 
     def search(
         self, query_vector: np.ndarray, limit: int, scores: np.ndarray | None = None
@@ -294,4 +294,4 @@ class VectorIndex:
         catalog order. `scores`: every similarity, when they were computed already."""
         if scores is None:
             return self.query(query_vector, limit).hits
-        return _top(scores, limit)
+        return top_values(scores, limit)

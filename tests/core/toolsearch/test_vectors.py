@@ -24,7 +24,7 @@ from routescope.toolsearch import (
     why_not,
 )
 from routescope.toolsearch._int8_scan import _Int8Scan
-from routescope.toolsearch._vector_scores import _cosines
+from routescope.toolsearch._vector_scores import cosine_scores
 from routescope.toolsearch._vectors import QUANTISED_FROM, VectorIndex, VectorScores
 from tests.core.toolsearch.test_cache import VECTOR_CORRUPTIONS, HashEmbedder
 
@@ -58,7 +58,7 @@ def _exact(matrix: np.ndarray) -> VectorIndex:
 def _reference(index: VectorIndex, query: np.ndarray, limit: int) -> list[tuple[int, float]]:
     """The `limit` best of every cosine computed as the int8 search rescores (row by row):
     what it must return, to the bit."""
-    values = _cosines(index.matrix, query.astype(np.float32))
+    values = cosine_scores(index.matrix, query.astype(np.float32))
     order = sorted(range(len(values)), key=lambda i: (-float(values[i]), i))[:limit]
     return [(i, float(values[i])) for i in order]
 
@@ -125,7 +125,7 @@ def test_the_bound_holds_for_any_vectors(
     estimated = scan.estimate(query)
     assert estimated is not None
     values, bound = estimated
-    exact = _cosines(index.matrix, query)
+    exact = cosine_scores(index.matrix, query)
     assert np.all(np.abs(values.astype(np.float64) - exact) <= bound)
     assert index.query(query, limit).hits == _reference(index, query, limit)
 
@@ -136,7 +136,7 @@ def test_every_cosine_read_is_exact_and_kept() -> None:
     matrix = _clustered(rng, 2_500, 96)
     int8 = _int8(matrix)
     query = _unit(rng.standard_normal(96))
-    exact = _cosines(int8.matrix, query)
+    exact = cosine_scores(int8.matrix, query)
     scores = int8.query(query, 20)
     assert len(scores) == 2_500 and 0 < scores.bound < 0.05
     before = scores.rescored
