@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     from ._errors import EmbedderError as EmbedderError
     from ._errors import HistoryError as HistoryError
     from ._errors import InputError as InputError
+    from ._errors import LabelsError as LabelsError
     from ._errors import OfflineIndexError as OfflineIndexError
     from ._errors import RecordError as RecordError
     from ._errors import ResearchConfigError as ResearchConfigError

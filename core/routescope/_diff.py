@@ -19,14 +19,26 @@ from typing import Any
 
 __all__ = [
     "DISPLAY_CHARS",
+    "MATCHERS",
     "MAX_PATH_STEPS",
     "MISSING",
     "FieldDiff",
     "contains_missing",
+    "is_matcher",
     "parse_path",
     "preview",
     "resolve",
 ]
+
+MATCHERS = ("equals", "contains", "not_contains", "in", "matches", "len", "any_startswith")
+"""The tolerant expectations of a suite: `{contains: …}` and the like."""
+
+
+def is_matcher(value: object) -> bool:
+    """A tolerant expectation: a mapping with one key that names a matcher. Anything else is
+    an exact (golden) value."""
+    return isinstance(value, dict) and len(value) == 1 and next(iter(value)) in MATCHERS
+
 
 MAX_PATH_STEPS = 64
 """No result is nested this deep; a longer path is a mistake (and would recurse that deep)."""

@@ -12,7 +12,8 @@ RoutescopeError            every message is one line a user can act on
  ├── OfflineIndexError     the offline research index can be neither opened nor built
  ├── HistoryError          the history store or a session file cannot be used
  ├── BatchError            a batch cannot start or go on (its inputs, output or engine)
- └── ResultsError          a batch results file cannot be read, or a line of it is not a result
+ ├── ResultsError          a batch results file cannot be read, or a line of it is not a result
+ └── LabelsError           a labelled set cannot be read, or a case of it has a bad label
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ __all__ = [
     "EmbedderError",
     "HistoryError",
     "InputError",
+    "LabelsError",
     "OfflineIndexError",
     "RecordError",
     "ResearchConfigError",
@@ -40,6 +42,7 @@ __all__ = [
     "describe",
     "dotted",
     "one_line",
+    "quoted",
 ]
 
 Location = tuple[int | str, ...]
@@ -59,6 +62,20 @@ def one_line(text: object, limit: int | None = None, *, collapse: bool = False) 
     if limit is not None and len(message) > limit:
         message = message[: limit - 1] + "…"
     return message
+
+
+_QUOTED_CHARS = 80
+
+
+def quoted(text: object, *, quote: bool = True, limit: int = _QUOTED_CHARS) -> str:
+    """A user's key or id in a message: quoted (an id only when it needs it), control
+    characters escaped, at most about 80 characters (so the message stays one short line)."""
+    value = str(text)
+    simple = value.isprintable() and value == value.strip() and 0 < len(value) <= limit
+    if simple and not quote:
+        return value
+    shown = repr(value[:limit])
+    return shown + ("…" if len(value) > limit else "")
 
 
 class RoutescopeError(Exception):
@@ -116,6 +133,11 @@ class BatchError(RoutescopeError):
 class ResultsError(RoutescopeError):
     """A results file cannot be read, or a line of it is not a routed prompt; the message names
     the file and the line."""
+
+
+class LabelsError(RoutescopeError):
+    """A labelled set cannot be read, or one of its cases has a label that is not one the
+    labelling guide defines; the message names the file, the line and the label."""
 
 
 def dotted(loc: Location) -> str:

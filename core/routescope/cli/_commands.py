@@ -28,7 +28,7 @@ if TYPE_CHECKING:
 # Each command imports what only it needs when it runs: `decide` never loads the strategy
 # router or the linter, and no command but those that rank tools loads the engine.
 
-__all__ = ["COMMANDS"]
+__all__ = ["COMMANDS", "catalog_tools"]
 
 
 _MAX_STDIN_BYTES = 4 * MAX_INPUT_CHARS
@@ -64,7 +64,7 @@ _MAX_PROBLEMS_SHOWN = 20
 _PROGRESS_FROM_TOOLS = 500
 
 
-def _tools(path: str | None) -> tuple[CatalogRef, ToolSearch]:
+def catalog_tools(path: str | None) -> tuple[CatalogRef, ToolSearch]:
     """A catalog loaded once: its reference for the request, its engine for the search. Skills
     and records that were skipped are reported on stderr, one line each."""
     from ..toolsearch import load_catalog
@@ -123,7 +123,7 @@ def _cmd_inspect(args: argparse.Namespace) -> int:
     # JSON holds every router, the sample catalog's ranking included; text mode ranks tools
     # only for a catalog named on the command line.
     wants_tools = not args.no_tools and (args.json or args.catalog is not None)
-    catalog, tools = _tools(args.catalog) if wants_tools else (None, None)
+    catalog, tools = catalog_tools(args.catalog) if wants_tools else (None, None)
     request = Request.build(
         _read_text(args.text),
         today=_parse_today(args.today),
@@ -175,7 +175,7 @@ def _cmd_tools(args: argparse.Namespace) -> int:
     if args.text is None and not args.eval:
         raise UsageError("give a TEXT to search for, or --eval SUITE")
     suite = load_suite(args.eval) if args.eval else None
-    catalog, search = _tools(args.catalog)
+    catalog, search = catalog_tools(args.catalog)
     if suite is not None:
         rows = evaluate(suite, search)
         _report(search)
@@ -236,6 +236,12 @@ def _cmd_regress(args: argparse.Namespace) -> int:
             for case_id, path in skipped:
                 _write(escape(f"not accepted: case {case_id}: {path} is not in the result"))
     return 0 if all(r.failed == 0 for r in results) else 1
+
+
+def _cmd_score(args: argparse.Namespace) -> int:
+    from ._judge import cmd_score
+
+    return cmd_score(args)
 
 
 def _cmd_schema(args: argparse.Namespace) -> int:
@@ -366,6 +372,7 @@ COMMANDS = {
     "decide": _cmd_decide,
     "tools": _cmd_tools,
     "regress": _cmd_regress,
+    "score": _cmd_score,
     "research": _cmd_research,
     "batch": _cmd_batch,
     "schema": _cmd_schema,

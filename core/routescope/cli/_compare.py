@@ -69,18 +69,18 @@ def cmd_compare(args: argparse.Namespace) -> int:
 def _compare_prompts(args: argparse.Namespace, texts: list[str]) -> Comparison:
     from .._input import validate_text
     from ..compare import compare_requests
-    from ._commands import _parse_today, _read_text, _report, _tools
+    from ._commands import _parse_today, _read_text, _report, catalog_tools
 
     prompts = [validate_text(_read_text(text)) for text in texts]
     today = _parse_today(args.today)
     ranks = args.catalog is not None or args.catalog_b is not None
     catalog_a = tools_a = catalog_b = tools_b = None
     if ranks:
-        catalog_a, tools_a = _tools(args.catalog)
+        catalog_a, tools_a = catalog_tools(args.catalog)
         if args.catalog_b is None or args.catalog_b == args.catalog:
             catalog_b, tools_b = catalog_a, tools_a
         else:
-            catalog_b, tools_b = _tools(args.catalog_b)
+            catalog_b, tools_b = catalog_tools(args.catalog_b)
     request_a = Request.build(
         prompts[0], today=today, rules=args.rules, context=args.context, catalog=catalog_a
     )

@@ -129,6 +129,21 @@ def build_parser() -> argparse.ArgumentParser:
         "--update", action="store_true", help="accept current results as the new goldens"
     )
 
+    score = commands.add_parser(
+        "score",
+        help="how right a rule pack is on a labelled set or suite: per-flag precision, recall, "
+        "F1, macro-F1, the strategy confusion, place and entity accuracy",
+    )
+    score.add_argument(
+        "file", metavar="FILE", help="a labelled set (.jsonl, .csv) or a suite (.yaml)"
+    )
+    score.add_argument("--rules", metavar="FILE", help="a TOML rule pack (default: built-in)")
+    score.add_argument("--catalog", metavar="PATH", help="score `top_tool` labels on this catalog")
+    score.add_argument("--json", action="store_true", help="print one JSON object")
+    score.add_argument(
+        "--misses", type=int, default=10, metavar="N", help="wrong decisions to list (default 10)"
+    )
+
     research = commands.add_parser(
         "research", help="research a goal on the web in a few scored attempts"
     )

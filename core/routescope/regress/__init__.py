@@ -9,6 +9,7 @@ from .._lazy import lazy_face
 if TYPE_CHECKING:
     from .._diff import FieldDiff as FieldDiff
     from ._append import append_case as append_case
+    from ._checks import is_matcher as is_matcher
     from ._goldens import GoldenUpdate as GoldenUpdate
     from ._goldens import accept_goldens as accept_goldens
     from ._goldens import skipped_goldens as skipped_goldens

@@ -32,12 +32,12 @@ from .._diff import preview, resolve
 from .._errors import RoutescopeError, SuiteError, describe, one_line
 from .._files import read_bytes, replace_file
 from .._request import CatalogRef, Request, RulesRef
+from .._yaml import compose_yaml, read_yaml
 from ..toolsearch import SearchSettings
 from ._goldens import _end, _value_node, _write_atomically
 from ._messages import _label, _where
 from ._run import _ROOTS, run_case
 from ._suite import MAX_SUITE_BYTES, SUITE_TODAY, Case, Router, Suite
-from ._yaml_read import compose_yaml, read_yaml
 from ._yaml_write import _key, _plain_ok, _render, _same, _string
 
 if TYPE_CHECKING:

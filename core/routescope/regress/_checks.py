@@ -9,6 +9,8 @@ import re
 import warnings
 from typing import Any
 
+from .._diff import MATCHERS, is_matcher
+
 __all__ = [
     "MATCHERS",
     "MATCH_TIMEOUT_S",
@@ -18,17 +20,10 @@ __all__ = [
     "regex_module",
 ]
 
-MATCHERS = ("equals", "contains", "not_contains", "in", "matches", "len", "any_startswith")
 MAX_PATTERN_CHARS = 1_000
 """The longest `{matches: …}` pattern."""
 MATCH_TIMEOUT_S = 1.0
 """How long one `{matches: …}` may search one value before the run stops with a SuiteError."""
-
-
-def is_matcher(value: object) -> bool:
-    """A tolerant expectation: a mapping with one key that names a matcher. Anything else is
-    an exact (golden) value."""
-    return isinstance(value, dict) and len(value) == 1 and next(iter(value)) in MATCHERS
 
 
 def _check_operand(name: str, operand: Any) -> None:

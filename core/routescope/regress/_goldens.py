@@ -16,11 +16,11 @@ from ruamel.yaml.nodes import CollectionNode, MappingNode, Node, ScalarNode, Seq
 from .._diff import FieldDiff, contains_missing
 from .._errors import SuiteError, one_line
 from .._files import OwnerNotKeptError, TemporaryFileError, read_bytes, replace_file
+from .._yaml import compose_yaml, read_yaml
 from ._checks import is_matcher
 from ._messages import _error
 from ._run import SuiteResult
 from ._suite import MAX_SUITE_BYTES, Suite
-from ._yaml_read import compose_yaml, read_yaml
 from ._yaml_write import _render, _same
 
 __all__ = [

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from .._errors import SuiteError, one_line
+from .._errors import quoted as _label
 
 __all__ = ["_error", "_label", "_where"]
 
@@ -12,20 +13,6 @@ __all__ = ["_error", "_label", "_where"]
 def _error(message: str) -> SuiteError:
     """A SuiteError whose message is one line, whatever keys and ids it quotes."""
     return SuiteError(one_line(message))
-
-
-_LABEL_CHARS = 80
-
-
-def _label(text: object, *, quote: bool = True, limit: int = _LABEL_CHARS) -> str:
-    """A user's key or id in a message: quoted (an id only when it needs it), control
-    characters escaped, at most about 80 characters (so the message stays one short line)."""
-    value = str(text)
-    simple = value.isprintable() and value == value.strip() and 0 < len(value) <= limit
-    if simple and not quote:
-        return value
-    shown = repr(value[:limit])
-    return shown + ("…" if len(value) > limit else "")
 
 
 def _where(loc: tuple[int | str, ...], data: dict[str, Any]) -> str:

@@ -22,7 +22,7 @@ the file and the place, never a crash or a hang halfway through a run: the file 
 size limit, YAML nesting and alias expansion are bounded (no billion laughs, no self-reference),
 impossible dates and numbers name their line, every expectation path must parse, every matcher's
 operand must fit the matcher, and `{matches: …}` patterns must compile and may not nest
-quantifiers (they run under a deadline too, see `_run.py`). The YAML is read by `_yaml_read`,
+quantifiers (they run under a deadline too, see `_run.py`). The YAML is read by `routescope._yaml`,
 the expectations checked by `_checks`.
 """
 
@@ -32,17 +32,25 @@ import datetime as dt
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+)
 
 from .._diff import parse_path
 from .._errors import InputError, SuiteError, describe, dotted, one_line
 from .._files import MB, read_text
 from .._input import validate_text
 from .._request import CatalogRef, Request, RulesRef
+from .._yaml import read_yaml
 from ..contract import RouterContext
 from ._checks import _check_operand, is_matcher
 from ._messages import _label, _where
-from ._yaml_read import read_yaml
 
 __all__ = ["MAX_SUITE_BYTES", "SUITE_TODAY", "Case", "Suite", "SuiteError", "load_suite"]
 
@@ -63,7 +71,9 @@ class Case(_Model):
     today: dt.date | None = None
     context: dict[str, Any] | None = None
     rules: str | None = None
-    expect: dict[str, Any] = Field(min_length=1)
+    labels: dict[str, Any] | None = None
+    """What a correct decision is, in the labelling guide's keys (`routescope score` reads it)."""
+    expect: dict[str, Any] = Field(None, validate_default=True)
 
     @field_validator("prompt")
     @classmethod
@@ -82,6 +92,26 @@ class Case(_Model):
             except ValidationError as exc:
                 raise ValueError(describe(exc)) from None
         return context
+
+    @field_validator("labels")
+    @classmethod
+    def _valid_labels(cls, labels: dict[str, Any] | None) -> dict[str, Any] | None:
+        if labels is not None:
+            from ..judge import labels_from_mapping
+
+            labels_from_mapping(labels)
+        return labels
+
+    @field_validator("expect", mode="before")
+    @classmethod
+    def _expect_or_labels(cls, expect: object, info: ValidationInfo) -> object:
+        if expect is None:
+            if info.data.get("labels"):
+                return {}  # a labelled case: `routescope score` checks it
+            raise ValueError("Field required (or give `labels`: what a right decision is)")
+        if isinstance(expect, dict) and not expect:
+            raise ValueError("no expectation: name a field of the result and its value")
+        return expect
 
     @field_validator("expect")
     @classmethod

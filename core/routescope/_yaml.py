@@ -1,5 +1,6 @@
-"""Reading a suite's YAML safely: bounded nesting and alias expansion, checked on the node tree
-before anything is built, and every failure one `SuiteError` line with its place."""
+"""Reading a suite's YAML safely (a regression suite, a labelled set kept as a suite): bounded
+nesting and alias expansion, checked on the node tree before anything is built, and every
+failure one `SuiteError` line with its place."""
 
 from __future__ import annotations
 
@@ -13,8 +14,7 @@ from ruamel.yaml.constructor import SafeConstructor
 from ruamel.yaml.error import YAMLError
 from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
-from .._errors import SuiteError, one_line
-from ._messages import _label
+from ._errors import SuiteError, one_line, quoted
 
 __all__ = ["ALIAS_BUDGET", "MAX_DEPTH", "compose_yaml", "read_yaml"]
 
@@ -57,7 +57,7 @@ def read_yaml(text: str, path: Path) -> Any:
     except _ValueError as exc:
         line = exc.node.start_mark.line + 1
         value = exc.node.value if isinstance(exc.node, ScalarNode) else None
-        what = _label(value, limit=40) if isinstance(value, str) else "a value"
+        what = quoted(value, limit=40) if isinstance(value, str) else "a value"
         reason = str(exc).split(";")[0]  # not Python's advice on int_max_str_digits
         raise SuiteError(one_line(f"{path}:{line}: {what} is not valid: {reason}")) from None
     except YAMLError as exc:

@@ -1,0 +1,115 @@
+"""`routescope score`: how good a rule pack is on a labelled set or a suite."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import TYPE_CHECKING
+
+from .._request import Request
+from ._terminal import escape
+
+if TYPE_CHECKING:
+    from ..judge import Scorecard, SetScore
+
+__all__ = ["cmd_score", "scorecard_text"]
+
+
+def cmd_score(args: argparse.Namespace) -> int:
+    from ..judge import read_labelled, score_set
+
+    rules = Request.build("-", rules=args.rules).rules.load()
+    cases = read_labelled(args.file)
+    tools = None
+    if args.catalog is not None:
+        from ._commands import catalog_tools
+
+        _, tools = catalog_tools(args.catalog)
+    result = score_set(cases, rules, tools)
+    if args.json:
+        print(json.dumps(result.to_json(), indent=2, ensure_ascii=False))
+    else:
+        for line in scorecard_text(result, misses=args.misses).splitlines():
+            print(escape(line))
+    return 0
+
+
+def _number(value: float | None) -> str:
+    return "  —  " if value is None else f"{value:5.3f}"
+
+
+def _card_lines(card: Scorecard) -> list[str]:
+    lines = [f"  {'flag':<16} {'prec':>5} {'rec':>5} {'F1':>5}   tp   fp   fn   labelled"]
+    for name, flag in card.flags.items():
+        if not flag.labelled:
+            continue
+        lines.append(
+            f"  {name:<16} {_number(flag.precision)} {_number(flag.recall)} {_number(flag.f1)} "
+            f"{len(flag.tp):4} {len(flag.fp):4} {len(flag.fn):4}   {flag.labelled}"
+        )
+    lines.append(f"  macro-F1 {_number(card.macro_f1)}")
+    figures = [
+        ("strategy accuracy", card.strategy.accuracy, card.strategy.labelled),
+        ("place-hint accuracy", card.place.accuracy, len(card.place.right) + len(card.place.wrong)),
+        (
+            "no place where none named",
+            card.place_spurious.accuracy,
+            len(card.place_spurious.right) + len(card.place_spurious.wrong),
+        ),
+        ("linter-class accuracy", card.linter.accuracy, card.linter.labelled),
+        ("agent accuracy", card.agent.accuracy, len(card.agent.right) + len(card.agent.wrong)),
+        ("mode accuracy", card.mode.accuracy, len(card.mode.right) + len(card.mode.wrong)),
+        (
+            "top-tool accuracy",
+            card.top_tool.accuracy,
+            len(card.top_tool.right) + len(card.top_tool.wrong),
+        ),
+    ]
+    for label, value, count in figures:
+        if count:
+            lines.append(f"  {label} {_number(value)}  ({count} labelled)")
+    entities = card.entities
+    if entities.cases:
+        lines.append(
+            f"  entities precision {_number(entities.precision)}  "
+            f"recall {_number(entities.recall)}  ({entities.cases} labelled)"
+        )
+    if card.strategy.labelled:
+        lines.extend(_confusion_lines(card))
+    return lines
+
+
+def _confusion_lines(card: Scorecard) -> list[str]:
+    classes = ("general", "local", "tech")
+    lines = ["  strategy: labelled ↓ decided →   " + " ".join(f"{c:>8}" for c in classes)]
+    for expected in classes:
+        counts = [len(card.strategy.cells.get((expected, got), [])) for got in classes]
+        lines.append(f"  {expected:>30}   " + " ".join(f"{n:8}" for n in counts))
+    return lines
+
+
+def scorecard_text(result: SetScore, *, misses: int = 10) -> str:
+    """The scorecard as a terminal shows it: the whole set, each part, the first misses."""
+    whole = result.whole
+    lines = [f"pack {result.pack}: {whole.cases} labelled case(s)"]
+    lines.extend(_card_lines(whole))
+    for name, card in result.parts.items():
+        lines.append(f"part {name}: {card.cases} case(s)")
+        lines.extend(_card_lines(card))
+    if whole.misses and misses:
+        lines.append(
+            f"wrong decisions ({len(whole.misses)}; the first {min(misses, len(whole.misses))}):"
+        )
+        for miss in whole.misses[:misses]:
+            why = "; ".join(
+                f"{e.rule} @{e.start}–{e.end} {e.text!r}"
+                if e.end > e.start
+                else f"{e.rule}: {e.text}"
+                for e in miss.evidence[:3]
+            )
+            lines.append(
+                f"  {miss.case} · {miss.field}: expected {miss.expected!r}, got {miss.got!r}"
+                + (f" — {why}" if why else " — no rule fired")
+            )
+            lines.append(f"      {miss.prompt[:120]!r}")
+    return "\n".join(lines)

@@ -1,0 +1,29 @@
+"""Judgments: labelled cases (what a correct decision is, per the labelling guide), the metrics
+of a rule pack on them, and the pack edits their errors suggest."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from .._lazy import lazy_face
+
+if TYPE_CHECKING:
+    from ._labels import LABEL_KEYS as LABEL_KEYS
+    from ._labels import LabelledCase as LabelledCase
+    from ._labels import Labels as Labels
+    from ._labels import labels_from_mapping as labels_from_mapping
+    from ._labels import normal_form as normal_form
+    from ._metrics import Confusion as Confusion
+    from ._metrics import FlagScore as FlagScore
+    from ._metrics import Miss as Miss
+    from ._metrics import Scorecard as Scorecard
+    from ._metrics import SetScore as SetScore
+    from ._metrics import score as score
+    from ._predict import Evidence as Evidence
+    from ._predict import Prediction as Prediction
+    from ._predict import predict as predict
+    from ._read import read_labelled as read_labelled
+    from ._score import predict_all as predict_all
+    from ._score import score_set as score_set
+
+__getattr__, __dir__, __all__ = lazy_face(__name__)

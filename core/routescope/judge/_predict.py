@@ -1,0 +1,89 @@
+"""What a rule pack decides about a labelled case, with the evidence behind each field: the
+rule and the span that fired, so a wrong decision shows why it was made."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from .._stages import run_stages
+from ..rules import INTENTS, IntentName, RulePack
+from ._labels import LabelledCase, Strategy
+
+if TYPE_CHECKING:
+    from ..toolsearch import ToolSearch
+
+__all__ = ["Evidence", "Prediction", "predict"]
+
+
+@dataclass(frozen=True, slots=True)
+class Evidence:
+    """One reason for a decision: the rule that fired and the words it fired on."""
+
+    rule: str
+    text: str
+    start: int
+    end: int
+
+    def to_json(self) -> dict[str, object]:
+        return {"rule": self.rule, "text": self.text, "start": self.start, "end": self.end}
+
+
+@dataclass(frozen=True, slots=True)
+class Prediction:
+    """The decided value of each field a label can check, and the evidence of each."""
+
+    flags: dict[IntentName, bool]
+    strategy: Strategy
+    strategy_rule: str
+    place_hint: str | None
+    entities: tuple[str, ...]
+    linter_class: str
+    agent: str | None
+    mode: str | None
+    top_tool: str | None
+    ranked_tools: bool
+    """Whether the tool search ran (a `top_tool` label is scored only then)."""
+    evidence: dict[str, tuple[Evidence, ...]]
+    """By field: `local`…, `place_hint`, `entities`, `strategy`, `linter_class`."""
+
+
+def predict(case: LabelledCase, rules: RulePack, tools: ToolSearch | None = None) -> Prediction:
+    """Run the routers on the case (lean: the evidence of the fields scored is kept)."""
+    from ..contract import RouterContext
+
+    context = RouterContext.model_validate(case.context) if case.context else None
+    stages = run_stages(case.prompt, case.today, rules, context, tools, lean=True)
+    found = stages.context
+    evidence: dict[str, list[Evidence]] = {name: [] for name in INTENTS}
+    for match in found.intent_matches:
+        evidence[match.intent].append(
+            Evidence(
+                f'{match.intent} keyword "{match.keyword}"', match.text, match.start, match.end
+            )
+        )
+    place = found.entities.place
+    if place is not None:
+        evidence["place_hint"] = [Evidence(place.rule, place.text, place.start, place.end)]
+    evidence["entities"] = [
+        Evidence(item.reason, item.text, item.start, item.end) for item in found.entities.details
+    ]
+    evidence["strategy"] = [Evidence(stages.strategy.rule, stages.strategy.reason, 0, 0)]
+    evidence["linter_class"] = [
+        Evidence(stages.lint.classification.rule, stages.lint.query, 0, len(stages.lint.query))
+    ]
+    intent = found.intent
+    ranked = stages.tools.results if stages.tools is not None else []
+    return Prediction(
+        flags={name: bool(getattr(intent, name)) for name in INTENTS},
+        strategy=stages.strategy.strategy,
+        strategy_rule=stages.strategy.rule,
+        place_hint=found.entities.place_hint,
+        entities=tuple(found.entities.candidates),
+        linter_class=str(stages.lint.query_class),
+        agent=stages.decision.agent if stages.decision else None,
+        mode=stages.decision.mode if stages.decision else None,
+        top_tool=ranked[0].tool_name if ranked else None,
+        ranked_tools=stages.tools is not None,
+        evidence={k: tuple(v) for k, v in evidence.items()},
+    )
