@@ -10,11 +10,11 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 
 $(VENV)/.gui-installed: pyproject.toml | $(BIN)/python
-	$(PIP) install -e '.[gui,semantic,research,batch]'
+	$(PIP) install -e '.[gui,semantic,research,batch,places]'
 	touch $@
 
 $(VENV)/.dev-installed: pyproject.toml | $(BIN)/python
-	$(PIP) install -e '.[gui,semantic,research,batch,dev]'
+	$(PIP) install -e '.[gui,semantic,research,batch,places,dev]'
 	touch $@ $(VENV)/.gui-installed
 
 run: $(VENV)/.gui-installed

@@ -65,7 +65,7 @@ def run_stages(
     steps. The batch and the counterfactuals run lean; both outcomes are equal."""
     clock = time.perf_counter_ns
     t0 = clock()
-    query_context = extract(text, rules)
+    query_context = extract(text, rules, today)
     t1 = clock()
     chosen = route(query_context)
     t2 = clock()

@@ -35,8 +35,25 @@ class IntentRules(Strict):
     troubleshooting: list[str]
     time_sensitive: list[str]
     year_is_time_sensitive: bool = True
+    year_window: tuple[int, int] | None = None
+    """Only years from `today`'s year + the first to + the second count ([-1, 1]); None: any
+    year from 1900 to 2099, as the seed says."""
+    exceptions: dict[IntentName, list[str]] = {}
+    """Phrases inside which a keyword of that intent does not count (`state of`, `post review`)."""
 
     _clean = field_validator(*INTENTS)(clean_phrases)
+
+    @field_validator("exceptions")
+    @classmethod
+    def _clean_exceptions(cls, value: dict[IntentName, list[str]]) -> dict[IntentName, list[str]]:
+        return {name: clean_phrases(phrases) for name, phrases in value.items()}
+
+    @field_validator("year_window")
+    @classmethod
+    def _ordered(cls, value: tuple[int, int] | None) -> tuple[int, int] | None:
+        if value is not None and not -100 <= value[0] <= value[1] <= 100:
+            raise ValueError("must be [from, to] years around today, from <= to, within 100")
+        return value
 
     def keywords(self) -> dict[IntentName, list[str]]:
         """Keyword lists by intent name, in the fixed intent order."""
@@ -45,6 +62,8 @@ class IntentRules(Strict):
 
 class EntityWeights(Strict):
     openclaw: float = 6.0
+    known: float = 5.0
+    place: float = 3.0
     camel_case: float = 5.0
     url: float = 4.0
     domain: float = 4.0
@@ -56,10 +75,16 @@ class EntityWeights(Strict):
 class EntityRules(Strict):
     max_candidates: int = Field(6, ge=1, le=50)
     sentence_start_stopwords: list[str] = []
+    stopwords: list[str] = []
+    """Words never an entity, wherever they stand (`DD`, `YYYY`, `Today`)."""
+    known: list[str] = []
+    """Names that are entities in any case ("fastapi", "excel"), shown as the pack writes them."""
     phrase_connectors: list[str] = []
     weights: EntityWeights = EntityWeights()
 
-    _clean = field_validator("sentence_start_stopwords", "phrase_connectors")(clean_phrases)
+    _clean = field_validator("sentence_start_stopwords", "stopwords", "known", "phrase_connectors")(
+        clean_phrases
+    )
 
 
 class PlaceRules(Strict):
@@ -67,9 +92,21 @@ class PlaceRules(Strict):
     gazetteer_prepositions: list[str] = ["in"]
     gazetteer: list[str] = []
     local_intent_prepositions: list[str] = ["near", "around"]
+    lowercase: bool = False
+    """Also find places written in lower case after a preposition ("in fremont ca"), from the
+    gazetteer (the seed takes places from capitals only)."""
+    geonames: bool = False
+    """The gazetteer also holds GeoNames' places (the `places` extra): countries, US states,
+    cities of 100,000 people or more, and any US city of 15,000 when its state follows."""
+    not_places: list[str] = []
+    """Words never read as a lower-case place ("reading", "mobile")."""
 
     _clean = field_validator(
-        "always_prepositions", "gazetteer_prepositions", "gazetteer", "local_intent_prepositions"
+        "always_prepositions",
+        "gazetteer_prepositions",
+        "gazetteer",
+        "local_intent_prepositions",
+        "not_places",
     )(clean_phrases)
 
 

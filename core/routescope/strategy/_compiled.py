@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from .._phrases import PhraseSet, is_word_char, key, lowered_or_none, phrase_pattern
 from ..rules import IntentName, RulePack
+from ._places import GeoNames, geonames
 
 __all__ = [
     "UPPER",
@@ -62,6 +63,16 @@ class CompiledRules:
     local_strip: PhraseSet
     safety: PhraseSet
     banned: PhraseSet
+    exceptions: PhraseSet
+    exception_intents: dict[str, tuple[IntentName, ...]]
+    """Intents each exception phrase suspends a keyword of."""
+    entity_stopwords: frozenset[str]
+    known: PhraseSet
+    lower_places: dict[str, str] | None
+    """Lower-case place name → what it is; None unless the pack finds lower-case places."""
+    lower_place_start: re.Pattern[str] | None
+    """A preposition and the white space after it, where a lower-case place may start."""
+    geonames: GeoNames | None
 
 
 def compile_rules(rules: RulePack) -> CompiledRules:
@@ -69,10 +80,22 @@ def compile_rules(rules: RulePack) -> CompiledRules:
     return rules.derived(_compile)
 
 
+def _places(rules: RulePack, names: GeoNames | None) -> dict[str, str]:
+    """The pack's gazetteer, GeoNames' places when it asks for them, less its `not_places`."""
+    places = dict(names.places) if names is not None else {}
+    places.update((key(place), "gazetteer") for place in rules.place.gazetteer)
+    for word in rules.place.not_places:
+        places.pop(key(word), None)
+    return places
+
+
 def _compile(rules: RulePack) -> CompiledRules:
     connectors = "|".join(re.escape(c) for c in rules.entities.phrase_connectors) or "(?!)"
     prepositions = rules.place.always_prepositions + rules.place.gazetteer_prepositions
     preposition_alternation = "|".join(phrase_pattern(key(p)) for p in prepositions) or "(?!)"
+    names = geonames() if rules.place.geonames else None
+    places = _places(rules, names)
+    exceptions = rules.intents.exceptions
     return CompiledRules(
         rules=rules,
         keywords=PhraseSet([t for terms in rules.intents.keywords().values() for t in terms]),
@@ -86,8 +109,8 @@ def _compile(rules: RulePack) -> CompiledRules:
         preposition_words=tuple(p.lower().split()[-1] for p in prepositions),
         always_prepositions=frozenset(key(p) for p in rules.place.always_prepositions),
         local_prepositions=frozenset(key(p) for p in rules.place.local_intent_prepositions),
-        gazetteer=frozenset(key(p) for p in rules.place.gazetteer),
-        gazetteer_words=max((len(p.split()) for p in rules.place.gazetteer), default=0),
+        gazetteer=frozenset(places),
+        gazetteer_words=max((len(p.split()) for p in places), default=0),
         stopwords=frozenset(key(w) for w in rules.entities.sentence_start_stopwords),
         connectors=frozenset(key(c) for c in rules.entities.phrase_connectors),
         openclaw=re.compile(re.escape(rules.openclaw.pattern), re.IGNORECASE),
@@ -97,4 +120,13 @@ def _compile(rules: RulePack) -> CompiledRules:
         local_strip=PhraseSet(rules.packs.local.strip_from_goal),
         safety=PhraseSet(rules.packs.tech.safety_keywords),
         banned=PhraseSet(rules.sanitize.banned_modifiers),
+        exceptions=PhraseSet([p for phrases in exceptions.values() for p in phrases]),
+        exception_intents=_keyword_intents(dict(exceptions)),
+        entity_stopwords=frozenset(key(w) for w in rules.entities.stopwords),
+        known=PhraseSet(rules.entities.known),
+        lower_places=places if rules.place.lowercase else None,
+        lower_place_start=re.compile(rf"(?<!\w)(?:{preposition_alternation})[ \t]++", re.IGNORECASE)
+        if rules.place.lowercase
+        else None,
+        geonames=names,
     )

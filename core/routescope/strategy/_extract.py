@@ -6,6 +6,7 @@ in place; only the goal and the queries are whitespace-normalised.
 
 from __future__ import annotations
 
+import datetime as dt
 import itertools
 import re
 from collections.abc import Iterator
@@ -85,16 +86,45 @@ class _Evidence:
         )
 
 
-def _intents(text: str, lowered: str | None, compiled: CompiledRules) -> _Evidence:
+def _intents(
+    text: str, lowered: str | None, compiled: CompiledRules, today: dt.date | None
+) -> _Evidence:
     evidence = _Evidence()
     intents_of = compiled.keyword_intents
+    suspended = _suspended(text, lowered, compiled)
     for phrase, spans in compiled.keywords.found(text, lowered):
         for intent in intents_of[phrase.text]:
-            evidence.add_all(intent, phrase.text, text, spans)
-    if compiled.rules.intents.year_is_time_sensitive:
-        years = [m.span() for m in _YEAR.finditer(text) if not _after_word(text, m.start())]
-        evidence.add_all("time_sensitive", "4-digit year", text, years)
+            kept = spans
+            if intent in suspended:
+                kept = [span for span in spans if not _inside(span, suspended[intent])]
+            evidence.add_all(intent, phrase.text, text, kept)
+    rules = compiled.rules.intents
+    if rules.year_is_time_sensitive:
+        years = [m for m in _YEAR.finditer(text) if not _after_word(text, m.start())]
+        label = "4-digit year"
+        if rules.year_window is not None and today is not None:
+            low, high = today.year + rules.year_window[0], today.year + rules.year_window[1]
+            years = [m for m in years if low <= int(m.group()) <= high]
+            label = f"year {low}–{high}" if low != high else f"year {low}"
+        evidence.add_all("time_sensitive", label, text, [m.span() for m in years])
     return evidence
+
+
+def _suspended(
+    text: str, lowered: str | None, compiled: CompiledRules
+) -> dict[IntentName, list[tuple[int, int]]]:
+    """The spans of the pack's exception phrases, by the intent whose keywords they suspend."""
+    if not compiled.exceptions:
+        return {}
+    spans: dict[IntentName, list[tuple[int, int]]] = {}
+    for phrase, found in compiled.exceptions.found(text, lowered):
+        for intent in compiled.exception_intents[phrase.text]:
+            spans.setdefault(intent, []).extend(found)
+    return spans
+
+
+def _inside(span: tuple[int, int], spans: list[tuple[int, int]]) -> bool:
+    return any(start <= span[0] and span[1] <= end for start, end in spans)
 
 
 def _classify(word_text: str, words: int) -> EntityKind:
@@ -117,6 +147,8 @@ _REASONS: dict[EntityKind, str] = {
     "openclaw": "explicit OpenClaw mention",
     "url": "URL",
     "domain": "domain name",
+    "known": "a name the pack knows",
+    "place": "a place",
 }
 
 
@@ -134,9 +166,16 @@ def _split_run(
     for word_match in _WORD.finditer(text, start, end):
         word = key(word_match.group())
         pronoun = _is_pronoun(word_match.group())
-        if pronoun or (leading and word in compiled.stopwords):
+        never = word in compiled.entity_stopwords
+        if pronoun or never or (leading and word in compiled.stopwords):
             if len(dropped) < MAX_MATCHES_PER_INTENT:
-                why = "pronoun" if pronoun else "sentence-start common word"
+                why = (
+                    "pronoun"
+                    if pronoun
+                    else "entity stopword"
+                    if never
+                    else ("sentence-start common word")
+                )
                 dropped.append(f"{word_match.group()!r} @{word_match.start()}: {why}")
             yield from _trimmed(text, part, compiled)
             part = []
@@ -239,7 +278,7 @@ class _Candidates:
     ) -> bool:
         """Add a candidate unless its text was seen; whether it was added."""
         folded = key(text)
-        if folded in self.seen:
+        if folded in self.seen or folded in self.compiled.entity_stopwords:
             return False
         self.seen.add(folded)
         score = getattr(self.weights, kind) * weight
@@ -293,6 +332,13 @@ def _entities(
             break
     for start, end in _camel_tokens(text):
         candidates.add(text[start:end], "camel_case", start, end, _REASONS["camel_case"])
+    if compiled.known:
+        for _, spans in compiled.known.found(text, lowered_or_none(text)):
+            start, end = spans[0]
+            candidates.add(text[start:end], "known", start, end, _REASONS["known"])
+    if place is not None and place.rule.startswith("lower-case"):
+        start, end = place.start, place.start + len(_before_comma(text[place.start : place.end]))
+        candidates.add(text[start:end], "place", start, end, place.rule)
     processed: set[tuple[str, bool]] = set()
     for run_start, run_end in runs:
         surface = text[run_start:run_end]
@@ -378,6 +424,81 @@ def _longest_known_prefix(name: str, compiled: CompiledRules) -> str:
     return ""
 
 
+_PLACE_WORD = re.compile(r"[^\W\d_][\w'’.\-]*+")
+_PLACE_GAP = re.compile(r"[ \t]*+,[ \t]*+|[ \t]++")
+
+
+def _lower_place(text: str, compiled: CompiledRules) -> PlaceHint | None:
+    """A place written in any case after a preposition ("hair stylist in fremont ca"), from the
+    pack's gazetteer (and GeoNames' when the pack asks): the longest known name wins."""
+    places, starts = compiled.lower_places, compiled.lower_place_start
+    if places is None or starts is None:
+        return None
+    for match in starts.finditer(text):
+        found = _known_place_at(text, match.end(), places, compiled)
+        if found is not None:
+            end, what = found
+            preposition = key(match.group())
+            rule = f'lower-case place after "{preposition}" ({what})'
+            name = " ".join(text[match.end() : end].split())
+            return PlaceHint(name, preposition, match.end(), end, rule, match.start())
+    return None
+
+
+def _place_words(text: str, start: int, count: int) -> list[tuple[int, int]]:
+    words: list[tuple[int, int]] = []
+    position = start
+    while len(words) < count:
+        word = _PLACE_WORD.match(text, position)
+        if word is None:
+            break
+        words.append(word.span())
+        gap = _PLACE_GAP.match(text, word.end())
+        if gap is None:
+            break
+        position = gap.end()
+    return words
+
+
+def _known_place_at(
+    text: str, start: int, places: dict[str, str], compiled: CompiledRules
+) -> tuple[int, str] | None:
+    """(end, what it is) of the longest known place starting at `start`, with the US state that
+    follows a US city ("fremont ca", "Fremont, California")."""
+    words = _place_words(text, start, compiled.gazetteer_words + 2)
+    names = compiled.geonames
+    for count in range(len(words), 0, -1):
+        head = key(" ".join(text[a:b] for a, b in words[:count]))
+        what = places.get(head)
+        us_city = names is not None and head in names.us_cities
+        if what is None and not us_city:
+            continue
+        state_end = _state_after(text, words[count:], compiled) if us_city else None
+        if state_end is not None:
+            return state_end, "US city and state"
+        if what is not None:
+            return words[count - 1][1], what
+    return None
+
+
+def _state_after(text: str, words: list[tuple[int, int]], compiled: CompiledRules) -> int | None:
+    names = compiled.geonames
+    if names is None:
+        return None
+    for count in (2, 1):
+        if (
+            len(words) >= count
+            and key(" ".join(text[a:b] for a, b in words[:count])) in names.states
+        ):
+            return words[count - 1][1]
+    return None
+
+
+def _before_comma(place: str) -> str:
+    """A place as one entity: "las vegas, nv" → "las vegas" (the labelling guide's rule)."""
+    return place.split(",")[0].strip()
+
+
 def _openclaw(text: str, lowered: str | None, compiled: CompiledRules) -> list[Span]:
     needle = compiled.rules.openclaw.pattern.lower()
     if lowered is not None and needle not in lowered:
@@ -386,14 +507,15 @@ def _openclaw(text: str, lowered: str | None, compiled: CompiledRules) -> list[S
     return [Span(m.start(), m.end()) for m in found]
 
 
-def extract(text: str, rules: RulePack) -> QueryContext:
-    """Build the QueryContext of a prompt: entities, place hint, intent flags, goal."""
+def extract(text: str, rules: RulePack, today: dt.date | None = None) -> QueryContext:
+    """Build the QueryContext of a prompt: entities, place hint, intent flags, goal. `today`
+    places a pack's year window (without it, any year counts, as the seed says)."""
     compiled = compile_rules(rules)
     lowered = lowered_or_none(text)
-    evidence = _intents(text, lowered, compiled)
+    evidence = _intents(text, lowered, compiled, today)
     openclaw = _openclaw(text, lowered, compiled)
     runs = _capitalized_runs(text, compiled)
-    place = _place_hint(text, runs, compiled)
+    place = _place_hint(text, runs, compiled) or _lower_place(text, compiled)
     if place is not None and place.preposition in compiled.local_prepositions:
         keyword = f"{place.preposition} <place>"
         evidence.add("local", keyword, text, place.preposition_start, place.end)

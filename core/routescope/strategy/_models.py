@@ -35,7 +35,9 @@ SanitizeRule = Literal[
     "truncate",
     "empty",
 ]
-EntityKind = Literal["openclaw", "camel_case", "url", "domain", "phrase", "acronym", "word"]
+EntityKind = Literal[
+    "openclaw", "known", "camel_case", "url", "domain", "place", "phrase", "acronym", "word"
+]
 
 
 # Plain slotted dataclasses: built by the thousand per second on the typing hot path, where a
