@@ -244,6 +244,12 @@ def _cmd_score(args: argparse.Namespace) -> int:
     return cmd_score(args)
 
 
+def _cmd_suggest(args: argparse.Namespace) -> int:
+    from ._judge import cmd_suggest
+
+    return cmd_suggest(args)
+
+
 def _cmd_schema(args: argparse.Namespace) -> int:
     from pydantic import BaseModel
 
@@ -373,6 +379,7 @@ COMMANDS = {
     "tools": _cmd_tools,
     "regress": _cmd_regress,
     "score": _cmd_score,
+    "suggest": _cmd_suggest,
     "research": _cmd_research,
     "batch": _cmd_batch,
     "schema": _cmd_schema,

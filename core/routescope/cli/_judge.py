@@ -12,7 +12,7 @@ from ._terminal import escape
 if TYPE_CHECKING:
     from ..judge import Scorecard, SetScore
 
-__all__ = ["cmd_score", "scorecard_text"]
+__all__ = ["cmd_score", "cmd_suggest", "scorecard_text"]
 
 
 def cmd_score(args: argparse.Namespace) -> int:
@@ -113,3 +113,42 @@ def scorecard_text(result: SetScore, *, misses: int = 10) -> str:
             )
             lines.append(f"      {miss.prompt[:120]!r}")
     return "\n".join(lines)
+
+
+def cmd_suggest(args: argparse.Namespace) -> int:
+    from .._resources import resources_root
+    from ..judge import read_labelled, suggest
+
+    rules = Request.build("-", rules=args.rules).rules.load()
+    cases = read_labelled(args.labels)
+    guard_file = resources_root() / "fixtures" / "strategy.yaml"
+    guards = read_labelled(str(guard_file))
+    found = suggest(cases, rules, guards=guards, limit=args.limit)
+    if args.json:
+        print(json.dumps([s.to_json() for s in found], indent=2, ensure_ascii=False))
+        return 0
+    if not found:
+        print(f"no edit of pack {rules.name} improves the labelled set")
+        return 0
+    print(
+        f"pack {rules.name}: {len(found)} suggested edit(s), gains as Δ macro-F1 + Δ strategy "
+        "+ Δ place + Δ entity F1 (tune / held-out)"
+    )
+    for number, item in enumerate(found, 1):
+        held = f"{item.heldout.gain:+.3f}" if item.heldout else "  —  "
+        verdict = (
+            ""
+            if item.holds
+            else (
+                f"  ✗ breaks guard {', '.join(item.guards_broken[:3])}"
+                if item.guards_broken
+                else "  ✗ does not hold on the held-out part"
+            )
+        )
+        print(
+            escape(
+                f"{number:3}. {item.edit.describe()}: {item.tune.gain:+.3f} / {held} "
+                f"(fixes {len(item.tune.fixed)}, breaks {len(item.tune.broken)}){verdict}"
+            )
+        )
+    return 0

@@ -144,6 +144,18 @@ def build_parser() -> argparse.ArgumentParser:
         "--misses", type=int, default=10, metavar="N", help="wrong decisions to list (default 10)"
     )
 
+    suggest = commands.add_parser(
+        "suggest",
+        help="rule pack edits a labelled set's errors propose, each with its measured gain on "
+        "the tuning and held-out parts (none may break the built-in suites)",
+    )
+    suggest.add_argument(
+        "--labels", metavar="FILE", required=True, help="a labelled set (.jsonl, .csv, .yaml)"
+    )
+    suggest.add_argument("--rules", metavar="FILE", help="a TOML rule pack (default: built-in)")
+    suggest.add_argument("--limit", type=int, default=20, help="how many edits (default 20)")
+    suggest.add_argument("--json", action="store_true", help="print one JSON array")
+
     research = commands.add_parser(
         "research", help="research a goal on the web in a few scored attempts"
     )

@@ -22,8 +22,14 @@ if TYPE_CHECKING:
     from ._predict import Evidence as Evidence
     from ._predict import Prediction as Prediction
     from ._predict import predict as predict
+    from ._predict import predict_strategy as predict_strategy
     from ._read import read_labelled as read_labelled
     from ._score import predict_all as predict_all
     from ._score import score_set as score_set
+    from ._suggest import Effect as Effect
+    from ._suggest import PackEdit as PackEdit
+    from ._suggest import Suggestion as Suggestion
+    from ._suggest import apply_edits as apply_edits
+    from ._suggest import suggest as suggest
 
 __getattr__, __dir__, __all__ = lazy_face(__name__)

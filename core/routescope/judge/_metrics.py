@@ -330,6 +330,8 @@ def _score_entities(card: Scorecard, case: LabelledCase, decided: Prediction) ->
 
 def _score_exact(card: Scorecard, case: LabelledCase, decided: Prediction) -> None:
     labels = case.labels
+    if decided.strategy_only:
+        return
     if labels.linter_class is not None:
         card.linter.add(labels.linter_class, decided.linter_class, case.id)
         if labels.linter_class != decided.linter_class:

@@ -8,12 +8,13 @@ from typing import TYPE_CHECKING
 
 from .._stages import run_stages
 from ..rules import INTENTS, IntentName, RulePack
+from ..strategy import extract, route
 from ._labels import LabelledCase, Strategy
 
 if TYPE_CHECKING:
     from ..toolsearch import ToolSearch
 
-__all__ = ["Evidence", "Prediction", "predict"]
+__all__ = ["Evidence", "Prediction", "predict", "predict_strategy"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,6 +45,9 @@ class Prediction:
     top_tool: str | None
     ranked_tools: bool
     """Whether the tool search ran (a `top_tool` label is scored only then)."""
+    strategy_only: bool
+    """Only the strategy router ran (`predict_strategy`): the linter, contract and tool labels
+    are not scored."""
     evidence: dict[str, tuple[Evidence, ...]]
     """By field: `local`…, `place_hint`, `entities`, `strategy`, `linter_class`."""
 
@@ -85,5 +89,41 @@ def predict(case: LabelledCase, rules: RulePack, tools: ToolSearch | None = None
         mode=stages.decision.mode if stages.decision else None,
         top_tool=ranked[0].tool_name if ranked else None,
         ranked_tools=stages.tools is not None,
+        strategy_only=False,
+        evidence={k: tuple(v) for k, v in evidence.items()},
+    )
+
+
+def predict_strategy(case: LabelledCase, rules: RulePack) -> Prediction:
+    """The strategy router's fields alone (flags, strategy, place, entities): what a pack edit
+    can change, at a fraction of the cost of every router."""
+    found = extract(case.prompt, rules, case.today)
+    chosen = route(found)
+    evidence: dict[str, list[Evidence]] = {name: [] for name in INTENTS}
+    for match in found.intent_matches:
+        evidence[match.intent].append(
+            Evidence(
+                f'{match.intent} keyword "{match.keyword}"', match.text, match.start, match.end
+            )
+        )
+    place = found.entities.place
+    if place is not None:
+        evidence["place_hint"] = [Evidence(place.rule, place.text, place.start, place.end)]
+    evidence["entities"] = [
+        Evidence(item.reason, item.text, item.start, item.end) for item in found.entities.details
+    ]
+    evidence["strategy"] = [Evidence(chosen.rule, chosen.reason, 0, 0)]
+    return Prediction(
+        flags={name: bool(getattr(found.intent, name)) for name in INTENTS},
+        strategy=chosen.strategy,
+        strategy_rule=chosen.rule,
+        place_hint=found.entities.place_hint,
+        entities=tuple(found.entities.candidates),
+        linter_class="",
+        agent=None,
+        mode=None,
+        top_tool=None,
+        ranked_tools=False,
+        strategy_only=True,
         evidence={k: tuple(v) for k, v in evidence.items()},
     )
