@@ -1,13 +1,11 @@
-"""The desktop bundle: PyInstaller builds it, it runs its self-test from anywhere, and its
-desktop files describe the same application."""
+"""The desktop bundle: PyInstaller builds it with its desktop files, and it runs its self-test
+from anywhere (the desktop files themselves: test_linux_files.py)."""
 
-import configparser
 import os
 import shutil
 import subprocess
 import sys
 import tarfile
-import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
@@ -15,55 +13,7 @@ import pytest
 from tests.gui.test_selftest import ROUTER_LINES
 
 ROOT = Path(__file__).resolve().parents[2]
-LINUX = ROOT / "packaging" / "linux"
-DESKTOP = LINUX / "routescope.desktop"
 APP_ID = "io.github.routescope.Routescope"
-METAINFO = LINUX / f"{APP_ID}.metainfo.xml"
-
-
-def _desktop_entry() -> configparser.SectionProxy:
-    parser = configparser.ConfigParser(interpolation=None, strict=True)
-    parser.optionxform = str  # type: ignore[assignment,method-assign]  # keys are case-sensitive
-    parser.read(DESKTOP, encoding="utf-8")
-    return parser["Desktop Entry"]
-
-
-def test_the_desktop_file_is_valid() -> None:
-    validator = shutil.which("desktop-file-validate")
-    if validator:
-        done = subprocess.run([validator, str(DESKTOP)], capture_output=True, text=True)
-        assert done.returncode == 0 and not done.stdout.strip(), done.stdout
-    entry = _desktop_entry()
-    for key in ("Type", "Name", "Exec", "Icon", "Categories"):
-        assert entry.get(key), key
-    assert entry["Type"] == "Application"
-    assert entry["Exec"].split()[0] == "routescope-gui"
-    assert entry["Categories"].endswith(";") and entry["Keywords"].endswith(";")
-
-
-def test_the_metainfo_is_valid_and_agrees_with_the_desktop_file() -> None:
-    validator = shutil.which("appstreamcli")
-    if validator:
-        done = subprocess.run(
-            [validator, "validate", "--no-net", str(METAINFO)], capture_output=True, text=True
-        )
-        assert done.returncode == 0, done.stdout + done.stderr
-    component = ET.parse(METAINFO).getroot()
-    assert component.tag == "component" and component.get("type") == "desktop-application"
-    for tag in ("id", "metadata_license", "project_license", "name", "summary", "description"):
-        assert component.find(tag) is not None, tag
-    assert component.findtext("id") == APP_ID
-    assert component.findtext("metadata_license") in ("CC0-1.0", "FSFAP", "MIT")
-    assert component.findtext("project_license") == "MIT"  # as pyproject.toml says
-    entry = _desktop_entry()
-    launchable = component.find("launchable")
-    assert launchable is not None and launchable.get("type") == "desktop-id"
-    assert launchable.text == DESKTOP.name
-    assert component.findtext("name") == entry["Name"]
-    assert component.findtext("icon") == entry["Icon"]
-    assert entry["X-AppStream-ID"] == APP_ID
-    assert component.findtext("provides/binary") == entry["Exec"].split()[0]
-    assert (ROOT / "resources" / "icons" / f"{entry['Icon']}.svg").is_file()
 
 
 @pytest.mark.slow
