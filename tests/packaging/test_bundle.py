@@ -2,6 +2,8 @@
 from anywhere (the desktop files themselves: test_linux_files.py)."""
 
 import os
+import platform
+import re
 import shutil
 import subprocess
 import sys
@@ -11,9 +13,54 @@ from pathlib import Path
 import pytest
 
 from tests.gui.test_selftest import ROUTER_LINES
+from tests.test_readme import shell_blocks
 
 ROOT = Path(__file__).resolve().parents[2]
 APP_ID = "io.github.routescope.Routescope"
+WINDOW = "~/.local/opt/routescope/routescope-gui"
+"""The install step that opens the window (and waits for it to close): the only one not run."""
+
+
+def _bash(command: str, env: dict[str, str], cwd: Path) -> None:
+    done = subprocess.run(
+        ["bash", "-c", command], env=env, cwd=cwd, capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, f"{command}: {done.stdout}{done.stderr}"
+
+
+def _install_as_the_docs_say(checkout: Path, archive: Path) -> None:
+    """Run docs/packaging.md's install steps in a home of their own, from a folder holding the
+    built `dist/` as a checkout does; check the launcher, its icon and the metainfo land where
+    the desktop finds them; then run its uninstall steps, which leave no file behind."""
+    blocks = shell_blocks(ROOT / "docs" / "packaging.md", every=True)
+    (install,) = [b for b in blocks if any(c.startswith("tar -xzf") for c in b.commands)]
+    (uninstall,) = [b for b in blocks if b.commands[0].startswith("rm -r")]
+    home = checkout / "reader"
+    home.mkdir()
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(home), "DISPLAY": ":99"}
+    assert install.commands[0] == "make package"  # built above
+    for command in install.commands[1:]:
+        named = re.search(r"dist/(routescope-\S+\.tar\.gz)", command)
+        if named:
+            if platform.machine() == "x86_64":  # the docs name the x86_64 archive
+                assert named.group(1) == archive.name, "docs/packaging.md names another version"
+            command = command.replace(named.group(0), f"dist/{archive.name}")
+        if command != WINDOW:
+            _bash(command, env, checkout)
+    share = home / ".local" / "share"
+    executable = home / ".local" / "opt" / "routescope" / "routescope-gui"
+    desktop = share / "applications" / "routescope.desktop"
+    assert f"\nExec={executable}\n" in desktop.read_text(encoding="utf-8")
+    assert os.access(executable, os.X_OK)
+    assert (share / "metainfo" / f"{APP_ID}.metainfo.xml").is_file()
+    assert (share / "icons" / "hicolor" / "scalable" / "apps" / "routescope.svg").is_file()
+    validator = shutil.which("desktop-file-validate")
+    if validator:
+        done = subprocess.run([validator, str(desktop)], capture_output=True, text=True)
+        assert (done.returncode, done.stdout + done.stderr) == (0, "")
+    for command in uninstall.commands:
+        _bash(command, env, checkout)
+    assert [path for path in home.rglob("*") if not path.is_dir()] == []
 
 
 @pytest.mark.slow
@@ -39,6 +86,7 @@ def test_the_bundle_builds_and_passes_its_self_test(tmp_path: Path) -> None:
     assert f"routescope/share/metainfo/{APP_ID}.metainfo.xml" in names
     assert "routescope/share/applications/routescope.desktop" in names
     assert "routescope/share/icons/hicolor/scalable/apps/routescope.svg" in names
+    _install_as_the_docs_say(tmp_path, archive)
 
     # Moved elsewhere, with a home of its own: it finds its data inside itself and writes
     # nothing outside its temporary folder.
