@@ -1,16 +1,24 @@
-"""Render every panel of the window, and presenter mode, to the PNGs the README shows
+"""Render every panel of the window, and presenter mode, to the PNGs the README and docs/ show
 (`make screenshot`). Each is a fresh `routescope-gui --screenshot` with its own settings and
-history (nothing of the analyst's), on a fixed date so the plans are the same every time."""
+history (nothing of the analyst's), on a fixed date so the plans are the same every time; the
+Batch view shows the report of a batch over `examples/prompts.jsonl`, run first into a
+temporary folder."""
 
 from __future__ import annotations
 
 import os
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-DEMO = HERE.parent / "examples" / "demo.txt"
+ROOT = HERE.parent
+DEMO = ROOT / "examples" / "demo.txt"
+LOG = "examples/prompts.jsonl"
+RESULTS = "prompts.results.jsonl"
+"""The results of the batch over `LOG` (with the sample catalog's tools ranked), in the
+temporary folder the window starts in."""
 LOCAL = "Best ramen near Denver, Colorado open tonight — or how do I install OpenClaw?"
 SHOTS: tuple[tuple[str, list[str]], ...] = (
     ("screenshot.png", ["--tab", "Plan", LOCAL]),
@@ -30,6 +38,7 @@ SHOTS: tuple[tuple[str, list[str]], ...] = (
         ],
     ),
     ("screenshot-history.png", ["--tab", "History", LOCAL]),
+    ("screenshot-batch.png", ["--tab", "Batch", "--batch-results", RESULTS]),
     ("screenshot-rules-editor.png", ["--rules-editor", LOCAL]),
     ("screenshot-dark.png", ["--theme", "dark", "--tab", "Plan", LOCAL]),
     (
@@ -46,12 +55,19 @@ TODAY = "2026-11-22"
 
 def main() -> int:
     env = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}
-    for name, args in SHOTS:
-        command = [sys.executable, "-m", "routescope_gui", "--screenshot", str(HERE / name)]
-        done = subprocess.run([*command, "--today", TODAY, *args], env=env, check=False)
-        if done.returncode != 0:
-            print(f"screenshots: {name} failed (exit {done.returncode})", file=sys.stderr)
+    with tempfile.TemporaryDirectory(prefix="routescope-screenshots-") as folder:
+        batch = [sys.executable, "-m", "routescope", "batch", LOG, "--today", TODAY]
+        batch += ["--catalog", "resources/catalog", "--out", str(Path(folder) / RESULTS)]
+        if subprocess.run(batch, cwd=ROOT, env=env, check=False).returncode != 0:
+            print(f"screenshots: the batch over {LOG} failed", file=sys.stderr)
             return 1
+        for name, args in SHOTS:
+            command = [sys.executable, "-m", "routescope_gui", "--screenshot", str(HERE / name)]
+            command += ["--today", TODAY, *args]
+            done = subprocess.run(command, cwd=folder, env=env, check=False)
+            if done.returncode != 0:
+                print(f"screenshots: {name} failed (exit {done.returncode})", file=sys.stderr)
+                return 1
     return 0
 
 

@@ -310,7 +310,7 @@ def _block_case(fields: dict[str, Any], dash: int, offset: int) -> list[str]:
 def _new_suite(header: dict[str, Any], fields: dict[str, Any]) -> str:
     lines = [
         "# Saved from Routescope. Exact values are goldens (`routescope regress --update`",
-        "# rewrites them); see the README's Regression suites.",
+        "# rewrites them); see Routescope's docs/regress.md.",
         *(f"{key}: {_value(value)}" for key, value in header.items()),
         "cases:",
         *_block_case(fields, 2, 2),
