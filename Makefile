@@ -47,6 +47,7 @@ bench: $(VENV)/.dev-installed
 eval: $(VENV)/.dev-installed
 	OPENBLAS_NUM_THREADS=1 $(BIN)/python -m tests.eval.eval_toolsearch $(EVAL_ARGS)
 	$(BIN)/python -m tests.eval.eval_research $(RESEARCH_EVAL_ARGS)
+	$(BIN)/python -m tests.eval.eval_routing
 
 screenshot: $(VENV)/.dev-installed
 	$(BIN)/python packaging/screenshots.py

@@ -16,7 +16,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .contract import RouterContext, load_context, parse_context
-from .rules import RulePack, default_rules, default_rules_text, parse_rules, read_rules_text
+from .rules import (
+    BUILTIN_PACKS,
+    RulePack,
+    builtin_rules_text,
+    default_rules,
+    default_rules_text,
+    parse_rules,
+    read_rules_text,
+)
 from .toolsearch import SearchSettings
 
 if TYPE_CHECKING:
@@ -54,6 +62,13 @@ class RulesRef:
     @classmethod
     def builtin(cls) -> RulesRef:
         return _builtin_ref()
+
+    @classmethod
+    def named(cls, name: str) -> RulesRef:
+        """A pack shipped with Routescope, by name (`default`, `refined`)."""
+        if name == "default":
+            return _builtin_ref()
+        return cls.from_text(builtin_rules_text(name), f"{name}.toml")
 
     @classmethod
     def from_text(cls, text: str, source: str = "<memory>") -> RulesRef:
@@ -200,4 +215,9 @@ def _settings_data(settings: SearchSettings) -> dict[str, object]:
 
 
 def _rules_ref(path: str | Path | None) -> RulesRef:
-    return RulesRef.builtin() if path is None else RulesRef.from_path(path)
+    """A pack file, or a built-in pack by name (`refined`) when no file has that name."""
+    if path is None:
+        return RulesRef.builtin()
+    if isinstance(path, str) and path in BUILTIN_PACKS and not Path(path).exists():
+        return RulesRef.named(path)
+    return RulesRef.from_path(path)

@@ -285,7 +285,9 @@ def _score_strategy(card: Scorecard, case: LabelledCase, decided: Prediction) ->
         return
     card.strategy.add(expected, decided.strategy, case.id)
     if expected != decided.strategy:
-        _miss(card, case, "strategy", expected, decided.strategy, decided.evidence["strategy"])
+        _miss(
+            card, case, "strategy", expected, decided.strategy, decided.evidence.get("strategy", ())
+        )
 
 
 def _score_place(card: Scorecard, case: LabelledCase, decided: Prediction) -> None:

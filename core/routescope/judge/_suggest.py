@@ -312,7 +312,7 @@ def _phrase_edits(part: _Part, pack: RulePack) -> Iterator[PackEdit]:
             (g for g, n in in_missed.items() if n >= 3 and g not in have),
             key=lambda g: -(in_missed[g] - 2 * in_negative[g]),
         )
-        for gram in ranked[:15]:
+        for gram in ranked[:25]:
             if in_missed[gram] > 2 * in_negative[gram]:
                 yield PackEdit("add_keyword", intent, gram)
 

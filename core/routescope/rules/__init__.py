@@ -18,6 +18,8 @@ if TYPE_CHECKING:
     from ._save import save_pack as save_pack
     from ._strategy import INTENTS as INTENTS
     from ._strategy import IntentName as IntentName
+    from ._toml import BUILTIN_PACKS as BUILTIN_PACKS
+    from ._toml import builtin_rules_text as builtin_rules_text
     from ._toml import default_rules as default_rules
     from ._toml import default_rules_text as default_rules_text
     from ._toml import load_rules as load_rules

@@ -121,9 +121,23 @@ def load_rules(path: str | Path) -> RulePack:
     return parse_rules(read_rules_text(path), str(path))
 
 
+BUILTIN_PACKS = ("default", "refined")
+"""The packs shipped with Routescope: `default` reproduces the seeds; `refined` is made from it
+with the suggestion loop on the public labelled set's tuning part (its comments say how)."""
+
+
 def default_rules_text() -> str:
     """The TOML text of the built-in pack."""
-    return (resources_root() / "rules" / "default.toml").read_text(encoding="utf-8")
+    return builtin_rules_text("default")
+
+
+def builtin_rules_text(name: str) -> str:
+    """The TOML text of a pack shipped with Routescope (RulePackError for another name)."""
+    if name not in BUILTIN_PACKS:
+        raise RulePackError(
+            one_line(f"no built-in rule pack {name!r} (built in: {', '.join(BUILTIN_PACKS)})")
+        )
+    return (resources_root() / "rules" / f"{name}.toml").read_text(encoding="utf-8")
 
 
 @functools.cache
