@@ -34,12 +34,16 @@ def _independent(chosen: list[PackEdit], edit: PackEdit) -> bool:
 
 
 def refine(
-    tune: Sequence[LabelledCase], guards: Sequence[LabelledCase], rounds: int, per_round: int
+    tune: Sequence[LabelledCase],
+    guards: Sequence[LabelledCase],
+    rounds: int,
+    per_round: int,
+    support: int,
 ) -> tuple[RulePack, list[Suggestion]]:
     pack = default_rules()
     applied: list[Suggestion] = []
     for number in range(1, rounds + 1):
-        found = suggest(tune, pack, guards=guards, limit=per_round * 3)
+        found = suggest(tune, pack, guards=guards, limit=per_round * 3, support=support)
         chosen: list[Suggestion] = []
         for item in found:
             fixes, breaks = len(item.tune.fixed), len(item.tune.broken)
@@ -68,12 +72,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--rounds", type=int, default=12)
     parser.add_argument("--per-round", type=int, default=8)
+    parser.add_argument("--support", type=int, default=3, help="false negatives a phrase needs")
     parser.add_argument("--json", metavar="FILE")
     args = parser.parse_args(argv)
     cases = read_labelled(str(SET))
     tune = [c for c in cases if c.part == "tune"]
     guards = read_labelled(str(GUARDS))
-    pack, applied = refine(tune, guards, args.rounds, args.per_round)
+    pack, applied = refine(tune, guards, args.rounds, args.per_round, args.support)
     result = score_set(cases, pack)
     for name, card in result.parts.items():
         print(

@@ -209,7 +209,8 @@ def _builtin_suites() -> list[Path]:
 
 
 def _cmd_regress(args: argparse.Namespace) -> int:
-    from ..regress import load_suite, run_suite, skipped_goldens, update_goldens
+    from ..regress import load_suite, run_suite, skipped_goldens, suite_quality, update_goldens
+    from ._judge import scorecard_text
 
     paths = [Path(p) for p in args.suites] + (_builtin_suites() if args.builtin else [])
     if not paths:
@@ -224,13 +225,21 @@ def _cmd_regress(args: argparse.Namespace) -> int:
         updated = sum(update_goldens(s, r) for s, r in zip(suites, results, strict=True))
         skipped = [pair for result in results for pair in skipped_goldens(result)]
         results = [run_suite(load_suite(suite.path)) for suite in suites]
+    quality = {str(s.path): q for s in suites if (q := suite_quality(s)) is not None}
     if args.json:
-        payload = {"suites": [json.loads(to_json(r)) for r in results], "updated": updated}
+        payload = {
+            "suites": [json.loads(to_json(r)) for r in results],
+            "updated": updated,
+            "quality": {path: score.to_json() for path, score in quality.items()},
+        }
         _write(json.dumps(payload, indent=2, ensure_ascii=False))
     else:
         style = Style(sys.stdout)
         for result in results:
             _write(regress_text(result, style))
+        for path, score in quality.items():
+            _write(escape(f"quality of the labelled cases of {path}:"))
+            _write("\n".join(escape(line) for line in scorecard_text(score).splitlines()))
         if args.update:
             _write(f"updated {updated} golden value(s)")
             for case_id, path in skipped:

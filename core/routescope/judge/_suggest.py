@@ -216,17 +216,19 @@ def suggest(
     *,
     guards: Sequence[LabelledCase] = (),
     limit: int = 20,
+    support: int = 3,
 ) -> list[Suggestion]:
     """The best edits the tuning part's errors propose, best first: those whose gain holds on
     the held-out part and break no guard before those that do not. Without parts, the whole
-    set tunes and nothing is held out."""
+    set tunes and nothing is held out. `support`: how many false negatives a new phrase must
+    come from."""
     tune_cases = [c for c in cases if c.part in (None, "tune")]
     held_cases = [c for c in cases if c.part not in (None, "tune")]
     tune = _Part(tune_cases, pack)
     held = _Part(held_cases, pack) if held_cases else None
     guard = _Part(guards, pack) if guards else None
     measured: list[tuple[PackEdit, Effect]] = []
-    for edit in _candidates(tune, pack):
+    for edit in _candidates(tune, pack, support):
         effect = tune.effect_of(edit.apply(pack))
         if effect.gain > 0:
             measured.append((edit, effect))
@@ -248,11 +250,11 @@ def _checked(
 # -- candidates ---------------------------------------------------------------------------------
 
 
-def _candidates(part: _Part, pack: RulePack) -> Iterator[PackEdit]:
+def _candidates(part: _Part, pack: RulePack, support: int) -> Iterator[PackEdit]:
     seen: set[PackEdit] = set()
     for edit in (
         *_keyword_edits(part),
-        *_phrase_edits(part, pack),
+        *_phrase_edits(part, pack, support),
         *_entity_edits(part),
         *_place_edits(part, pack),
         *_year_edits(part, pack),
@@ -297,19 +299,19 @@ def _around(prompt: str, start: int, end: int) -> Iterator[str]:
         yield f"{word} {after[0]}"
 
 
-def _phrase_edits(part: _Part, pack: RulePack) -> Iterator[PackEdit]:
+def _phrase_edits(part: _Part, pack: RulePack, support: int) -> Iterator[PackEdit]:
     """Words and two-word phrases common in a flag's false negatives and rare where the flag
     is labelled false."""
     for intent in INTENTS:
         missed = [c for c in part.cases if c.labels.flag(intent) and not _decided(part, c, intent)]
         negative = [c for c in part.cases if c.labels.flag(intent) is False]
-        if len(missed) < 3:
+        if len(missed) < support:
             continue
         in_missed = Counter(g for c in missed for g in set(_grams(c.prompt)))
         in_negative = Counter(g for c in negative for g in set(_grams(c.prompt)))
         have = {k.lower() for k in getattr(pack.intents, intent)}
         ranked = sorted(
-            (g for g, n in in_missed.items() if n >= 3 and g not in have),
+            (g for g, n in in_missed.items() if n >= support and g not in have),
             key=lambda g: -(in_missed[g] - 2 * in_negative[g]),
         )
         for gram in ranked[:25]:

@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from ._goldens import skipped_goldens as skipped_goldens
     from ._goldens import undo_goldens as undo_goldens
     from ._goldens import update_goldens as update_goldens
+    from ._quality import suite_quality as suite_quality
     from ._run import CaseResult as CaseResult
     from ._run import ClassReport as ClassReport
     from ._run import SuiteResult as SuiteResult

@@ -49,3 +49,30 @@ def test_cli_update_json_counts_values(tmp_path: Path) -> None:
     data = json.loads(routescope_cli("regress", "--update", "--json", str(path)).stdout)
     assert data["updated"] == 1
     assert data["suites"][0]["failed"] == 1  # run again after the update
+
+
+LABELLED_SUITE = """suite: labelled
+today: 2026-11-27
+cases:
+  - id: stylist
+    prompt: Find me a hair stylist in Fremont, CA
+    labels: {local: true, tech: false, troubleshooting: false, place_hint: "Fremont, CA"}
+  - id: ramen
+    prompt: best ramen near Denver, Colorado
+    expect: {strategy: local}
+    labels: {local: true, purchase: true}
+"""
+
+
+def test_a_suite_whose_cases_carry_labels_shows_their_quality(tmp_path: Path) -> None:
+    path = tmp_path / "labelled.yaml"
+    path.write_text(LABELLED_SUITE, encoding="utf-8")
+    done = routescope_cli("regress", str(path))
+    assert done.returncode == 0  # labels measure; only expectations pass or fail
+    assert f"quality of the labelled cases of {path}:" in done.stdout
+    assert "stylist · local: expected True, got False — no rule fired" in done.stdout
+    data = json.loads(routescope_cli("regress", "--json", str(path)).stdout)
+    quality = data["quality"][str(path)]
+    assert quality["flags"]["local"]["recall"] == 0.5 and quality["strategy"]["accuracy"] == 0.5
+    plain = json.loads(routescope_cli("regress", "--json", str(FIXTURES / "linter.yaml")).stdout)
+    assert plain["quality"] == {}
