@@ -8,6 +8,7 @@ from __future__ import annotations
 import logging
 import multiprocessing
 import os
+import socket
 import sys
 from collections import deque
 from collections.abc import Generator, Iterable
@@ -24,7 +25,9 @@ __all__ = ["CONNECT_TIMEOUT_S", "ENGINES", "dask_chunks", "local_chunks", "requi
 
 ENGINES = ("local", "dask")
 CONNECT_TIMEOUT_S = 20.0
-"""How long to try reaching a Dask scheduler."""
+"""How long to try reaching a Dask scheduler (a host that does not answer)."""
+_TCP_SCHEMES = frozenset({"tcp", "tls", "ws", "wss"})
+"""Dask's transports over TCP: their scheduler's port is probed before Dask tries it."""
 Results = Generator[tuple[Partition, Chunk], None, None]
 
 
@@ -109,6 +112,8 @@ def dask_chunks(
     require_dask()
     from distributed import Client, LocalCluster
 
+    if scheduler is not None:
+        probe_scheduler(scheduler)
     cluster: Any = None
     try:
         if scheduler is None:
@@ -133,6 +138,36 @@ def dask_chunks(
         client.close()  # type: ignore[no-untyped-call, unused-ignore]
         if cluster is not None:
             cluster.close()
+
+
+def probe_scheduler(scheduler: str) -> None:
+    """Connect once to the TCP port of a scheduler's address, so that what fails at once fails
+    the batch at once (BatchError): a refused connection (nothing listens there), an unknown
+    host, an unreachable network — Dask would retry them until `CONNECT_TIMEOUT_S` ran out. A
+    host that does not answer still gets that long. Other addresses are left to Dask."""
+    from distributed.comm.addressing import parse_address, parse_host_port
+
+    try:
+        scheme, location = parse_address(scheduler, strict=False)
+        host, port = parse_host_port(location)
+    except ValueError:  # no port, or not an address: Dask says what is wrong with it
+        return
+    if scheme not in _TCP_SCHEMES or not host:
+        return
+    try:
+        socket.create_connection((host, port), timeout=CONNECT_TIMEOUT_S).close()
+    except OSError as exc:
+        raise BatchError(f"cannot reach {one_line(scheduler, 200)}: {_refusal(exc)}") from None
+
+
+def _refusal(exc: OSError) -> str:
+    if isinstance(exc, ConnectionRefusedError):
+        return "connection refused (no Dask scheduler listens there)"
+    if isinstance(exc, TimeoutError):
+        return f"no answer within {CONNECT_TIMEOUT_S:g} s"
+    if isinstance(exc, socket.gaierror):
+        return f"unknown host ({one_line(exc.strerror or exc, 100)})"
+    return one_line(exc.strerror or exc, 200)
 
 
 def _dask_run(client: Any, partitions: Iterable[Partition], job: Job) -> Results:
