@@ -48,6 +48,12 @@ def retry_after(headers: httpx.Headers, *, reset_header: str | None = None) -> f
     """Seconds a server asks to wait: `retry-after-ms`, else `Retry-After` (seconds or an HTTP
     date), else the first number of `reset_header` (Brave's `X-RateLimit-Reset: 1, 1419704`);
     from 0 to `MAX_RETRY_AFTER_S`; None when none of them is usable."""
+    seconds = _asked_wait(headers, reset_header)
+    return None if seconds is None else min(seconds, MAX_RETRY_AFTER_S)
+
+
+def _asked_wait(headers: httpx.Headers, reset_header: str | None) -> float | None:
+    """`retry_after` as the server said it: at least 0, but not cut to `MAX_RETRY_AFTER_S`."""
     reset = headers.get(reset_header) if reset_header else None
     for seconds in (
         _number(headers.get("retry-after-ms"), scale=0.001),
@@ -55,7 +61,7 @@ def retry_after(headers: httpx.Headers, *, reset_header: str | None = None) -> f
         _number(reset.split(",")[0] if reset else None),
     ):
         if seconds is not None:
-            return min(max(0.0, seconds), MAX_RETRY_AFTER_S)
+            return max(0.0, seconds)
     return None
 
 
@@ -88,7 +94,11 @@ def _on_429(failure: HttpFailure) -> bool:
 class Retry:
     """Up to `retries` more requests after a failure that `when` accepts, each after the wait
     the server named or else `backoff_s` doubled per retry, at most `max_wait_s`, and never a
-    wait that would outlast the deadline. `reset_header` is also read for the wait."""
+    wait that would outlast the deadline. `reset_header` is also read for the wait.
+
+    `named_wait_must_fit`: a wait the server named that the time left cannot hold ends the
+    request at once, without a shorter wait and a retry the server asked not to get; the
+    failure keeps that wait as the server said it (`HttpFailure.wait_past_deadline_s`)."""
 
     retries: int = 0
     when: Callable[[HttpFailure], bool] = _on_429
@@ -96,6 +106,7 @@ class Retry:
     backoff_s: float = 1.0
     reset_header: str | None = None
     sleep: Sleep = asyncio.sleep
+    named_wait_must_fit: bool = False
 
     def wait(self, outcome: HttpReply | HttpFailure) -> float | None:
         """Seconds to wait before asking again; None: do not ask again."""
@@ -138,9 +149,23 @@ async def send(
         if observe is not None:
             observe(outcome)
         wait = retry.wait(outcome)
-        if wait is None or loop.time() + wait >= deadline:
+        if wait is None:
+            return outcome
+        left = deadline - loop.time()
+        if retry.named_wait_must_fit and isinstance(outcome, HttpFailure):
+            named = _named_wait(outcome, retry.reset_header)
+            if named is not None and named >= left:
+                return replace(outcome, wait_past_deadline_s=named)
+        if wait >= left:
             return outcome
         await retry.sleep(wait)
+
+
+def _named_wait(failure: HttpFailure, reset_header: str | None) -> float | None:
+    """The wait the server named in its answer, as it said it (None: it named none)."""
+    if failure.retry_after_s is None or failure.reply is None:
+        return None
+    return _asked_wait(failure.reply.headers, reset_header)
 
 
 async def _attempt(

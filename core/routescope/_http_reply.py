@@ -46,7 +46,9 @@ class HttpReply:
 class HttpFailure:
     """Why a request gave no usable answer (see the module's notes). `exception` names
     what a timeout or network failure raised; `reply` is the server's answer when there was one
-    (for `http` with its body, else with none); `retry_after_s` the wait the server asked for."""
+    (for `http` with its body, else with none); `retry_after_s` the wait the server asked for;
+    `wait_past_deadline_s` that wait as the server said it (not cut to a day), when it is why
+    no retry was made: more than the time left (see `_http.Retry.named_wait_must_fit`)."""
 
     kind: FailureKind
     detail: str
@@ -55,6 +57,7 @@ class HttpFailure:
     retry_after_s: float | None = None
     reply: HttpReply | None = None
     attempts: int = 1
+    wait_past_deadline_s: float | None = None
 
     @property
     def message(self) -> str:

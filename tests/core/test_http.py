@@ -270,6 +270,39 @@ def test_a_wait_past_the_deadline_is_not_made() -> None:
     assert outcome.attempts == 1 and sleeps.waits == []
 
 
+@pytest.mark.parametrize(
+    ("headers", "asked"),
+    [
+        ({"Retry-After": "999999"}, 999999.0),
+        ({"Retry-After": "5"}, 5.0),
+        ({"retry-after-ms": "1e12"}, 1e9),
+    ],
+)
+def test_a_named_wait_that_must_fit_ends_the_retries_at_once(
+    headers: dict[str, str], asked: float
+) -> None:
+    """Issue 25: past the time left, the server's wait is kept as it said it (not cut to a
+    day) and no shorter wait nor retry is made."""
+    sleeps = Sleeps()
+    retry = Retry(retries=3, max_wait_s=2.0, sleep=sleeps, named_wait_must_fit=True)
+    outcome = failure(ask(always(429, **headers), timeout_s=5.0, retry=retry))
+    assert (outcome.status, outcome.attempts, sleeps.waits) == (429, 1, [])
+    assert outcome.wait_past_deadline_s == asked
+    assert outcome.retry_after_s == min(asked, MAX_RETRY_AFTER_S)
+
+
+def test_a_named_wait_that_fits_is_still_made_and_bounded() -> None:
+    sleeps = Sleeps()
+    retry = Retry(retries=1, max_wait_s=2.0, sleep=sleeps, named_wait_must_fit=True)
+    outcome = failure(ask(always(429, **{"Retry-After": "3"}), timeout_s=5.0, retry=retry))
+    assert (outcome.attempts, sleeps.waits, outcome.wait_past_deadline_s) == (2, [2.0], None)
+    backoff = Retry(
+        retries=1, when=lambda f: f.status == 503, sleep=sleeps, named_wait_must_fit=True
+    )
+    outcome = failure(ask(always(503), timeout_s=5.0, retry=backoff))  # no wait named: backoff
+    assert (outcome.attempts, sleeps.waits[1:], outcome.wait_past_deadline_s) == (2, [1.0], None)
+
+
 def test_no_retry_unless_asked_for() -> None:
     outcome = failure(ask(always(429, **{"Retry-After": "1"})))
     assert (outcome.attempts, outcome.retry_after_s) == (1, 1.0)

@@ -39,7 +39,11 @@ def test_blank_and_unusable_prompts(qtbot, session) -> None:  # type: ignore[no-
     assert blocker.args == [None] and model.result is None
     with qtbot.waitSignal(model.failed) as blocker:
         session.set_text("\x00\x01")
-    assert "empty" in blocker.args[0] and model.result is None
+    assert blocker.args[0] == "text is only control characters (U+0000, U+0001)"
+    assert model.result is None
+    with qtbot.waitSignal(model.failed) as blocker:
+        session.set_text("\u200b")
+    assert blocker.args[0] == "text is only invisible characters (U+200B)"
 
 
 def test_a_large_prompt_is_inspected_off_the_ui_thread(qtbot, session, monkeypatch) -> None:  # type: ignore[no-untyped-def]

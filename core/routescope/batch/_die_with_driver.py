@@ -1,6 +1,7 @@
 """Imported, for its effect, only where a batch's driver names it: first by its fork server
-(a preload). It makes this process die with the driver whose process id is in `DRIVER_ENV`
-(see `_lifeline`); never import it elsewhere."""
+(a preload), or by each worker of its local Dask cluster (a worker preload). It makes this
+process die with the driver whose process id is in `DRIVER_ENV` (see `_lifeline`); never
+import it elsewhere."""
 
 from __future__ import annotations
 

@@ -5,12 +5,14 @@ keeps a bounded number of partitions in flight, so memory does not grow with the
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import multiprocessing
 import os
+import socket
 import sys
 from collections import deque
-from collections.abc import Generator, Iterable
+from collections.abc import Generator, Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any
@@ -20,11 +22,22 @@ from ._common import BatchError, Chunk, Job, Partition
 from ._lifeline import DRIVER_ENV
 from ._work import init_pool_worker, prepare, run_partition, run_pool_partition
 
-__all__ = ["CONNECT_TIMEOUT_S", "ENGINES", "dask_chunks", "local_chunks", "require_dask"]
+__all__ = [
+    "CONNECT_TIMEOUT_S",
+    "ENGINES",
+    "WORKER_PRELOAD",
+    "dask_chunks",
+    "local_chunks",
+    "local_cluster",
+    "probe_scheduler",
+    "require_dask",
+]
 
 ENGINES = ("local", "dask")
 CONNECT_TIMEOUT_S = 20.0
-"""How long to try reaching a Dask scheduler."""
+"""How long to try reaching a Dask scheduler (a host that does not answer)."""
+_TCP_SCHEMES = frozenset({"tcp", "tls", "ws", "wss"})
+"""Dask's transports over TCP: their scheduler's port is probed before Dask tries it."""
 Results = Generator[tuple[Partition, Chunk], None, None]
 
 
@@ -100,39 +113,98 @@ def warm(job: Job) -> None:
     prepare(job)
 
 
+WORKER_PRELOAD = "routescope.batch._die_with_driver"
+"""What each worker of a local Dask cluster imports first: it dies with the driver."""
+
+
+@contextlib.contextmanager
+def local_cluster(workers: int) -> Iterator[Any]:
+    """A Dask `LocalCluster` of `workers` processes (one thread each) whose workers die with
+    this process, the driver, even when it is killed with SIGKILL: their nannies run here, so
+    each worker is this process's child — spawned, the method set so while the cluster lives
+    (a fork server in between would be their parent) — and imports `_die_with_driver` first
+    (a worker preload, before any configured ones) with the driver's id in its environment."""
+    import dask
+    from distributed import LocalCluster
+
+    configured = dask.config.get("distributed.worker.preload", default=None) or []
+    preload = [WORKER_PRELOAD, *(name for name in configured if name != WORKER_PRELOAD)]
+    with dask.config.set({"distributed.worker.multiprocessing-method": "spawn"}):
+        cluster = LocalCluster(  # type: ignore[no-untyped-call, unused-ignore]
+            n_workers=workers,
+            threads_per_worker=1,
+            processes=True,
+            dashboard_address=":0",  # a free port: no warning that 8787 is taken
+            silence_logs=logging.ERROR,
+            preload=preload,
+            env={DRIVER_ENV: str(os.getpid())},
+        )
+        try:
+            yield cluster
+        finally:
+            cluster.close()
+
+
 def dask_chunks(
     partitions: Iterable[Partition], job: Job, workers: int, scheduler: str | None
 ) -> Results:
-    """The partitions as Dask tasks: on a new `LocalCluster` of `workers` processes, or on
-    the cluster whose scheduler is at `scheduler` (its workers need routescope installed and
-    the inputs and catalog at the same paths)."""
+    """The partitions as Dask tasks: on a new `LocalCluster` of `workers` processes (that die
+    with this one: `local_cluster`), or on the cluster whose scheduler is at `scheduler` (its
+    workers need routescope installed and the inputs and catalog at the same paths)."""
     require_dask()
-    from distributed import Client, LocalCluster
+    if scheduler is not None:
+        probe_scheduler(scheduler)
+    with contextlib.ExitStack() as stack:
+        client = _client(stack, workers, scheduler)
+        yield from _dask_run(client, partitions, job)
 
-    cluster: Any = None
+
+def _client(stack: contextlib.ExitStack[Any], workers: int, scheduler: str | None) -> Any:
+    """A Dask client of a new local cluster or of `scheduler`'s, closed (both) by `stack`."""
+    from distributed import Client
+
     try:
         if scheduler is None:
-            cluster = LocalCluster(  # type: ignore[no-untyped-call, unused-ignore]
-                n_workers=workers,
-                threads_per_worker=1,
-                processes=True,
-                dashboard_address=":0",  # a free port: no warning that 8787 is taken
-                silence_logs=logging.ERROR,
-            )
+            cluster = stack.enter_context(local_cluster(workers))
             client = Client(cluster)  # type: ignore[no-untyped-call, unused-ignore]
         else:
             client = Client(scheduler, timeout=CONNECT_TIMEOUT_S)  # type: ignore[no-untyped-call, unused-ignore]
     except (OSError, TimeoutError, ValueError) as exc:
-        if cluster is not None:
-            cluster.close()
+        stack.close()
         where = "start a local Dask cluster" if scheduler is None else f"reach {scheduler}"
-        raise BatchError(f"cannot {where}: {one_line(exc, 200)}") from None
+        raise BatchError(f"cannot {one_line(where, 200)}: {one_line(exc, 200)}") from None
+    stack.callback(client.close)
+    return client
+
+
+def probe_scheduler(scheduler: str) -> None:
+    """Connect once to the TCP port of a scheduler's address, so that what fails at once fails
+    the batch at once (BatchError): a refused connection (nothing listens there), an unknown
+    host, an unreachable network — Dask would retry them until `CONNECT_TIMEOUT_S` ran out. A
+    host that does not answer still gets that long. Other addresses are left to Dask."""
+    from distributed.comm.addressing import parse_address, parse_host_port
+
     try:
-        yield from _dask_run(client, partitions, job)
-    finally:
-        client.close()  # type: ignore[no-untyped-call, unused-ignore]
-        if cluster is not None:
-            cluster.close()
+        scheme, location = parse_address(scheduler, strict=False)
+        host, port = parse_host_port(location)
+    except ValueError:  # no port, or not an address: Dask says what is wrong with it
+        return
+    if scheme not in _TCP_SCHEMES or not host:
+        return
+    try:
+        socket.create_connection((host, port), timeout=CONNECT_TIMEOUT_S).close()
+    except OSError as exc:
+        raise BatchError(f"cannot reach {one_line(scheduler, 200)}: {_refusal(exc)}") from None
+
+
+def _refusal(exc: OSError) -> str:
+    if isinstance(exc, ConnectionRefusedError):
+        return "connection refused (no Dask scheduler listens there)"
+    if isinstance(exc, TimeoutError):
+        return f"no answer within {CONNECT_TIMEOUT_S:g} s"
+    if isinstance(exc, socket.gaierror):
+        return f"unknown host ({one_line(exc.strerror or exc, 100)})"
+    return one_line(exc.strerror or exc, 200)
 
 
 def _dask_run(client: Any, partitions: Iterable[Partition], job: Job) -> Results:

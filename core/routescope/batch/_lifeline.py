@@ -5,8 +5,12 @@ On Linux each such process asks the kernel for SIGKILL when its parent dies
 (`prctl(PR_SET_PDEATHSIG)`), then checks its parent is still the expected one (it may have
 died before the request). The chain of a local pool is driver -> fork server -> workers: the
 fork server dies with the driver when it imports `routescope.batch._die_with_driver` (a fork
-server preload), and each worker with the fork server (its initializer). Elsewhere there is no
-such signal: these are no-ops."""
+server preload), and each worker with the fork server (its initializer). A Dask `LocalCluster`
+runs its nannies in the driver, so its chain is driver -> workers: each worker, spawned by the
+driver, imports `_die_with_driver` first (a worker preload; `_engines.local_cluster`). The
+kernel takes the thread that started a process for its parent: a Dask worker's is its nanny's
+thread that watches it, which ends only after the worker has. Elsewhere there is no such
+signal: these are no-ops."""
 
 from __future__ import annotations
 

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ._common import BadLine
-from ._state import OutPaths, State
+from ._state import OutPaths, State, listed_bad_lines
 
 __all__ = [
     "BAD_LINES_KEPT",
@@ -23,8 +23,8 @@ __all__ = [
 ]
 
 BAD_LINES_KEPT = 10
-"""How many bad lines the summary lists (the first `BAD_LINES_WRITTEN` of all are in the
-bad-lines file)."""
+"""How many bad lines the summary lists, the batch's first (the first `BAD_LINES_WRITTEN` of
+all are in the bad-lines file)."""
 
 ProgressHook = Callable[[int, int], None]
 """Called after each chunk is written with the prompts and bad lines written so far."""
@@ -91,7 +91,8 @@ class BatchSummary:
     engine: str
     workers: int
     first_bad: list[BadLine] = field(default_factory=list)
-    """The first bad lines of this run (at most `BAD_LINES_KEPT`)."""
+    """The first bad lines of the batch (at most `BAD_LINES_KEPT`): a resumed run reads
+    those of earlier runs back from the bad-lines file."""
     bad_not_listed: dict[str, int] = field(default_factory=dict)
     """Bad lines past the bad-lines file's cap (`BAD_LINES_WRITTEN`), not in it: their
     count by reason (the reason's text before any detail). Included in `bad`."""
@@ -114,7 +115,8 @@ class Summary:
         self.paths, self.state, self.files = paths, state, files
         self.engine, self.workers, self.notes, self.started = engine, workers, notes, started
         self.done_before = state.prompts + state.bad
-        self.first_bad: list[BadLine] = []
+        # resumed: the batch's first bad lines are those earlier runs wrote, then this one's
+        self.first_bad: list[BadLine] = listed_bad_lines(paths, state, BAD_LINES_KEPT)
 
     def build(self, *, already_complete: bool) -> BatchSummary:
         seconds = time.monotonic() - self.started

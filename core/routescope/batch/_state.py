@@ -27,13 +27,25 @@ from typing import Any
 
 from .._errors import one_line
 from .._files import MB, read_text, replace_file
-from ._common import BatchError
+from ._common import BadLine, BatchError
 from ._read import InputFile, Position
 
-__all__ = ["OutPaths", "Output", "State", "finish", "open_output", "out_paths", "state_of"]
+__all__ = [
+    "OutPaths",
+    "Output",
+    "State",
+    "finish",
+    "listed_bad_lines",
+    "open_output",
+    "out_paths",
+    "state_of",
+]
 
 STATE_VERSION = 1
 _STEMS = (".jsonl", ".ndjson", ".json", ".parquet")
+_BAD_LINE_BYTES = 256 * 1024
+"""The longest line of the bad-lines file read back (its source's name and a 120-character
+excerpt are far shorter)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -334,6 +346,42 @@ def _lock(handle: int, paths: OutPaths) -> None:
         fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
         raise BatchError(f"another batch is writing {one_line(paths.out)}") from None
+
+
+def listed_bad_lines(paths: OutPaths, state: State, count: int) -> list[BadLine]:
+    """The first `count` bad lines of the bad-lines file as far as `state` committed it (what
+    earlier runs of a batch wrote), for a resumed run's summary to list them as an
+    uninterrupted run does; fewer when there are fewer, or when a line cannot be read back."""
+    found: list[BadLine] = []
+    if not state.bad_bytes or count <= 0:
+        return found
+    try:
+        with paths.bad.open("rb") as file:
+            left = state.bad_bytes
+            while len(found) < count and left > 0:
+                line = file.readline(min(_BAD_LINE_BYTES, left))
+                left -= len(line)
+                bad = _bad_line(line)
+                if bad is None:
+                    break
+                found.append(bad)
+    except OSError:  # gone or unreadable since the batch opened it: nothing more to list
+        pass
+    return found
+
+
+def _bad_line(line: bytes) -> BadLine | None:
+    if not line.endswith(b"\n"):
+        return None
+    try:
+        entry = json.loads(line)
+        bad = BadLine(entry["source"], entry["line"], entry["reason"], entry["excerpt"])
+    except (ValueError, TypeError, KeyError, RecursionError):
+        return None
+    fields = (bad.source, bad.reason, bad.excerpt)
+    if not all(isinstance(f, str) for f in fields) or type(bad.line) is not int:
+        return None
+    return bad
 
 
 def finish(paths: OutPaths, state: State) -> None:

@@ -7,7 +7,8 @@ worked is remembered for the client's later calls. Failures of the model or the 
 raise: they come back as a `JsonAnswer` with a one-line error kind —
 
     timeout     the call's total deadline passed (or the last request timed out)
-    http_<n>    the server answered status n (after the retries, for 408/429/5xx)
+    http_<n>    the server answered status n (after the retries, for 408/429/5xx; at once
+                when it asks to be retried later than the deadline allows)
     network     no answer: connection refused, reset, protocol error…
     too_large   the response body exceeded the size cap
     malformed   the body is not a chat completion, or the reply holds no JSON object
@@ -80,7 +81,8 @@ class ChatSettings:
     max_body_bytes: int = 2_000_000
     """The largest response body, after decompression."""
     max_retry_after_s: float = 30.0
-    """The longest `Retry-After` waited for; longer ones are not retried."""
+    """The longest wait before a retry: a longer `Retry-After` is waited this long. One that
+    the call's deadline cannot hold is not retried at all: the call fails at once."""
     backoff_s: float = 0.5
     """The first wait of the exponential backoff when the server names none."""
     raw_chars: int = 4000
@@ -153,7 +155,8 @@ class OpenAIChat:
     How it calls the model is a `ChatSettings` (`settings`, or its fields as keywords, which
     override it): the total deadline of one `complete_json` call, the retries of one request
     after a timeout, a network error, 408, 429 or 5xx (waiting `Retry-After`, at most
-    `max_retry_after_s`, else an exponential backoff from `backoff_s`), the cap on a response
+    `max_retry_after_s`, else an exponential backoff from `backoff_s`; a `Retry-After` past
+    what is left of the deadline fails the call at once, saying so), the cap on a response
     after decompression. A client it creates ignores proxy environment variables
     (`trust_env=False`) and is closed by `aclose`; a client passed in is the caller's to
     close."""
@@ -197,6 +200,7 @@ class OpenAIChat:
             max_wait_s=self.settings.max_retry_after_s,
             backoff_s=self.settings.backoff_s,
             sleep=sleep or anyio.sleep,
+            named_wait_must_fit=True,
         )
 
     def __repr__(self) -> str:
@@ -351,6 +355,8 @@ class OpenAIChat:
             text = outcome.reply.text()
             data = _json(text)
             detail = f"HTTP {status}: {error_message(data, text)}"
+            if outcome.wait_past_deadline_s is not None:
+                detail = f"HTTP {status}: {self._past_deadline(outcome.wait_past_deadline_s)}"
             return _Http(status, data, text, f"http_{status}", detail)
         if outcome.kind == "too_large":
             detail = f"the response is larger than {self.settings.max_body_bytes} bytes"
@@ -358,6 +364,13 @@ class OpenAIChat:
         if outcome.kind == "timeout":
             return _Http(error="timeout", detail="the request timed out")
         return _Http(status, error=outcome.kind, detail=outcome.message)
+
+    def _past_deadline(self, wait_s: float) -> str:
+        """Why a call failed without the retry its server asked for: the wait would not fit."""
+        total = float(self.settings.timeout_s)
+        beyond = "the" if wait_s >= total else "what is left of the"
+        asked = f"model server asked to retry after {_seconds(wait_s)} s"
+        return f"{asked}, beyond {beyond} {total:g} s deadline"
 
     def _scrub(self, text: str) -> str:
         return self._secrets.scrub(text)
@@ -368,6 +381,11 @@ def _json(text: str) -> Any:
         return json.loads(text)
     except (ValueError, RecursionError):
         return None
+
+
+def _seconds(value: float) -> str:
+    """999999 as 999999 (not 1e+06), 2.5 as 2.5."""
+    return f"{value:.0f}" if value >= 100 else f"{value:g}"
 
 
 def _retryable(failure: HttpFailure) -> bool:

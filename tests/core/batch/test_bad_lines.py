@@ -13,6 +13,8 @@ import pytest
 
 import routescope
 from routescope.batch import _run as run_module
+from routescope.batch._progress import BAD_LINES_KEPT
+from routescope.cli import main
 
 from ._logs import read_jsonl, run_batch
 
@@ -96,6 +98,88 @@ def test_past_the_cap_bad_lines_are_only_counted_by_reason_and_resuming_gives_th
         tmp_path / "reference.state.json"
     ).read_bytes()
     assert resumed.bad == summary.bad and resumed.bad_not_listed == summary.bad_not_listed
+
+
+def mixed_log(tmp_path: Path) -> list[str]:
+    """3,000 lines, one in 13 bad (empty, or not JSON): bad lines all the way through."""
+    lines = [
+        ("" if i % 2 else "not json {")
+        if i % 13 == 5
+        else json.dumps({"prompt": f"weather in Oslo tomorrow, take {i}"})
+        for i in range(3_000)
+    ]
+    path = tmp_path / "mixed.jsonl"
+    path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+    return [str(path)]
+
+
+@pytest.mark.parametrize("chunks", [1, 6])
+def test_a_resumed_batch_counts_and_lists_the_bad_lines_of_the_whole_input(
+    tmp_path: Path,
+    chunks: int,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Issue 25: the summary of a batch stopped after `chunks` chunks and run again is the
+    uninterrupted run's: every bad line counted, and the batch's first ones listed (those
+    before the resume point read back from the bad-lines file), on the command line too."""
+    monkeypatch.setattr(run_module, "CHECKPOINT_S", 0.0)
+    logs = mixed_log(tmp_path)
+    reference = run(logs, tmp_path / "reference.jsonl")
+    assert reference.complete and reference.bad == 231 and len(reference.first_bad) == 10
+
+    out = tmp_path / "out.jsonl"
+    with pytest.raises(StopError):
+        run(logs, out, on_chunk=stop_after(chunks))
+    before = json.loads((tmp_path / "out.state.json").read_text())["bad"]
+    assert 0 < before < reference.bad  # bad lines before the resume point and after it
+    assert (before < BAD_LINES_KEPT) == (chunks == 1)  # the list made of both runs', or not
+    resumed = run(logs, out)
+    assert resumed.complete and resumed.done_before > 0
+    assert (resumed.prompts, resumed.bad, resumed.bad_not_listed) == (
+        reference.prompts,
+        reference.bad,
+        reference.bad_not_listed,
+    )
+    assert resumed.first_bad == reference.first_bad
+    assert resumed.bad_lines_file == str(tmp_path / "out.bad.jsonl")
+    again = run(logs, out)  # already complete: the same counts and list
+    assert again.already_complete
+    assert (again.bad, again.first_bad) == (reference.bad, reference.first_bad)
+
+    cli = ["batch", "--today", TODAY.isoformat(), "--no-timings", "--block-size", "4k"]
+    assert main([*cli, *logs, "--out", str(tmp_path / "cli-reference.jsonl")]) == 0
+    whole = capsys.readouterr().out.splitlines()[1:]
+    with pytest.raises(StopError):
+        run(logs, tmp_path / "cli.jsonl", on_chunk=stop_after(chunks))
+    assert main([*cli, *logs, "--out", str(tmp_path / "cli.jsonl")]) == 0
+    shown = capsys.readouterr().out.splitlines()
+    assert "continued after" in shown[0]
+    assert [line.replace("cli.bad", "cli-reference.bad") for line in shown[1:]] == whole
+    assert whole[0].startswith("231 bad lines → ") and len(whole) == 1 + 10 + 1
+
+
+def test_a_bad_lines_file_that_cannot_be_read_back_lists_what_it_can(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The resumed summary lists the earlier runs' bad lines up to one it cannot read back (a
+    damaged file); the counts, from the state, are whole all the same."""
+    monkeypatch.setattr(run_module, "CHECKPOINT_S", 0.0)
+    logs = mixed_log(tmp_path)
+    reference = run(logs, tmp_path / "reference.jsonl")
+    out = tmp_path / "out.jsonl"
+    with pytest.raises(StopError):
+        run(logs, out, on_chunk=stop_after(6))
+    bad_file = tmp_path / "out.bad.jsonl"
+    lines = bad_file.read_bytes().splitlines(keepends=True)
+    lines[2] = b"#" * (len(lines[2]) - 1) + b"\n"  # the same length: only its text is damaged
+    bad_file.write_bytes(b"".join(lines))
+    resumed = run(logs, out)
+    assert resumed.first_bad[:2] == reference.first_bad[:2]
+    # past the damaged line, the earlier runs' are not listed: this run's follow
+    earlier = json.loads((tmp_path / "reference.bad.jsonl").read_bytes().splitlines()[len(lines)])
+    assert resumed.first_bad[2].line == earlier["line"]
+    assert (resumed.prompts, resumed.bad) == (reference.prompts, reference.bad)
 
 
 def test_a_batch_under_the_cap_writes_no_count_in_its_state(tmp_path: Path) -> None:

@@ -6,13 +6,16 @@ from __future__ import annotations
 import datetime as dt
 import gzip
 import json
+import socket
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from routescope.batch import BatchError
 from routescope.batch import _engines as engines
+from routescope.cli import main
 
 from ._logs import prompts, run_batch, suite_prompts, write_jsonl
 
@@ -82,6 +85,69 @@ def test_an_unreachable_scheduler_is_one_line(
     monkeypatch.setattr(engines, "CONNECT_TIMEOUT_S", 1.0)
     with pytest.raises(BatchError, match=r"cannot reach tcp://127\.0\.0\.1:9"):
         run(logs, tmp_path / "out.jsonl", engine="dask", scheduler="tcp://127.0.0.1:9")
+
+
+class Connects:
+    """Stands in for `distributed.Client` (or `socket.create_connection`): records each call,
+    then fails as a scheduler that never answers makes it fail."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[tuple[Any, ...], dict[str, Any]]] = []
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        self.calls.append((args, kwargs))
+        raise TimeoutError("Timed out trying to connect")
+
+
+def test_a_refused_scheduler_fails_at_once_without_dask_trying_it(
+    logs: list[str],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Issue 25: nothing listening at the address is one line and exit 2 straight away: Dask's
+    connect, which retries a refusal until its timeout (20 s), is never called."""
+    client = Connects()
+    monkeypatch.setattr(distributed, "Client", client)
+    with socket.socket() as bound:  # bound but not listening: a connection to it is refused
+        bound.bind(("127.0.0.1", 0))
+        address = f"tcp://127.0.0.1:{bound.getsockname()[1]}"
+        argv = ["batch", logs[0], "--out", str(tmp_path / "out.jsonl"), "--engine", "dask"]
+        assert main([*argv, "--scheduler", address]) == 2
+    assert capsys.readouterr().err == (
+        f"routescope: error: cannot reach {address}: connection refused (no Dask scheduler "
+        "listens there)\n"
+    )
+    assert client.calls == []
+
+
+def test_a_host_that_never_answers_keeps_the_timeout(
+    logs: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A connection that gets no answer is given `CONNECT_TIMEOUT_S`, once (the probe's), and
+    then is the same one line; Dask's connect is not tried for as long again."""
+    connects, client = Connects(), Connects()
+    monkeypatch.setattr(socket, "create_connection", connects)
+    monkeypatch.setattr(distributed, "Client", client)
+    with pytest.raises(BatchError) as caught:
+        run(logs, tmp_path / "out.jsonl", engine="dask", scheduler="tcp://127.0.0.1:8786")
+    assert str(caught.value) == "cannot reach tcp://127.0.0.1:8786: no answer within 20 s"
+    assert connects.calls == [((("127.0.0.1", 8786),), {"timeout": engines.CONNECT_TIMEOUT_S})]
+    assert client.calls == []
+
+
+def test_a_port_that_accepts_but_never_speaks_is_left_to_dask_and_its_timeout(
+    logs: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    client = Connects()
+    monkeypatch.setattr(distributed, "Client", client)
+    with socket.socket() as silent:  # the kernel completes the handshake; nobody answers
+        silent.bind(("127.0.0.1", 0))
+        silent.listen()
+        address = f"tcp://127.0.0.1:{silent.getsockname()[1]}"
+        with pytest.raises(BatchError, match=r"^cannot reach .*: Timed out trying to connect$"):
+            run(logs, tmp_path / "out.jsonl", engine="dask", scheduler=address)
+    assert client.calls == [((address,), {"timeout": engines.CONNECT_TIMEOUT_S})]
 
 
 def test_without_a_scheduler_dask_starts_a_local_cluster_of_processes(

@@ -63,6 +63,18 @@ def test_human_summary_has_no_colour_when_piped() -> None:
         (["inspect", ""], None, "empty"),
         (["inspect", "   "], None, "empty"),
         (["inspect", "-"], b"", "empty"),
+        (["inspect", "\x07"], None, ": text is only control characters (U+0007)\n"),
+        (["inspect", "-"], b"\x00", ": text is only control characters (U+0000)\n"),
+        (
+            ["inspect", "-"],
+            b"\x1b\n",
+            ": text is only whitespace and control characters (U+001B)\n",
+        ),
+        (
+            ["inspect", "\u200b\ufeff"],
+            None,
+            ": text is only invisible characters (U+200B, U+FEFF)\n",
+        ),
         (["inspect", "-"], b"\xff\xfe\x00", "not UTF-8"),
         (["inspect", "--today", "yesterday", "x"], None, "YYYY-MM-DD"),
         (["inspect", "--rules", "/nonexistent.toml", "x"], None, "cannot read rule pack"),

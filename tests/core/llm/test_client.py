@@ -215,14 +215,60 @@ def test_scores_are_clamped_and_nan_is_a_schema_error() -> None:
     assert nan.ask()[0].error == "schema"
 
 
-@pytest.mark.parametrize(("header", "waited"), [("3", 3.0), ("9999", 30.0), ("soon", 0.5)])
+@pytest.mark.parametrize(("header", "waited"), [("3", 3.0), ("45", 30.0), ("soon", 0.5)])
 def test_429_waits_retry_after_bounded(header: str, waited: float) -> None:
+    """A wait the 60 s deadline can hold is waited, at most `max_retry_after_s` (30 s)."""
     answers = iter([httpx.Response(429, headers={"Retry-After": header}), completion(GOOD_TEXT)])
     script = Script(lambda r: next(answers))
     [answer] = script.ask()
     assert answer.ok
     assert answer.attempts == 2
     assert script.sleeps == [waited]  # an unreadable Retry-After: the backoff
+
+
+@pytest.mark.parametrize(
+    ("headers", "asked"),
+    [
+        ({"Retry-After": "999999"}, "999999"),
+        ({"Retry-After": "9999"}, "9999"),
+        ({"Retry-After": "60"}, "60"),
+        ({"retry-after-ms": "90000"}, "90"),
+        ({"Retry-After": "Fri, 01 Jan 9999 00:00:00 GMT"}, ""),
+    ],
+)
+def test_a_retry_after_past_the_deadline_fails_at_once(headers: dict[str, str], asked: str) -> None:
+    """Issue 25: a wait the deadline cannot hold is not shortened into a retry the server
+    asked not to get: one request, no wait, and the answer says why."""
+    script = Script(lambda r: httpx.Response(429, headers=headers))
+    [answer] = script.ask()
+    assert (answer.error, answer.status, answer.attempts) == ("http_429", 429, 1)
+    assert len(script.bodies) == 1 and script.sleeps == []
+    assert answer.detail.startswith("HTTP 429: model server asked to retry after ")
+    assert answer.detail.endswith(" s, beyond the 60 s deadline")
+    if asked:
+        assert answer.detail == (
+            f"HTTP 429: model server asked to retry after {asked} s, beyond the 60 s deadline"
+        )
+
+
+def test_a_retry_after_past_what_is_left_of_the_deadline_says_so() -> None:
+    chat = Script(lambda r: completion(GOOD_TEXT)).chat()
+    assert chat._past_deadline(45) == (
+        "model server asked to retry after 45 s, beyond what is left of the 60 s deadline"
+    )
+    assert chat._past_deadline(2.5) == (
+        "model server asked to retry after 2.5 s, beyond what is left of the 60 s deadline"
+    )
+    run(chat.aclose())
+
+
+def test_a_503_whose_retry_after_is_past_the_deadline_is_not_retried_either() -> None:
+    script = Script(lambda r: httpx.Response(503, headers={"Retry-After": "3600"}))
+    [answer] = script.ask(script.chat(timeout_s=5))
+    assert (answer.error, answer.attempts, script.sleeps) == ("http_503", 1, [])
+    assert answer.detail == (
+        "HTTP 503: model server asked to retry after 3600 s, beyond the 5 s deadline"
+    )
 
 
 def test_retry_after_ms_and_http_dates() -> None:

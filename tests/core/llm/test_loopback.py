@@ -13,6 +13,7 @@ import pytest
 from pydantic import BaseModel
 
 from routescope.llm import JsonAnswer, OpenAIChat, Score
+from tests.core.research._loopback import Reply, serving
 
 KEY = "sk-loopback-SECRET"
 
@@ -96,3 +97,32 @@ def test_a_real_server_that_refuses_json_schema(
     assert [r["path"] for r in requests] == ["/v1/chat/completions"] * 3
     assert {r["auth"] for r in requests} == {f"Bearer {KEY}"}
     assert KEY not in repr(first) + repr(second)
+
+
+def test_a_real_server_asking_to_retry_after_the_deadline_gets_one_request() -> None:
+    """Issue 25: a 429 whose Retry-After (999999 s) no deadline holds is not waited for, nor
+    retried early: the call fails at once with one line saying so, after a single request."""
+    slept: list[float] = []
+
+    async def sleep(seconds: float) -> None:
+        slept.append(seconds)
+
+    limited = Reply(429, b'{"error": {"message": "slow down"}}', headers={"Retry-After": "999999"})
+    with serving(lambda request: limited) as server:
+
+        async def go() -> JsonAnswer[Query]:
+            async with OpenAIChat(server.url("/v1"), "qwen3", api_key=KEY, sleep=sleep) as chat:
+                return await chat.complete_json("Optimise.", "asyncio", Query, name="query")
+
+        answer = asyncio.run(go())
+        assert server.paths == ["/v1/chat/completions"]  # exactly one request
+    assert (answer.value, answer.error, answer.status, answer.attempts) == (
+        None,
+        "http_429",
+        429,
+        1,
+    )
+    assert answer.detail == (
+        "HTTP 429: model server asked to retry after 999999 s, beyond the 60 s deadline"
+    )
+    assert slept == []

@@ -750,14 +750,30 @@ def test_500_then_success_is_retried(world: World) -> None:
 
 def test_429_with_retry_after_is_honoured_within_a_bound(world: World) -> None:
     world.model.scripts["optimiser"] = lambda call: (
-        json_reply({"error": {"message": "rate"}}, 429, {"Retry-After": "3600"})
+        json_reply({"error": {"message": "rate"}}, 429, {"Retry-After": "2"})
         if call.n < 2
         else chat(PLAN)
     )
     run = research(world)
     assert run.result.attempts[0].query_source == "optimiser"
-    assert run.model_sleeps == [0.2, 0.2]  # Retry-After asked for an hour
+    assert run.model_sleeps == [0.2, 0.2]  # Retry-After asked for 2 s, within the 3 s deadline
     assert len(world.model.of("optimiser")) == 3
+
+
+def test_a_model_asking_to_retry_past_its_deadline_is_not_waited_for(world: World) -> None:
+    """Issue 25: a Retry-After no deadline holds (an hour, with 3 s per call) fails each call
+    at once, after one request and no wait: the run goes on without the model's answers."""
+    for kind in ("optimiser", "evaluator", "refiner"):
+        world.model.scripts[kind] = lambda call: json_reply(
+            {"error": {"message": "rate"}}, 429, {"Retry-After": "3600"}
+        )
+    run = research(world)
+    assert run.result.attempts[0].query_source == "goal (optimiser failed: http_429)"
+    assert len(world.model.of("optimiser")) == 1
+    assert [call.n for call in world.model.of("evaluator")] == [0]  # one request a call
+    assert run.result.termination_reason == "refiner failed (http_429): no further attempt"
+    assert len(world.model.of("refiner")) == 1
+    assert run.model_sleeps == []
 
 
 def test_a_model_that_keeps_failing_gives_up_after_the_retries(world: World) -> None:
