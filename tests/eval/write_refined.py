@@ -126,6 +126,12 @@ def main(path: str) -> int:
             old = list(getattr(getattr(pack, table), key))
             notes = [f'suggest: add "{v}": {e}' for v, e in items]
             text = _replace_key(text, table, key, _toml_list(old + [v for v, _ in items]), notes)
+    if "entity_min_score" in flags:
+        value = next(i["edit"]["value"] for i in edits if i["edit"]["kind"] == "entity_min_score")
+        note = [
+            f"suggest: drop entity candidates scoring below {value}: {flags['entity_min_score']}"
+        ]
+        text = _replace_key(text, "entities", "min_score", value, note)
     if "lowercase_places" in flags:
         note = [
             f"suggest: places written in lower case, from GeoNames: {flags['lowercase_places']}"

@@ -33,6 +33,7 @@ EditKind = Literal[
     "lowercase_places",
     "local_preposition",
     "not_place",
+    "entity_min_score",
 ]
 _WORD = re.compile(r"[a-z][a-z0-9'+#.\-]*[a-z0-9+#]|[a-z]")
 _COMMON = frozenset(
@@ -63,6 +64,7 @@ class PackEdit:
             "lowercase_places": "find places written in lower case (GeoNames gazetteer)",
             "local_preposition": f'"{self.value} <place>" sets intent.local',
             "not_place": f'never read "{self.value}" as a lower-case place',
+            "entity_min_score": f"drop entity candidates scoring below {self.value}",
         }
         return what[self.kind]
 
@@ -109,6 +111,10 @@ def _not_place(data: dict[str, Any], edit: PackEdit) -> None:
     data["place"]["not_places"] = [*data["place"]["not_places"], edit.value]
 
 
+def _entity_min_score(data: dict[str, Any], edit: PackEdit) -> None:
+    data["entities"]["min_score"] = float(edit.value)
+
+
 _EDITORS: dict[EditKind, Callable[[dict[str, Any], PackEdit], None]] = {
     "drop_keyword": _drop_keyword,
     "add_keyword": _add_keyword,
@@ -118,6 +124,7 @@ _EDITORS: dict[EditKind, Callable[[dict[str, Any], PackEdit], None]] = {
     "lowercase_places": _lowercase_places,
     "local_preposition": _local_preposition,
     "not_place": _not_place,
+    "entity_min_score": _entity_min_score,
 }
 
 
@@ -333,6 +340,8 @@ def _grams(prompt: str) -> Iterator[str]:
 
 
 def _entity_edits(part: _Part) -> Iterator[PackEdit]:
+    for floor in ("0.75", "1.5"):  # without sentence-start words; without any single word
+        yield PackEdit("entity_min_score", value=floor)
     junk = part.card.entities.junk
     for name, ids in sorted(junk.items(), key=lambda item: -len(item[1]))[:30]:
         if len(ids) >= 2 and " " not in name:

@@ -81,6 +81,9 @@ class EntityRules(Strict):
     """Names that are entities in any case ("fastapi", "excel"), shown as the pack writes them."""
     phrase_connectors: list[str] = []
     weights: EntityWeights = EntityWeights()
+    min_score: float = Field(0.0, ge=0.0, le=100.0)
+    """Candidates scoring below this are dropped (a capitalized word that starts a sentence
+    scores half its kind's weight: 0.75 drops those); 0 keeps every one, as the seed does."""
 
     _clean = field_validator("sentence_start_stopwords", "stopwords", "known", "phrase_connectors")(
         clean_phrases

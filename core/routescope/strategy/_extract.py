@@ -300,8 +300,10 @@ class _Candidates:
             self.add(" ".join(surface.split()), kind, start, end, _REASONS[kind])
 
     def ranked(self) -> list[EntityCandidate]:
-        self.scored.sort(key=lambda c: (-c.score, c.start))
-        return self.scored[: self.compiled.rules.entities.max_candidates]
+        floor = self.compiled.rules.entities.min_score
+        kept = [c for c in self.scored if c.score >= floor] if floor else self.scored
+        kept.sort(key=lambda c: (-c.score, c.start))
+        return kept[: self.compiled.rules.entities.max_candidates]
 
 
 def _entities(
