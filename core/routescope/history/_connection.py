@@ -23,7 +23,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, Literal, Self
+from typing import Any, Literal, NoReturn, Self
 
 from .._errors import HistoryError, one_line
 from ._schema import APPLICATION_ID, FTS_SCHEMA, SCHEMA, SCHEMA_VERSION, fts5_available, statements
@@ -33,6 +33,10 @@ __all__ = ["BUSY_TIMEOUT_S", "Store"]
 BUSY_TIMEOUT_S = 5.0
 """How long a write waits for another window's write before it gives up (and says so)."""
 _SQLITE_HEADER = b"SQLite format 3\x00"
+_HEADER_SIZE = 100
+_APP_ID_AT = 68
+"""Where the header keeps `PRAGMA application_id` (4 bytes, big-endian)."""
+_SIDECARS = ("-wal", "-shm")
 
 # Primary result codes (sqlite3.h); extended codes carry them in the low byte.
 _CORRUPT, _NOTADB = 11, 26
@@ -158,12 +162,7 @@ class Store:
             code = _code(exc)
             if code in (_CORRUPT, _NOTADB):
                 self._move_aside(f"it is damaged ({one_line(exc)})")
-            if code in (_BUSY, _LOCKED):
-                raise _BusyError(
-                    f"{path}: history is off: another window holds the store "
-                    f"(waited {self._busy_timeout:g} s)"
-                ) from None
-            raise HistoryError(f"{path}: history is off: {_reason(exc)}") from None
+            _raise_for(path, exc, self._busy_timeout)
         except BaseException:
             self._close()
             raise
@@ -192,22 +191,70 @@ class Store:
             return
         try:
             with open(path, "rb") as stream:
-                head = stream.read(len(_SQLITE_HEADER))
+                head = stream.read(_HEADER_SIZE)
         except OSError as exc:
             raise HistoryError(
                 f"{path}: history is off: cannot read the store: {exc.strerror or exc}"
             ) from None
-        if head != _SQLITE_HEADER:
+        if not head.startswith(_SQLITE_HEADER):
             self._move_aside("it is not an SQLite database", check_inode=False)
+        if head[_APP_ID_AT : _APP_ID_AT + 4] == APPLICATION_ID.to_bytes(4, "big"):
+            return  # marked as ours in its header
+        self._inode = (info.st_dev, info.st_ino)
+        self._recognise()
+
+    def _recognise(self) -> None:
+        """An SQLite file not marked as ours in its header, looked at read-only: kept when it is
+        ours after all (marked in its WAL, not yet in the file) or holds nothing, else moved
+        aside unchanged. SQLite writes nothing to a file opened read-only, but it makes a
+        `-wal` and a `-shm` beside a WAL-mode one: those are removed again."""
+        path = self.path
+        existed = {suffix: os.path.lexists(f"{path}{suffix}") for suffix in _SIDECARS}
+        why: str | None = None
+        try:
+            with contextlib.closing(
+                sqlite3.connect(
+                    f"{path.absolute().as_uri()}?mode=ro",
+                    uri=True,
+                    timeout=self._busy_timeout,
+                    isolation_level=None,
+                )
+            ) as probe:
+                app_id = probe.execute("PRAGMA application_id").fetchone()[0]
+                tables = probe.execute("SELECT count(*) FROM sqlite_schema").fetchone()[0]
+        except sqlite3.Error as exc:
+            if _code(exc) not in (_CORRUPT, _NOTADB):
+                self._drop_sidecars(existed)
+                _raise_for(path, exc, self._busy_timeout)
+            why = f"it is damaged ({one_line(exc)})"
+        else:
+            if app_id == APPLICATION_ID or (app_id == 0 and tables == 0):
+                return
+            why = "it is not a Routescope history"
+        self._drop_sidecars(existed)
+        self._move_aside(why)
+
+    def _drop_sidecars(self, existed: dict[str, bool]) -> None:
+        """Remove the `-wal` and `-shm` files a read-only look made (an empty `-wal` only)."""
+        for suffix, was_there in existed.items():
+            name = f"{self.path}{suffix}"
+            with contextlib.suppress(OSError):
+                if not was_there and (suffix == "-shm" or os.path.getsize(name) == 0):
+                    os.unlink(name)
 
     def _prepare(self, db: sqlite3.Connection) -> None:
-        """Pragmas, then the schema: checked, or made in one transaction on a new store."""
+        """The schema checked (before anything is written: a file that is not ours is moved
+        aside as it is), then the pragmas, then the schema made in one transaction on a new
+        store."""
         db.execute(f"PRAGMA busy_timeout = {int(self._busy_timeout * 1000)}")
+        app_id = db.execute("PRAGMA application_id").fetchone()[0]
+        names = {row[0] for row in db.execute("SELECT name FROM sqlite_schema")}
+        if app_id != APPLICATION_ID and (app_id != 0 or names):
+            self._close()
+            self._move_aside("it is not a Routescope history")
         db.execute("PRAGMA journal_mode = WAL").fetchone()
         db.execute(f"PRAGMA synchronous = {self._synchronous}")
-        app_id = db.execute("PRAGMA application_id").fetchone()[0]
         version = db.execute("PRAGMA user_version").fetchone()[0]
-        names = {row[0] for row in db.execute("SELECT name FROM sqlite_schema")}
         if app_id == APPLICATION_ID:
             if version > SCHEMA_VERSION:
                 raise HistoryError(
@@ -226,9 +273,6 @@ class Store:
             with self._write(db):  # a store we cannot write is off, now rather than later
                 db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
             return
-        if app_id != 0 or names:
-            self._close()
-            self._move_aside("it is not a Routescope history")
         with self._write(db):
             if db.execute("PRAGMA application_id").fetchone()[0] == APPLICATION_ID:
                 return  # another window made the schema while we waited for the lock
@@ -362,6 +406,15 @@ class Store:
             lambda db: db.execute(f"PRAGMA {name}").fetchone(), None, "reading the history"
         )
         return None if row is None else row[0]
+
+
+def _raise_for(path: Path, exc: sqlite3.Error, busy_timeout: float) -> NoReturn:
+    """The store cannot be opened now (busy: `_BusyError`) or here (`HistoryError`)."""
+    if _code(exc) in (_BUSY, _LOCKED):
+        raise _BusyError(
+            f"{path}: history is off: another window holds the store (waited {busy_timeout:g} s)"
+        ) from None
+    raise HistoryError(f"{path}: history is off: {_reason(exc)}") from None
 
 
 def _reason(exc: sqlite3.Error) -> str:
