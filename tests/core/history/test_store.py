@@ -3,6 +3,7 @@ filtered, pinned; and never a crash, whatever is at its path."""
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import os
 import sqlite3
@@ -325,6 +326,78 @@ def test_a_corrupt_or_foreign_file_is_moved_aside(tmp_path: Path, make: object, 
     assert history.integrity_check() == "ok"
 
 
+def foreign_wal(path: Path) -> None:
+    """Another app's database in WAL mode, closed (its WAL checkpointed and removed)."""
+    db = sqlite3.connect(path)
+    db.execute("PRAGMA journal_mode = WAL")
+    db.execute("PRAGMA application_id = 1234")
+    db.execute("CREATE TABLE notes (body TEXT)")
+    db.executemany("INSERT INTO notes VALUES (?)", [(f"note {n}",) for n in range(50)])
+    db.commit()
+    db.close()
+
+
+def foreign_wal_kept(path: Path) -> None:
+    """Another app's WAL-mode database as a crash leaves it: rows only in its `-wal`."""
+    other = path.with_name("other.db")
+    foreign_wal(other)
+    db = sqlite3.connect(other)
+    db.execute("PRAGMA wal_autocheckpoint = 0")
+    db.execute("INSERT INTO notes VALUES ('only in the WAL')")
+    db.commit()
+    path.write_bytes(other.read_bytes())
+    Path(f"{path}-wal").write_bytes(Path(f"{other}-wal").read_bytes())
+    db.close()
+    other.unlink()
+
+
+def digests(folder: Path) -> dict[str, str]:
+    return {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in folder.iterdir()}
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        foreign_sqlite,
+        another_app,
+        foreign_wal,
+        foreign_wal_kept,
+        lambda p: p.write_text("hello, I am a text file\n"),
+        lambda p: p.write_bytes(b"SQLite format 3\x00" + b"\xff" * 200),
+        lambda p: p.write_bytes(b"SQLite format 3\x00" + os.urandom(8192)),
+    ],
+    ids=["rollback", "app-id", "wal", "wal-kept", "text", "bad-header", "random-pages"],
+)
+def test_a_file_that_is_not_ours_is_moved_aside_unchanged(tmp_path: Path, make: object) -> None:
+    path = tmp_path / "history.sqlite3"
+    make(path)  # type: ignore[operator]
+    before = digests(tmp_path)
+    history = History.open(path)
+    assert history.enabled and history.note is not None and "moved aside" in history.note
+    asides = sorted(p.name for p in tmp_path.iterdir() if ".broken-" in p.name)
+    aside = asides[0]
+    assert asides == [aside + suffix for suffix in sorted(n[len(path.name) :] for n in before)]
+    after = digests(tmp_path)
+    for name, digest in before.items():  # byte for byte, and nothing made beside it
+        assert after[aside + name[len(path.name) :]] == digest, name
+    if make is foreign_wal_kept:
+        moved = sqlite3.connect(f"file:{tmp_path / aside}?mode=ro", uri=True)
+        assert moved.execute("SELECT count(*) FROM notes").fetchone()[0] == 51
+        moved.close()
+    entry = history.record(*plain())
+    assert entry is not None and history.reopen(entry.id) == plain()[0]
+    assert history.pragma("journal_mode") == "wal" and history.integrity_check() == "ok"
+
+
+def test_an_empty_file_becomes_the_store(tmp_path: Path) -> None:
+    path = tmp_path / "history.sqlite3"
+    path.touch()
+    history = History.open(path)
+    assert history.enabled and history.note is None
+    assert [p.name for p in tmp_path.iterdir() if ".broken-" in p.name] == []
+    assert history.record(*plain()) is not None
+
+
 def test_a_damaged_store_is_moved_aside_when_the_damage_shows(tmp_path: Path) -> None:
     path = tmp_path / "history.sqlite3"
     history = History.open(path)
@@ -415,6 +488,26 @@ def test_a_read_only_store_turns_history_off(tmp_path: Path) -> None:
     path.chmod(0o400)
     lines = open_elsewhere(path, drop_rights=IS_ROOT)
     assert lines[0] == "False" and "history is off" in lines[1]
+
+
+@pytest.mark.skipif(not CAN_TEST_READ_ONLY, reason="root without capsh writes anywhere")
+@pytest.mark.parametrize("make", [foreign_sqlite, foreign_wal], ids=["rollback", "wal"])
+def test_a_foreign_file_in_a_read_only_folder_turns_history_off(
+    tmp_path: Path, make: object
+) -> None:
+    folder = tmp_path / "ro"
+    folder.mkdir()
+    path = folder / "history.sqlite3"
+    make(path)  # type: ignore[operator]
+    before = digests(folder)
+    folder.chmod(0o555)
+    try:
+        lines = open_elsewhere(path, drop_rights=IS_ROOT)
+    finally:
+        folder.chmod(0o755)
+    assert lines[0] == "False" and len(lines) == 2
+    assert "history is off" in lines[1] and str(path) in lines[1]
+    assert digests(folder) == before  # the same bytes, and nothing beside them
 
 
 # -- two windows at once ------------------------------------------------------------------
