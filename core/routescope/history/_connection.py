@@ -7,10 +7,12 @@ broken store; a power cut may lose the last entries, never the store. Writers ta
 front (`BEGIN IMMEDIATE`) and wait up to `busy_timeout` for each other, so two windows can
 write at once.
 
-Nothing here raises on a bad store: a corrupt or foreign file is moved aside
-(`history.sqlite3.broken-<time>`) and a new store started; a read-only location, a full disk or
-a store written by a newer Routescope turns history off. Each of these sets `Store.note`
-(one line, the message of a `HistoryError`); the methods then record and return nothing.
+Nothing here raises on a bad store: a corrupt or foreign file is moved aside unchanged
+(`history.sqlite3.broken-<time>`; only a file recognised as ours, from its header or with
+read-only access, is ever opened for writing) and a new store started; a read-only
+location, a full disk or a store written by a newer Routescope turns history off. Each of
+these sets `Store.note` (one line, the message of a `HistoryError`); the methods then record
+and return nothing.
 """
 
 from __future__ import annotations
