@@ -39,6 +39,12 @@ _HEADER_SIZE = 100
 _APP_ID_AT = 68
 """Where the header keeps `PRAGMA application_id` (4 bytes, big-endian)."""
 _SIDECARS = ("-wal", "-shm")
+_JOURNAL_MAGIC = bytes.fromhex("d9d505f920a163d7")
+_JOURNAL_HEADER = 28
+"""A rollback journal's header: magic, record count, nonce, the database's size in pages
+before the transaction (at 16, 4 bytes, big-endian), sector size, page size."""
+_READONLY_ROLLBACK = 776
+"""SQLITE_READONLY_ROLLBACK: a read-only connection met a hot journal it may not roll back."""
 
 # Primary result codes (sqlite3.h); extended codes carry them in the low byte.
 _CORRUPT, _NOTADB = 11, 26
@@ -209,10 +215,12 @@ class Store:
         """An SQLite file not marked as ours in its header, looked at read-only: kept when it is
         ours after all (marked in its WAL, not yet in the file) or holds nothing, else moved
         aside unchanged. SQLite writes nothing to a file opened read-only, but it makes a
-        `-wal` and a `-shm` beside a WAL-mode one: those are removed again."""
+        `-wal` and a `-shm` beside a WAL-mode one: those are removed again. A hot rollback
+        journal beside it (a transaction cut by a kill) is one a read-only connection may not
+        roll back: the file is kept when the journal says it was empty before (our store cut
+        while it was created), else moved aside with its journal."""
         path = self.path
         existed = {suffix: os.path.lexists(f"{path}{suffix}") for suffix in _SIDECARS}
-        why: str | None = None
         try:
             with contextlib.closing(
                 sqlite3.connect(
@@ -225,16 +233,34 @@ class Store:
                 app_id = probe.execute("PRAGMA application_id").fetchone()[0]
                 tables = probe.execute("SELECT count(*) FROM sqlite_schema").fetchone()[0]
         except sqlite3.Error as exc:
+            self._drop_sidecars(existed)
+            if getattr(exc, "sqlite_errorcode", None) == _READONLY_ROLLBACK:
+                if self._was_empty():
+                    return  # the writable open rolls it back to empty and makes the store
+                self._move_aside("it is not a Routescope history (a transaction left unfinished)")
             if _code(exc) not in (_CORRUPT, _NOTADB):
-                self._drop_sidecars(existed)
                 _raise_for(path, exc, self._busy_timeout)
-            why = f"it is damaged ({one_line(exc)})"
-        else:
-            if app_id == APPLICATION_ID or (app_id == 0 and tables == 0):
-                return
-            why = "it is not a Routescope history"
+            self._move_aside(f"it is damaged ({one_line(exc)})")
+        if app_id == APPLICATION_ID or (app_id == 0 and tables == 0):
+            return
         self._drop_sidecars(existed)
-        self._move_aside(why)
+        self._move_aside("it is not a Routescope history")
+
+    def _was_empty(self) -> bool:
+        """Whether the hot journal beside the file says the file was empty before the
+        transaction left unfinished in it: a store killed while it was created (its first
+        transaction, which switches it to WAL, writes page 1 under a rollback journal).
+        Rolling that journal back gives an empty file, which becomes the store."""
+        try:
+            with open(f"{self.path}-journal", "rb") as stream:
+                head = stream.read(_JOURNAL_HEADER)
+        except OSError:
+            return False
+        return (
+            len(head) == _JOURNAL_HEADER
+            and head.startswith(_JOURNAL_MAGIC)
+            and int.from_bytes(head[16:20], "big") == 0
+        )
 
     def _drop_sidecars(self, existed: dict[str, bool]) -> None:
         """Remove the `-wal` and `-shm` files a read-only look made (an empty `-wal` only)."""
@@ -283,7 +309,7 @@ class Store:
             db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
             db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
 
-    def _move_aside(self, why: str, *, check_inode: bool = True) -> None:
+    def _move_aside(self, why: str, *, check_inode: bool = True) -> NoReturn:
         """Rename the unusable store (and its WAL) to `<name>.broken-<time>`, then raise
         `_MovedAsideError`."""
         path = self.path

@@ -3,6 +3,7 @@ filtered, pinned; and never a crash, whatever is at its path."""
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import itertools
 import os
@@ -351,6 +352,61 @@ def foreign_wal_kept(path: Path) -> None:
     other.unlink()
 
 
+def cut_transaction(path: Path, *, rows_before: int) -> None:
+    """A rollback-mode database as a kill leaves it mid-transaction: pages already spilled to
+    the file and a hot `-journal` beside it (copied while another connection holds the
+    transaction open, then abandoned). With no rows before, the transaction is the one that
+    created the database: its journal says the file was empty."""
+    other = path.with_name("other.db")
+    db = sqlite3.connect(other, isolation_level=None)
+    if rows_before:
+        db.execute("CREATE TABLE notes (body TEXT)")
+        db.executemany("INSERT INTO notes VALUES (?)", [(f"note {n}",) for n in range(rows_before)])
+    db.execute("PRAGMA cache_size = 1")  # spill the transaction's pages to the file
+    db.execute("BEGIN")
+    if not rows_before:
+        db.execute("CREATE TABLE notes (body TEXT)")
+    db.executemany("INSERT INTO notes VALUES (?)", [("x" * 1000,)] * 500)
+    path.write_bytes(other.read_bytes())
+    Path(f"{path}-journal").write_bytes(Path(f"{other}-journal").read_bytes())
+    db.execute("ROLLBACK")
+    db.close()
+    other.unlink()
+
+
+def is_hot(path: Path) -> bool:
+    """Whether a read-only connection finds a journal it would have to roll back."""
+    try:
+        with contextlib.closing(
+            sqlite3.connect(f"{path.absolute().as_uri()}?mode=ro", uri=True)
+        ) as db:
+            db.execute("SELECT count(*) FROM sqlite_schema").fetchone()
+    except sqlite3.Error as exc:
+        return exc.sqlite_errorname == "SQLITE_READONLY_ROLLBACK"
+    return False
+
+
+def foreign_cut(path: Path) -> None:
+    """Another app's database with a transaction cut by a kill (a hot `-journal` beside it)."""
+    cut_transaction(path, rows_before=50)
+    assert is_hot(path)
+
+
+def store_cut_while_created(path: Path) -> None:
+    """What a kill leaves in the first transaction of a new store, the switch to WAL: page 1
+    written (a WAL-mode header, no application id yet) and the hot journal of a transaction
+    that began on an empty file. Page 1 is taken from an empty database switched to WAL, the
+    journal from a cut transaction that was creating a database."""
+    cut_transaction(path, rows_before=0)
+    empty = path.with_name("empty.db")
+    db = sqlite3.connect(empty)
+    assert db.execute("PRAGMA journal_mode = WAL").fetchone()[0] == "wal"
+    db.close()
+    path.write_bytes(empty.read_bytes())
+    empty.unlink()
+    assert is_hot(path)
+
+
 def digests(folder: Path) -> dict[str, str]:
     return {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in folder.iterdir()}
 
@@ -362,11 +418,12 @@ def digests(folder: Path) -> dict[str, str]:
         another_app,
         foreign_wal,
         foreign_wal_kept,
+        foreign_cut,
         lambda p: p.write_text("hello, I am a text file\n"),
         lambda p: p.write_bytes(b"SQLite format 3\x00" + b"\xff" * 200),
         lambda p: p.write_bytes(b"SQLite format 3\x00" + os.urandom(8192)),
     ],
-    ids=["rollback", "app-id", "wal", "wal-kept", "text", "bad-header", "random-pages"],
+    ids=["rollback", "app-id", "wal", "wal-kept", "cut", "text", "bad-header", "random-pages"],
 )
 def test_a_file_that_is_not_ours_is_moved_aside_unchanged(tmp_path: Path, make: object) -> None:
     path = tmp_path / "history.sqlite3"
@@ -384,6 +441,14 @@ def test_a_file_that_is_not_ours_is_moved_aside_unchanged(tmp_path: Path, make: 
         moved = sqlite3.connect(f"file:{tmp_path / aside}?mode=ro", uri=True)
         assert moved.execute("SELECT count(*) FROM notes").fetchone()[0] == 51
         moved.close()
+    if make is foreign_cut:  # its journal went with it: rolled back (on a copy), all is there
+        copy = tmp_path / "copy"
+        copy.mkdir()
+        for name in (aside, aside + "-journal"):
+            (copy / name).write_bytes((tmp_path / name).read_bytes())
+        moved = sqlite3.connect(copy / aside)
+        assert moved.execute("SELECT count(*) FROM notes").fetchone()[0] == 50
+        moved.close()
     entry = history.record(*plain())
     assert entry is not None and history.reopen(entry.id) == plain()[0]
     assert history.pragma("journal_mode") == "wal" and history.integrity_check() == "ok"
@@ -396,6 +461,21 @@ def test_an_empty_file_becomes_the_store(tmp_path: Path) -> None:
     assert history.enabled and history.note is None
     assert [p.name for p in tmp_path.iterdir() if ".broken-" in p.name] == []
     assert history.record(*plain()) is not None
+
+
+def test_a_file_cut_while_it_was_created_becomes_the_store(tmp_path: Path) -> None:
+    """A store killed in its first transaction (the switch to WAL writes page 1 under a
+    rollback journal) leaves a file a read-only look may not read: its hot journal says the
+    file was empty before, so it is one, and becomes the store (never moved aside). What the
+    kill tests used to meet now and then (test_kill.py)."""
+    path = tmp_path / "history.sqlite3"
+    store_cut_while_created(path)
+    history = History.open(path)
+    assert history.enabled and history.note is None, history.note
+    assert [p.name for p in tmp_path.iterdir() if ".broken-" in p.name] == []
+    entry = history.record(*plain())
+    assert entry is not None and history.reopen(entry.id) == plain()[0]
+    assert history.pragma("journal_mode") == "wal" and history.integrity_check() == "ok"
 
 
 def test_a_damaged_store_is_moved_aside_when_the_damage_shows(tmp_path: Path) -> None:
@@ -491,7 +571,9 @@ def test_a_read_only_store_turns_history_off(tmp_path: Path) -> None:
 
 
 @pytest.mark.skipif(not CAN_TEST_READ_ONLY, reason="root without capsh writes anywhere")
-@pytest.mark.parametrize("make", [foreign_sqlite, foreign_wal], ids=["rollback", "wal"])
+@pytest.mark.parametrize(
+    "make", [foreign_sqlite, foreign_wal, foreign_cut], ids=["rollback", "wal", "cut"]
+)
 def test_a_foreign_file_in_a_read_only_folder_turns_history_off(
     tmp_path: Path, make: object
 ) -> None:
