@@ -338,7 +338,7 @@ def foreign_wal(path: Path) -> None:
     db.close()
 
 
-def foreign_wal_kept(path: Path) -> None:
+def foreign_wal_kept(path: Path, suffixes: tuple[str, ...] = ("", "-wal")) -> None:
     """Another app's WAL-mode database as a crash leaves it: rows only in its `-wal`."""
     other = path.with_name("other.db")
     foreign_wal(other)
@@ -346,10 +346,15 @@ def foreign_wal_kept(path: Path) -> None:
     db.execute("PRAGMA wal_autocheckpoint = 0")
     db.execute("INSERT INTO notes VALUES ('only in the WAL')")
     db.commit()
-    path.write_bytes(other.read_bytes())
-    Path(f"{path}-wal").write_bytes(Path(f"{other}-wal").read_bytes())
+    for suffix in suffixes:
+        Path(f"{path}{suffix}").write_bytes(Path(f"{other}{suffix}").read_bytes())
     db.close()
     other.unlink()
+
+
+def foreign_wal_crashed(path: Path) -> None:
+    """The same with its `-shm` too (a stale one: a read-write look would recover it)."""
+    foreign_wal_kept(path, ("", "-wal", "-shm"))
 
 
 def cut_transaction(path: Path, *, rows_before: int) -> None:
@@ -418,12 +423,23 @@ def digests(folder: Path) -> dict[str, str]:
         another_app,
         foreign_wal,
         foreign_wal_kept,
+        foreign_wal_crashed,
         foreign_cut,
         lambda p: p.write_text("hello, I am a text file\n"),
         lambda p: p.write_bytes(b"SQLite format 3\x00" + b"\xff" * 200),
         lambda p: p.write_bytes(b"SQLite format 3\x00" + os.urandom(8192)),
     ],
-    ids=["rollback", "app-id", "wal", "wal-kept", "cut", "text", "bad-header", "random-pages"],
+    ids=[
+        "rollback",
+        "app-id",
+        "wal",
+        "wal-kept",
+        "wal-crashed",
+        "cut",
+        "text",
+        "bad-header",
+        "random-pages",
+    ],
 )
 def test_a_file_that_is_not_ours_is_moved_aside_unchanged(tmp_path: Path, make: object) -> None:
     path = tmp_path / "history.sqlite3"
@@ -437,7 +453,7 @@ def test_a_file_that_is_not_ours_is_moved_aside_unchanged(tmp_path: Path, make: 
     after = digests(tmp_path)
     for name, digest in before.items():  # byte for byte, and nothing made beside it
         assert after[aside + name[len(path.name) :]] == digest, name
-    if make is foreign_wal_kept:
+    if make in (foreign_wal_kept, foreign_wal_crashed):
         moved = sqlite3.connect(f"file:{tmp_path / aside}?mode=ro", uri=True)
         assert moved.execute("SELECT count(*) FROM notes").fetchone()[0] == 51
         moved.close()
@@ -590,6 +606,119 @@ def test_a_foreign_file_in_a_read_only_folder_turns_history_off(
     assert lines[0] == "False" and len(lines) == 2
     assert "history is off" in lines[1] and str(path) in lines[1]
     assert digests(folder) == before  # the same bytes, and nothing beside them
+
+
+# -- read-only (the command line) -----------------------------------------------------------
+
+
+def snapshot(folder: Path) -> dict[str, str]:
+    """Every name in the folder and its bytes' digest (a folder shown as such)."""
+    return {
+        p.name: "<folder>" if p.is_dir() else hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in folder.iterdir()
+    }
+
+
+def test_read_only_reads_a_store_and_changes_nothing(tmp_path: Path) -> None:
+    path = tmp_path / "history.sqlite3"
+    history = History.open(path, clock=Clock())
+    first = history.record(*plain())
+    history.record(*plain("pizza near me"))
+    history.close()
+    data = path.read_bytes()
+    reader = History.open(path, read_only=True)
+    assert reader.enabled and reader.note is None and reader.read_only
+    assert [e.text for e in reader.search()] == ["pizza near me", "History of jazz music"]
+    assert first is not None and reader.reopen(first.id) == plain()[0]
+    assert reader.search(rules=plain()[0].rules.digest) == reader.search()
+    assert reader.record(*plain("not kept")) is None and reader.enabled
+    assert reader.note is not None and "open read-only" in reader.note
+    assert reader.count() == 2
+    reader.close()
+    assert path.read_bytes() == data
+
+
+def test_read_only_sees_what_an_open_window_records(tmp_path: Path) -> None:
+    """The window keeps the store open: its entries are in the WAL, its header not yet
+    marked; a reader sees each committed entry."""
+    path = tmp_path / "history.sqlite3"
+    window = History.open(path)
+    window.record(*plain())
+    reader = History.open(path, read_only=True)
+    assert reader.enabled, reader.note
+    assert reader.count() == 1
+    window.record(*plain("pizza near me"))
+    assert [e.text for e in reader.search()] == ["pizza near me", "History of jazz music"]
+    reader.close()
+    window.close()
+
+
+@pytest.mark.parametrize(
+    ("make", "said"),
+    [
+        (None, "no history here"),
+        (lambda p: p.touch(), "no history in it yet (an empty file)"),
+        (store_cut_while_created, "no history in it yet (an empty database)"),
+        (lambda p: p.mkdir(), "not a Routescope history (it is a directory)"),
+        (lambda p: p.write_text("hello\n"), "not a Routescope history (not an SQLite database)"),
+        (foreign_sqlite, "not a Routescope history; left as it is"),
+        (another_app, "not a Routescope history; left as it is"),
+        (foreign_wal, "not a Routescope history; left as it is"),
+        (foreign_wal_kept, "not a Routescope history; left as it is"),
+        (foreign_wal_crashed, "not a Routescope history; left as it is"),
+        (foreign_cut, "a transaction left unfinished"),
+        (lambda p: p.write_bytes(b"SQLite format 3\x00" + b"\xff" * 200), "the file is damaged"),
+    ],
+    ids=[
+        "missing",
+        "empty",
+        "cut",
+        "folder",
+        "text",
+        "rollback",
+        "app-id",
+        "wal",
+        "wal-kept",
+        "wal-crashed",
+        "foreign-cut",
+        "bad-header",
+    ],
+)
+def test_read_only_leaves_anything_else_as_it_is(tmp_path: Path, make: object, said: str) -> None:
+    path = tmp_path / "history.sqlite3"
+    if make is not None:
+        make(path)  # type: ignore[operator]
+    before = snapshot(tmp_path)
+    history = History.open(path, read_only=True)
+    assert not history.enabled and history.note is not None
+    assert said in history.note and history.note.startswith(f"{path}: ")
+    assert "\n" not in history.note and "moved aside" not in history.note
+    assert history.search() == [] and history.record(*plain()) is None
+    assert snapshot(tmp_path) == before  # the same bytes, and nothing made beside them
+
+
+def test_read_only_refuses_a_store_from_a_newer_version(tmp_path: Path) -> None:
+    path = tmp_path / "history.sqlite3"
+    History.open(path).close()
+    db = sqlite3.connect(path)
+    db.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
+    db.commit()
+    db.close()
+    history = History.open(path, read_only=True)
+    assert not history.enabled
+    assert history.note is not None and "newer Routescope" in history.note
+
+
+def test_the_rules_filter_takes_a_digest_or_a_source(history: History, tmp_path: Path) -> None:
+    history.record(*plain())
+    full = rich(tmp_path)
+    history.record(full, result_of(full.text))
+    builtin = plain()[0].rules
+    assert builtin.source == "default.toml"
+    assert [e.text for e in history.search(rules="default.toml")] == ["History of jazz music"]
+    assert [e.text for e in history.search(rules=full.rules.digest)] == [full.text]
+    assert [e.text for e in history.search(rules=full.rules.source)] == [full.text]
+    assert history.count(rules=builtin.digest) == 1 and history.search(rules="nope") == []
 
 
 # -- two windows at once ------------------------------------------------------------------
