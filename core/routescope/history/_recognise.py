@@ -2,10 +2,12 @@
 
 A file is the store when its header carries the store's application id. Otherwise it is looked
 at through a read-only SQLite connection (`look`), which writes nothing to the file nor to its
-`-wal`: beside a `-shm` that is there already it reads that one read-only too
-(`readonly_shm`, so a stale one is not recovered in place); without one, SQLite makes a `-shm`
-(and an empty `-wal` beside a WAL-mode file) that are removed again when the file turns out
-not to be ours. What it finds:
+`-wal`. Beside a `-shm` that is there already, the connection reads that one read-only too
+(`readonly_shm`: a stale one is not recovered in place), or, when the WAL holds no frame (the
+file alone is the content), ignores both (`immutable`: SQLite's read-only `-shm` reader spins
+to "locking protocol" on a WAL that is only a header, as a kill just after the switch to WAL
+leaves it). Without a `-shm`, SQLite makes one (and an empty `-wal` beside a WAL-mode file),
+removed again when the file turns out not to be ours. What it finds:
 
 - "ours": the application id is in the WAL, not yet in the file (a store not checkpointed);
 - "empty": an SQLite file with nothing in it, or one whose hot rollback journal says it was
@@ -35,6 +37,8 @@ _HEADER_SIZE = 100
 _APP_ID_AT = 68
 """Where the header keeps `PRAGMA application_id` (4 bytes, big-endian)."""
 _SIDECARS = ("-wal", "-shm")
+_WAL_HEADER = 32
+"""A WAL this size or smaller holds no frame."""
 _JOURNAL_MAGIC = bytes.fromhex("d9d505f920a163d7")
 _JOURNAL_HEADER = 28
 """A rollback journal's header: magic, record count, nonce, the database's size in pages
@@ -69,7 +73,7 @@ def look(path: Path, busy_timeout: float) -> Verdict:
     notes). sqlite3.Error when it cannot be looked at (busy, no permission), with no sidecar
     left behind that was not there."""
     existed = {suffix: os.path.lexists(f"{path}{suffix}") for suffix in _SIDECARS}
-    uri = f"{path.absolute().as_uri()}?mode=ro" + ("&readonly_shm=1" if existed["-shm"] else "")
+    uri = f"{path.absolute().as_uri()}?{_how(path, existed['-shm'])}"
     try:
         with contextlib.closing(
             sqlite3.connect(uri, uri=True, timeout=busy_timeout, isolation_level=None)
@@ -91,6 +95,17 @@ def look(path: Path, busy_timeout: float) -> Verdict:
         return "empty", ""
     _drop_sidecars(path, existed)
     return "foreign", "not a Routescope history"
+
+
+def _how(path: Path, shm: bool) -> str:
+    """The URI parameters of the look (see the module's notes)."""
+    if not shm:
+        return "mode=ro"
+    try:
+        frames = os.path.getsize(f"{path}-wal") > _WAL_HEADER
+    except OSError:
+        frames = False
+    return "mode=ro&readonly_shm=1" if frames else "immutable=1"
 
 
 def _was_empty(path: Path) -> bool:

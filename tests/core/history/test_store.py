@@ -391,6 +391,21 @@ def is_hot(path: Path) -> bool:
     return False
 
 
+def store_cut_after_the_switch(path: Path) -> None:
+    """What a kill leaves just after a new store switched to WAL, as its first write began:
+    page 1 (a WAL-mode header, no application id), a `-wal` that is only its 32-byte header,
+    and a stale `-shm`."""
+    other = path.with_name("other.db")
+    db = sqlite3.connect(other, isolation_level=None)
+    assert db.execute("PRAGMA journal_mode = WAL").fetchone()[0] == "wal"
+    path.write_bytes(other.read_bytes())
+    db.execute("CREATE TABLE notes (body TEXT)")
+    Path(f"{path}-wal").write_bytes(Path(f"{other}-wal").read_bytes()[:32])
+    Path(f"{path}-shm").write_bytes(Path(f"{other}-shm").read_bytes())
+    db.close()
+    other.unlink()
+
+
 def foreign_cut(path: Path) -> None:
     """Another app's database with a transaction cut by a kill (a hot `-journal` beside it)."""
     cut_transaction(path, rows_before=50)
@@ -477,6 +492,17 @@ def test_an_empty_file_becomes_the_store(tmp_path: Path) -> None:
     assert history.enabled and history.note is None
     assert [p.name for p in tmp_path.iterdir() if ".broken-" in p.name] == []
     assert history.record(*plain()) is not None
+
+
+def test_a_store_cut_after_its_switch_to_wal_opens_at_once(tmp_path: Path) -> None:
+    """Its `-wal` holds no frame: the look reads the file alone (SQLite's read-only `-shm`
+    reader would retry for seconds, then answer "locking protocol")."""
+    path = tmp_path / "history.sqlite3"
+    store_cut_after_the_switch(path)
+    history = History.open(path, busy_timeout=0.5)
+    assert history.enabled and history.note is None, history.note
+    assert [p.name for p in tmp_path.iterdir() if ".broken-" in p.name] == []
+    assert history.record(*plain()) is not None and history.integrity_check() == "ok"
 
 
 def test_a_file_cut_while_it_was_created_becomes_the_store(tmp_path: Path) -> None:
