@@ -3,8 +3,6 @@ filtered, pinned; and never a crash, whatever is at its path."""
 
 from __future__ import annotations
 
-import contextlib
-import hashlib
 import itertools
 import os
 import sqlite3
@@ -23,6 +21,18 @@ from routescope.history import History, HistoryError, LastSession
 from routescope.history._peek import default_history_path
 from routescope.history._schema import APPLICATION_ID, SCHEMA_VERSION
 
+from ._foreign import (
+    another_app,
+    digests,
+    foreign_cut,
+    foreign_sqlite,
+    foreign_wal,
+    foreign_wal_crashed,
+    foreign_wal_kept,
+    snapshot,
+    store_cut_after_the_switch,
+    store_cut_while_created,
+)
 from ._support import TODAY, plain, result_of, rich, with_tools
 
 
@@ -281,21 +291,6 @@ def test_history_off_records_and_returns_nothing(tmp_path: Path) -> None:
 # -- whatever is at the path --------------------------------------------------------------
 
 
-def foreign_sqlite(path: Path) -> None:
-    db = sqlite3.connect(path)
-    db.execute("CREATE TABLE notes (body TEXT)")
-    db.execute("INSERT INTO notes VALUES ('someone else''s data')")
-    db.commit()
-    db.close()
-
-
-def another_app(path: Path) -> None:
-    db = sqlite3.connect(path)
-    db.execute("PRAGMA application_id = 1234")
-    db.commit()
-    db.close()
-
-
 @pytest.mark.parametrize(
     ("make", "why"),
     [
@@ -325,110 +320,6 @@ def test_a_corrupt_or_foreign_file_is_moved_aside(tmp_path: Path, make: object, 
     entry = history.record(*plain())
     assert entry is not None and history.reopen(entry.id) == plain()[0]
     assert history.integrity_check() == "ok"
-
-
-def foreign_wal(path: Path) -> None:
-    """Another app's database in WAL mode, closed (its WAL checkpointed and removed)."""
-    db = sqlite3.connect(path)
-    db.execute("PRAGMA journal_mode = WAL")
-    db.execute("PRAGMA application_id = 1234")
-    db.execute("CREATE TABLE notes (body TEXT)")
-    db.executemany("INSERT INTO notes VALUES (?)", [(f"note {n}",) for n in range(50)])
-    db.commit()
-    db.close()
-
-
-def foreign_wal_kept(path: Path, suffixes: tuple[str, ...] = ("", "-wal")) -> None:
-    """Another app's WAL-mode database as a crash leaves it: rows only in its `-wal`."""
-    other = path.with_name("other.db")
-    foreign_wal(other)
-    db = sqlite3.connect(other)
-    db.execute("PRAGMA wal_autocheckpoint = 0")
-    db.execute("INSERT INTO notes VALUES ('only in the WAL')")
-    db.commit()
-    for suffix in suffixes:
-        Path(f"{path}{suffix}").write_bytes(Path(f"{other}{suffix}").read_bytes())
-    db.close()
-    other.unlink()
-
-
-def foreign_wal_crashed(path: Path) -> None:
-    """The same with its `-shm` too (a stale one: a read-write look would recover it)."""
-    foreign_wal_kept(path, ("", "-wal", "-shm"))
-
-
-def cut_transaction(path: Path, *, rows_before: int) -> None:
-    """A rollback-mode database as a kill leaves it mid-transaction: pages already spilled to
-    the file and a hot `-journal` beside it (copied while another connection holds the
-    transaction open, then abandoned). With no rows before, the transaction is the one that
-    created the database: its journal says the file was empty."""
-    other = path.with_name("other.db")
-    db = sqlite3.connect(other, isolation_level=None)
-    if rows_before:
-        db.execute("CREATE TABLE notes (body TEXT)")
-        db.executemany("INSERT INTO notes VALUES (?)", [(f"note {n}",) for n in range(rows_before)])
-    db.execute("PRAGMA cache_size = 1")  # spill the transaction's pages to the file
-    db.execute("BEGIN")
-    if not rows_before:
-        db.execute("CREATE TABLE notes (body TEXT)")
-    db.executemany("INSERT INTO notes VALUES (?)", [("x" * 1000,)] * 500)
-    path.write_bytes(other.read_bytes())
-    Path(f"{path}-journal").write_bytes(Path(f"{other}-journal").read_bytes())
-    db.execute("ROLLBACK")
-    db.close()
-    other.unlink()
-
-
-def is_hot(path: Path) -> bool:
-    """Whether a read-only connection finds a journal it would have to roll back."""
-    try:
-        with contextlib.closing(
-            sqlite3.connect(f"{path.absolute().as_uri()}?mode=ro", uri=True)
-        ) as db:
-            db.execute("SELECT count(*) FROM sqlite_schema").fetchone()
-    except sqlite3.Error as exc:
-        return exc.sqlite_errorname == "SQLITE_READONLY_ROLLBACK"
-    return False
-
-
-def store_cut_after_the_switch(path: Path) -> None:
-    """What a kill leaves just after a new store switched to WAL, as its first write began:
-    page 1 (a WAL-mode header, no application id), a `-wal` that is only its 32-byte header,
-    and a stale `-shm`."""
-    other = path.with_name("other.db")
-    db = sqlite3.connect(other, isolation_level=None)
-    assert db.execute("PRAGMA journal_mode = WAL").fetchone()[0] == "wal"
-    path.write_bytes(other.read_bytes())
-    db.execute("CREATE TABLE notes (body TEXT)")
-    Path(f"{path}-wal").write_bytes(Path(f"{other}-wal").read_bytes()[:32])
-    Path(f"{path}-shm").write_bytes(Path(f"{other}-shm").read_bytes())
-    db.close()
-    other.unlink()
-
-
-def foreign_cut(path: Path) -> None:
-    """Another app's database with a transaction cut by a kill (a hot `-journal` beside it)."""
-    cut_transaction(path, rows_before=50)
-    assert is_hot(path)
-
-
-def store_cut_while_created(path: Path) -> None:
-    """What a kill leaves in the first transaction of a new store, the switch to WAL: page 1
-    written (a WAL-mode header, no application id yet) and the hot journal of a transaction
-    that began on an empty file. Page 1 is taken from an empty database switched to WAL, the
-    journal from a cut transaction that was creating a database."""
-    cut_transaction(path, rows_before=0)
-    empty = path.with_name("empty.db")
-    db = sqlite3.connect(empty)
-    assert db.execute("PRAGMA journal_mode = WAL").fetchone()[0] == "wal"
-    db.close()
-    path.write_bytes(empty.read_bytes())
-    empty.unlink()
-    assert is_hot(path)
-
-
-def digests(folder: Path) -> dict[str, str]:
-    return {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in folder.iterdir()}
 
 
 @pytest.mark.parametrize(
@@ -635,14 +526,6 @@ def test_a_foreign_file_in_a_read_only_folder_turns_history_off(
 
 
 # -- read-only (the command line) -----------------------------------------------------------
-
-
-def snapshot(folder: Path) -> dict[str, str]:
-    """Every name in the folder and its bytes' digest (a folder shown as such)."""
-    return {
-        p.name: "<folder>" if p.is_dir() else hashlib.sha256(p.read_bytes()).hexdigest()
-        for p in folder.iterdir()
-    }
 
 
 def test_read_only_reads_a_store_and_changes_nothing(tmp_path: Path) -> None:
