@@ -324,8 +324,8 @@ class Store:
             raise
 
     def _move_aside(self, why: str, *, check_inode: bool = True) -> NoReturn:
-        """Rename the unusable store (and its WAL) to `<name>.broken-<time>`, then raise
-        `_MovedAsideError`."""
+        """Rename the unusable store (and its `-wal`, `-shm` and `-journal`: a foreign one
+        stays whole) to `<name>.broken-<time>`, then raise `_MovedAsideError`."""
         path = self.path
         self._close()
         try:
