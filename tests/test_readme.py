@@ -94,9 +94,26 @@ def shell_blocks(doc: Path, *, every: bool = False) -> list[Block]:
 RUNNABLE = [doc for doc in DOCS if shell_blocks(doc)]
 
 
+def _recorded_history(data_home: Path) -> None:
+    """The history a window recorded (entry 1, then a local prompt), in the user data folder
+    the commands run with: what `routescope history` reads."""
+    import datetime as dt
+
+    import routescope
+    from routescope.history import History
+
+    history = History.open(data_home / "routescope" / "history.sqlite3")
+    for text in ("How do I install FastAPI on Ubuntu?", "pizza near me"):
+        request = routescope.Request.build(text, today=dt.date(2026, 2, 5))
+        assert history.record(request, routescope.inspect(request)) is not None
+    history.close()
+
+
 def _reader_files(folder: Path) -> None:
     """What a reader of the docs brings: a suite and a rule pack of their own (copies of the
-    examples), logs in a `logs/` folder (gzip too), a chat log and a CSV of questions."""
+    examples), logs in a `logs/` folder (gzip too), a chat log and a CSV of questions, and the
+    history their window recorded (in `data/`, their user data folder here)."""
+    _recorded_history(folder / "data")
     for name in ("examples", "resources"):
         (folder / name).symlink_to(ROOT / name, target_is_directory=True)
     shutil.copyfile(ROOT / "examples" / "suite.yaml", folder / "my-suite.yaml")
@@ -157,7 +174,7 @@ def _run(command: str, folder: Path, where: str) -> None:
     for mark, module in _OPTIONAL.items():
         if mark in command and importlib.util.find_spec(module) is None:
             return  # the extra that provides it is not installed here
-    env = dict(os.environ)
+    env = {**os.environ, "XDG_DATA_HOME": str(folder / "data")}
     if program == "routescope":
         argv = [sys.executable, "-m", "routescope", *words[1:]]
     elif program == "routescope-gui":

@@ -280,6 +280,12 @@ def _cmd_research(args: argparse.Namespace) -> int:
     return cmd_research(args, validate_text(_read_text(args.text)))
 
 
+def _cmd_history(args: argparse.Namespace) -> int:
+    from ._history import cmd_history
+
+    return cmd_history(args, _write, _engines, _report)
+
+
 def _cmd_report(args: argparse.Namespace) -> int:
     from ..batch import (
         ResultsComparison,
@@ -393,4 +399,5 @@ COMMANDS = {
     "batch": _cmd_batch,
     "schema": _cmd_schema,
     "report": _cmd_report,
+    "history": _cmd_history,
 }

@@ -219,9 +219,64 @@ def build_parser() -> argparse.ArgumentParser:
     )
     batch.add_argument("--json", action="store_true", help="print the summary as JSON")
 
+    _history(commands)
+
     schema = commands.add_parser("schema", help="print the JSON Schema of the result models")
     schema.add_argument(
         "model", nargs="?", default="inspection", choices=["inspection", "decision", "context"]
     )
     schema.add_argument("--json", action="store_true", help="accepted for symmetry; always JSON")
     return parser
+
+
+def _history(commands: argparse._SubParsersAction[_Parser]) -> None:
+    """`routescope history ACTION`: the store the window records into, only read."""
+    history = commands.add_parser(
+        "history",
+        help="the prompts the window inspected: list, search, show, rerun, export",
+        description="Read the history the window records into (nothing is written to it).",
+    )
+    actions = history.add_subparsers(dest="action", metavar="ACTION", required=True)
+    common = _Parser(add_help=False)
+    common.add_argument(
+        "--store",
+        metavar="FILE",
+        help="the history file (default: the window's, history.sqlite3 in the user data folder)",
+    )
+    common.add_argument("--json", action="store_true", help="print one JSON object")
+    filters = _Parser(add_help=False)
+    filters.add_argument("--strategy", choices=["general", "local", "tech"])
+    filters.add_argument("--lint-class", choices=["guided", "semi", "vague"])
+    filters.add_argument("--top-tool", metavar="NAME", help="the best-ranked tool ('': none)")
+    filters.add_argument(
+        "--rules", metavar="PACK", help="a rule pack's digest, or its source as listed"
+    )
+    filters.add_argument("--pinned", action="store_true", help="pinned entries only")
+
+    def limited(action: _Parser, default: int | None, what: str) -> None:
+        action.add_argument("--limit", type=int, default=default, metavar="N", help=what)
+
+    listing = actions.add_parser("list", parents=[common, filters], help="entries, newest first")
+    limited(listing, 20, "entries shown (20)")
+    search = actions.add_parser(
+        "search",
+        parents=[common, filters],
+        help="entries whose prompt has these words (each a word's start), newest first",
+    )
+    search.add_argument("words", metavar="WORD", nargs="+", help="words of the prompt")
+    limited(search, 20, "entries shown (20)")
+    for name, text in (
+        ("show", "one entry and its inspection (--json: what inspect --json prints)"),
+        ("rerun", "run an entry's prompt again and say whether the decision changed"),
+    ):
+        run = actions.add_parser(name, parents=[common], help=text)
+        run.add_argument("id", metavar="ID", type=int, help="the entry's id (see list)")
+        run.add_argument("--no-tools", action="store_true", help="skip the catalog's tool search")
+    export = actions.add_parser(
+        "export",
+        parents=[common, filters],
+        help="entries as JSON lines (all, or those the words and filters find), newest first",
+    )
+    export.add_argument("words", metavar="WORD", nargs="*", help="words of the prompt")
+    export.add_argument("--out", metavar="FILE", required=True, help="the JSON lines file")
+    limited(export, None, "entries written (default: all)")

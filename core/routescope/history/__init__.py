@@ -1,7 +1,8 @@
 """History and sessions: every inspected prompt kept, searchable and pinnable; portable session
 files; exports of one inspection as JSON or Markdown.
 
-`History.open()` opens (or starts) the store in the user's data folder, `history.sqlite3`:
+`History.open()` opens (or starts) the store in the user's data folder, `history.sqlite3`
+(`default_history_path()`):
 SQLite in WAL mode, one row per distinct request (`Request.fingerprint()`), the rule packs'
 texts once per digest, full-text search over the prompts. It never raises: a damaged or
 foreign file is moved aside and a new store started, a read-only folder turns history off,
@@ -28,6 +29,7 @@ if TYPE_CHECKING:
     from ._export import export_inspection as export_inspection
     from ._export import export_markdown as export_markdown
     from ._export import to_json as to_json
+    from ._peek import default_history_path as default_history_path
     from ._peek import peek_last_prompt as peek_last_prompt
     from ._rows import Entry as Entry
     from ._rows import Facets as Facets

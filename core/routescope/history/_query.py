@@ -19,6 +19,7 @@ def search_source(
     lint_class: str | None,
     top_tool: str | None,
     pinned: bool | None,
+    rules: str | None = None,
 ) -> tuple[str, tuple[Any, ...], str]:
     """The FROM and WHERE of a search, its parameters and its order (newest first). With
     words, the full-text index leads: it gives its matches newest first (by `seq`)."""
@@ -46,6 +47,9 @@ def search_source(
     elif top_tool is not None:
         clauses.append("e.top_tool = ?")
         params.append(top_tool)
+    if rules is not None:
+        clauses.append("(e.rules_digest = ? OR e.rules_source = ?)")
+        params += [rules, rules]
     if pinned is not None:
         clauses.append("e.pinned" if pinned else "NOT e.pinned")
     where = " WHERE " + " AND ".join(clauses) if clauses else ""

@@ -56,9 +56,12 @@ class History(Store):
         max_entries: int = MAX_ENTRIES,
         fts: bool | None = None,
         synchronous: Literal["NORMAL", "FULL"] = "NORMAL",
+        read_only: bool = False,
     ) -> None:
         """Use `History.open`: this sets the fields only."""
-        super().__init__(path, busy_timeout=busy_timeout, fts=fts, synchronous=synchronous)
+        super().__init__(
+            path, busy_timeout=busy_timeout, fts=fts, synchronous=synchronous, read_only=read_only
+        )
         self._clock = clock
         self._max_entries = max_entries
         self._since_prune = 0
@@ -73,11 +76,15 @@ class History(Store):
         max_entries: int = MAX_ENTRIES,
         fts: bool | None = None,
         synchronous: Literal["NORMAL", "FULL"] = "NORMAL",
+        read_only: bool = False,
     ) -> History:
         """Open (or start) the history at `path` (default: `default_history_path()`).
         `clock` gives the time of each record (seconds since the epoch); `fts=False` makes a
         new store without FTS5 (search by LIKE); `synchronous="FULL"` waits for the disk on
-        every record (survives a power cut too, at a cost `bench_history.py` measures)."""
+        every record (survives a power cut too, at a cost `bench_history.py` measures).
+        `read_only=True` only reads an existing store (the command line): nothing is created,
+        repaired, moved aside or trimmed; a missing, foreign or damaged file leaves it off,
+        `note` saying what is there, and a change (`record`, `pin`, …) is skipped."""
         history = cls(
             Path(path) if path is not None else default_history_path(),
             clock=clock,
@@ -85,13 +92,15 @@ class History(Store):
             max_entries=max_entries,
             fts=fts,
             synchronous=synchronous,
+            read_only=read_only,
         )
         history._start()
         return history
 
     def _opened(self) -> None:
         """On every open (and reopen after a repair), trim what a past session left over."""
-        self._prune()
+        if not self.read_only:
+            self._prune()
 
     # -- recording -------------------------------------------------------------------------
 
@@ -184,14 +193,16 @@ class History(Store):
         lint_class: str | None = None,
         top_tool: str | None = None,
         pinned: bool | None = None,
+        rules: str | None = None,
         limit: int = 200,
         offset: int = 0,
     ) -> list[Entry]:
         """Entries newest first: every word of `query` must start a word of the prompt
         (case and accents ignored; `jazz hist` finds "History of jazz"), the filters must
-        match exactly (`top_tool=""` finds entries without a tool)."""
+        match exactly (`top_tool=""` finds entries without a tool; `rules` is a rule pack's
+        digest or its source as recorded, `default.toml` for the built-in one)."""
         source, params, order = search_source(
-            self.fts, query, strategy, lint_class, top_tool, pinned
+            self.fts, query, strategy, lint_class, top_tool, pinned, rules
         )
         sql = f"SELECT {E_COLUMNS} {source} ORDER BY {order} LIMIT ? OFFSET ?"
         rows = self._run(
@@ -209,10 +220,11 @@ class History(Store):
         lint_class: str | None = None,
         top_tool: str | None = None,
         pinned: bool | None = None,
+        rules: str | None = None,
     ) -> int:
         """How many entries `search` would find without a limit."""
         source, params, _order = search_source(
-            self.fts, query, strategy, lint_class, top_tool, pinned
+            self.fts, query, strategy, lint_class, top_tool, pinned, rules
         )
         found: int = self._run(
             lambda db: db.execute(f"SELECT count(*) {source}", params).fetchone()[0],

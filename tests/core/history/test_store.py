@@ -21,6 +21,18 @@ from routescope.history import History, HistoryError, LastSession
 from routescope.history._peek import default_history_path
 from routescope.history._schema import APPLICATION_ID, SCHEMA_VERSION
 
+from ._foreign import (
+    another_app,
+    digests,
+    foreign_cut,
+    foreign_sqlite,
+    foreign_wal,
+    foreign_wal_crashed,
+    foreign_wal_kept,
+    snapshot,
+    store_cut_after_the_switch,
+    store_cut_while_created,
+)
 from ._support import TODAY, plain, result_of, rich, with_tools
 
 
@@ -279,21 +291,6 @@ def test_history_off_records_and_returns_nothing(tmp_path: Path) -> None:
 # -- whatever is at the path --------------------------------------------------------------
 
 
-def foreign_sqlite(path: Path) -> None:
-    db = sqlite3.connect(path)
-    db.execute("CREATE TABLE notes (body TEXT)")
-    db.execute("INSERT INTO notes VALUES ('someone else''s data')")
-    db.commit()
-    db.close()
-
-
-def another_app(path: Path) -> None:
-    db = sqlite3.connect(path)
-    db.execute("PRAGMA application_id = 1234")
-    db.commit()
-    db.close()
-
-
 @pytest.mark.parametrize(
     ("make", "why"),
     [
@@ -323,6 +320,95 @@ def test_a_corrupt_or_foreign_file_is_moved_aside(tmp_path: Path, make: object, 
     entry = history.record(*plain())
     assert entry is not None and history.reopen(entry.id) == plain()[0]
     assert history.integrity_check() == "ok"
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        foreign_sqlite,
+        another_app,
+        foreign_wal,
+        foreign_wal_kept,
+        foreign_wal_crashed,
+        foreign_cut,
+        lambda p: p.write_text("hello, I am a text file\n"),
+        lambda p: p.write_bytes(b"SQLite format 3\x00" + b"\xff" * 200),
+        lambda p: p.write_bytes(b"SQLite format 3\x00" + os.urandom(8192)),
+    ],
+    ids=[
+        "rollback",
+        "app-id",
+        "wal",
+        "wal-kept",
+        "wal-crashed",
+        "cut",
+        "text",
+        "bad-header",
+        "random-pages",
+    ],
+)
+def test_a_file_that_is_not_ours_is_moved_aside_unchanged(tmp_path: Path, make: object) -> None:
+    path = tmp_path / "history.sqlite3"
+    make(path)  # type: ignore[operator]
+    before = digests(tmp_path)
+    history = History.open(path)
+    assert history.enabled and history.note is not None and "moved aside" in history.note
+    asides = sorted(p.name for p in tmp_path.iterdir() if ".broken-" in p.name)
+    aside = asides[0]
+    assert asides == [aside + suffix for suffix in sorted(n[len(path.name) :] for n in before)]
+    after = digests(tmp_path)
+    for name, digest in before.items():  # byte for byte, and nothing made beside it
+        assert after[aside + name[len(path.name) :]] == digest, name
+    if make in (foreign_wal_kept, foreign_wal_crashed):
+        moved = sqlite3.connect(f"file:{tmp_path / aside}?mode=ro", uri=True)
+        assert moved.execute("SELECT count(*) FROM notes").fetchone()[0] == 51
+        moved.close()
+    if make is foreign_cut:  # its journal went with it: rolled back (on a copy), all is there
+        copy = tmp_path / "copy"
+        copy.mkdir()
+        for name in (aside, aside + "-journal"):
+            (copy / name).write_bytes((tmp_path / name).read_bytes())
+        moved = sqlite3.connect(copy / aside)
+        assert moved.execute("SELECT count(*) FROM notes").fetchone()[0] == 50
+        moved.close()
+    entry = history.record(*plain())
+    assert entry is not None and history.reopen(entry.id) == plain()[0]
+    assert history.pragma("journal_mode") == "wal" and history.integrity_check() == "ok"
+
+
+def test_an_empty_file_becomes_the_store(tmp_path: Path) -> None:
+    path = tmp_path / "history.sqlite3"
+    path.touch()
+    history = History.open(path)
+    assert history.enabled and history.note is None
+    assert [p.name for p in tmp_path.iterdir() if ".broken-" in p.name] == []
+    assert history.record(*plain()) is not None
+
+
+def test_a_store_cut_after_its_switch_to_wal_opens_at_once(tmp_path: Path) -> None:
+    """Its `-wal` holds no frame: the look reads the file alone (SQLite's read-only `-shm`
+    reader would retry for seconds, then answer "locking protocol")."""
+    path = tmp_path / "history.sqlite3"
+    store_cut_after_the_switch(path)
+    history = History.open(path, busy_timeout=0.5)
+    assert history.enabled and history.note is None, history.note
+    assert [p.name for p in tmp_path.iterdir() if ".broken-" in p.name] == []
+    assert history.record(*plain()) is not None and history.integrity_check() == "ok"
+
+
+def test_a_file_cut_while_it_was_created_becomes_the_store(tmp_path: Path) -> None:
+    """A store killed in its first transaction (the switch to WAL writes page 1 under a
+    rollback journal) leaves a file a read-only look may not read: its hot journal says the
+    file was empty before, so it is one, and becomes the store (never moved aside). What the
+    kill tests used to meet now and then (test_kill.py)."""
+    path = tmp_path / "history.sqlite3"
+    store_cut_while_created(path)
+    history = History.open(path)
+    assert history.enabled and history.note is None, history.note
+    assert [p.name for p in tmp_path.iterdir() if ".broken-" in p.name] == []
+    entry = history.record(*plain())
+    assert entry is not None and history.reopen(entry.id) == plain()[0]
+    assert history.pragma("journal_mode") == "wal" and history.integrity_check() == "ok"
 
 
 def test_a_damaged_store_is_moved_aside_when_the_damage_shows(tmp_path: Path) -> None:
@@ -415,6 +501,133 @@ def test_a_read_only_store_turns_history_off(tmp_path: Path) -> None:
     path.chmod(0o400)
     lines = open_elsewhere(path, drop_rights=IS_ROOT)
     assert lines[0] == "False" and "history is off" in lines[1]
+
+
+@pytest.mark.skipif(not CAN_TEST_READ_ONLY, reason="root without capsh writes anywhere")
+@pytest.mark.parametrize(
+    "make", [foreign_sqlite, foreign_wal, foreign_cut], ids=["rollback", "wal", "cut"]
+)
+def test_a_foreign_file_in_a_read_only_folder_turns_history_off(
+    tmp_path: Path, make: object
+) -> None:
+    folder = tmp_path / "ro"
+    folder.mkdir()
+    path = folder / "history.sqlite3"
+    make(path)  # type: ignore[operator]
+    before = digests(folder)
+    folder.chmod(0o555)
+    try:
+        lines = open_elsewhere(path, drop_rights=IS_ROOT)
+    finally:
+        folder.chmod(0o755)
+    assert lines[0] == "False" and len(lines) == 2
+    assert "history is off" in lines[1] and str(path) in lines[1]
+    assert digests(folder) == before  # the same bytes, and nothing beside them
+
+
+# -- read-only (the command line) -----------------------------------------------------------
+
+
+def test_read_only_reads_a_store_and_changes_nothing(tmp_path: Path) -> None:
+    path = tmp_path / "history.sqlite3"
+    history = History.open(path, clock=Clock())
+    first = history.record(*plain())
+    history.record(*plain("pizza near me"))
+    history.close()
+    data = path.read_bytes()
+    reader = History.open(path, read_only=True)
+    assert reader.enabled and reader.note is None and reader.read_only
+    assert [e.text for e in reader.search()] == ["pizza near me", "History of jazz music"]
+    assert first is not None and reader.reopen(first.id) == plain()[0]
+    assert reader.search(rules=plain()[0].rules.digest) == reader.search()
+    assert reader.record(*plain("not kept")) is None and reader.enabled
+    assert reader.note is not None and "open read-only" in reader.note
+    assert reader.count() == 2
+    reader.close()
+    assert path.read_bytes() == data
+
+
+def test_read_only_sees_what_an_open_window_records(tmp_path: Path) -> None:
+    """The window keeps the store open: its entries are in the WAL, its header not yet
+    marked; a reader sees each committed entry."""
+    path = tmp_path / "history.sqlite3"
+    window = History.open(path)
+    window.record(*plain())
+    reader = History.open(path, read_only=True)
+    assert reader.enabled, reader.note
+    assert reader.count() == 1
+    window.record(*plain("pizza near me"))
+    assert [e.text for e in reader.search()] == ["pizza near me", "History of jazz music"]
+    reader.close()
+    window.close()
+
+
+@pytest.mark.parametrize(
+    ("make", "said"),
+    [
+        (None, "no history here"),
+        (lambda p: p.touch(), "no history in it yet (an empty file)"),
+        (store_cut_while_created, "no history in it yet (an empty database)"),
+        (lambda p: p.mkdir(), "not a Routescope history (it is a directory)"),
+        (lambda p: p.write_text("hello\n"), "not a Routescope history (not an SQLite database)"),
+        (foreign_sqlite, "not a Routescope history; left as it is"),
+        (another_app, "not a Routescope history; left as it is"),
+        (foreign_wal, "not a Routescope history; left as it is"),
+        (foreign_wal_kept, "not a Routescope history; left as it is"),
+        (foreign_wal_crashed, "not a Routescope history; left as it is"),
+        (foreign_cut, "a transaction left unfinished"),
+        (lambda p: p.write_bytes(b"SQLite format 3\x00" + b"\xff" * 200), "the file is damaged"),
+    ],
+    ids=[
+        "missing",
+        "empty",
+        "cut",
+        "folder",
+        "text",
+        "rollback",
+        "app-id",
+        "wal",
+        "wal-kept",
+        "wal-crashed",
+        "foreign-cut",
+        "bad-header",
+    ],
+)
+def test_read_only_leaves_anything_else_as_it_is(tmp_path: Path, make: object, said: str) -> None:
+    path = tmp_path / "history.sqlite3"
+    if make is not None:
+        make(path)  # type: ignore[operator]
+    before = snapshot(tmp_path)
+    history = History.open(path, read_only=True)
+    assert not history.enabled and history.note is not None
+    assert said in history.note and history.note.startswith(f"{path}: ")
+    assert "\n" not in history.note and "moved aside" not in history.note
+    assert history.search() == [] and history.record(*plain()) is None
+    assert snapshot(tmp_path) == before  # the same bytes, and nothing made beside them
+
+
+def test_read_only_refuses_a_store_from_a_newer_version(tmp_path: Path) -> None:
+    path = tmp_path / "history.sqlite3"
+    History.open(path).close()
+    db = sqlite3.connect(path)
+    db.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
+    db.commit()
+    db.close()
+    history = History.open(path, read_only=True)
+    assert not history.enabled
+    assert history.note is not None and "newer Routescope" in history.note
+
+
+def test_the_rules_filter_takes_a_digest_or_a_source(history: History, tmp_path: Path) -> None:
+    history.record(*plain())
+    full = rich(tmp_path)
+    history.record(full, result_of(full.text))
+    builtin = plain()[0].rules
+    assert builtin.source == "default.toml"
+    assert [e.text for e in history.search(rules="default.toml")] == ["History of jazz music"]
+    assert [e.text for e in history.search(rules=full.rules.digest)] == [full.text]
+    assert [e.text for e in history.search(rules=full.rules.source)] == [full.text]
+    assert history.count(rules=builtin.digest) == 1 and history.search(rules="nope") == []
 
 
 # -- two windows at once ------------------------------------------------------------------
