@@ -29,6 +29,8 @@ if TYPE_CHECKING:
     from ._export import export_inspection as export_inspection
     from ._export import export_markdown as export_markdown
     from ._export import to_json as to_json
+    from ._judgments import CLEAR as CLEAR
+    from ._judgments import DEFAULT_SET as DEFAULT_SET
     from ._peek import default_history_path as default_history_path
     from ._peek import peek_last_prompt as peek_last_prompt
     from ._rows import Entry as Entry

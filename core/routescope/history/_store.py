@@ -22,6 +22,7 @@ from .._errors import HistoryError, one_line
 from .._request import Request
 from ._codec import Summary, context_json, rebuild_request, search_json
 from ._connection import BUSY_TIMEOUT_S, Store
+from ._judgments import JudgedSets
 from ._peek import default_history_path
 from ._query import facet_counts, search_source
 from ._rows import E_COLUMNS, ENTRY_COLUMNS, RECORD, Entry, Facets, LastSession, entry_of
@@ -39,7 +40,7 @@ MAX_STORED_CHARS = 1_000_000
 _PRUNE_EVERY = 1_000
 
 
-class History(Store):
+class History(JudgedSets, Store):
     """The history of inspected prompts (one SQLite file; its layout is in `_schema`, its
     journal and recovery in `_connection`).
 
@@ -100,6 +101,7 @@ class History(Store):
     def _opened(self) -> None:
         """On every open (and reopen after a repair), trim what a past session left over."""
         if not self.read_only:
+            self._make_judgments()
             self._prune()
 
     # -- recording -------------------------------------------------------------------------

@@ -1,0 +1,86 @@
+"""Judged sets in the history store: judging merges fields, a judgment survives a reopen,
+a set exports as a labelled set `routescope score` reads (same numbers), imports and merges."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from routescope import HistoryError
+from routescope.history import CLEAR, History
+from routescope.judge import Labels, read_labelled, score_set
+from routescope.rules import default_rules
+
+TODAY = dt.date(2026, 11, 27)
+
+
+def test_judging_merges_fields_and_clear_forgets_one(tmp_path: Path) -> None:
+    history = History.open(tmp_path / "h.sqlite3")
+    history.judge("pizza near me", TODAY, {"local": True})
+    history.judge("pizza near me", TODAY, {"place_hint": "", "tech": False})
+    assert history.judgment("pizza near me", TODAY) == Labels(local=True, tech=False, place_hint="")
+    history.judge("pizza near me", TODAY, {"tech": CLEAR})
+    assert history.judgment("pizza near me", TODAY) == Labels(local=True, place_hint="")
+    with pytest.raises(ValueError, match="unknown label 'locale'"):
+        history.judge("pizza near me", TODAY, {"locale": True})
+    assert history.unjudge("pizza near me", TODAY) and history.judged() == []
+
+
+def test_a_judgment_survives_a_reopen_and_sets_are_apart(tmp_path: Path) -> None:
+    path = tmp_path / "h.sqlite3"
+    history = History.open(path)
+    history.judge("state parks", TODAY, {"local": True}, set_name="mine")
+    history.judge("State of Pakistan", TODAY, {"local": False})
+    history.close()
+    again = History.open(path)
+    assert again.judged_sets() == [("judged", 1), ("mine", 1)]
+    (case,) = again.judged("mine")
+    assert (case.prompt, case.today, case.labels) == ("state parks", TODAY, Labels(local=True))
+    assert again.merge_judged("mine", "judged") == 1
+    assert {c.prompt for c in again.judged()} == {"state parks", "State of Pakistan"}
+
+
+def test_an_exported_set_scores_as_the_judged_one(tmp_path: Path) -> None:
+    history = History.open(tmp_path / "h.sqlite3")
+    history.judge(
+        "Find me a hair stylist in Fremont, CA",
+        TODAY,
+        {"local": True, "tech": False, "troubleshooting": False, "place_hint": "Fremont, CA"},
+    )
+    history.judge("Who was Iqbal to the State of Pakistan?", TODAY, {"local": False})
+    out = tmp_path / "judged.jsonl"
+    assert history.export_judged(out) == 2
+    lines = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    assert lines[0]["labels"]["place_hint"] == "Fremont, CA" and lines[0]["today"] == "2026-11-27"
+    exported = score_set(read_labelled(out), default_rules()).to_json()
+    judged = score_set(history.judged(), default_rules()).to_json()
+    assert exported == judged and judged["macro_f1"] == 0.0
+    other = History.open(tmp_path / "other.sqlite3")
+    assert other.import_judged(out, "imported") == 2
+    assert [c.labels for c in other.judged("imported")] == [c.labels for c in history.judged()]
+
+
+def test_export_never_writes_through_a_link(tmp_path: Path) -> None:
+    history = History.open(tmp_path / "h.sqlite3")
+    history.judge("x", TODAY, {"local": False})
+    target = tmp_path / "mine.txt"
+    target.write_text("keep", encoding="utf-8")
+    (tmp_path / "link.jsonl").symlink_to(target)
+    with pytest.raises(HistoryError, match="symbolic link"):
+        history.export_judged(tmp_path / "link.jsonl")
+    assert target.read_text(encoding="utf-8") == "keep"
+
+
+def test_a_store_made_before_judgments_gets_their_table(tmp_path: Path) -> None:
+    path = tmp_path / "h.sqlite3"
+    History.open(path).close()
+    with sqlite3.connect(path) as db:
+        db.execute("DROP TABLE judgments")
+    history = History.open(path)
+    assert history.judge("x", TODAY, {"local": False}) == Labels(local=False)
+    read_only = History.open(path, read_only=True)
+    assert read_only.judged_sets() == [("judged", 1)]
