@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from ..rules import INTENTS, IntentName, RulePack
+from ..rules import INTENTS, IntentName, RulePack, parse_rules, set_key
 from ._labels import LabelledCase
 from ._metrics import Scorecard, score
 from ._predict import predict_strategy
@@ -73,6 +73,25 @@ class PackEdit:
         _EDITORS[self.kind](data, self)
         return RulePack.model_validate({**data, "source": pack.source})
 
+    def keys(self) -> list[tuple[str, str]]:
+        """The (table, key) pairs of the pack's TOML the edit changes."""
+        if self.kind in ("add_keyword", "drop_keyword"):
+            return [("intents", str(self.intent))]
+        return _KEYS[self.kind]
+
+    def apply_text(self, text: str, source: str = "<editor>", note: str = "") -> str:
+        """The pack's TOML text with the edit made, every other line kept (comments too), the
+        changed key under a comment that says what the suggestion was (or `note`)."""
+        edited = self.apply(parse_rules(text, source)).model_dump()
+        for index, (table, key) in enumerate(self.keys()):
+            value = edited[table][key]
+            notes = [note or f"suggest: {self.describe()}"] if index == 0 else []
+            text = set_key(
+                text, table, key, list(value) if isinstance(value, tuple) else value, notes
+            )
+        parse_rules(text, source)
+        return text
+
 
 def _drop_keyword(data: dict[str, Any], edit: PackEdit) -> None:
     data["intents"][edit.intent] = [k for k in data["intents"][edit.intent] if k != edit.value]
@@ -114,6 +133,16 @@ def _not_place(data: dict[str, Any], edit: PackEdit) -> None:
 def _entity_min_score(data: dict[str, Any], edit: PackEdit) -> None:
     data["entities"]["min_score"] = float(edit.value)
 
+
+_KEYS: dict[EditKind, list[tuple[str, str]]] = {
+    "add_exception": [("intents", "exceptions")],
+    "add_entity_stopword": [("entities", "stopwords")],
+    "year_window": [("intents", "year_window")],
+    "lowercase_places": [("place", "lowercase"), ("place", "geonames")],
+    "local_preposition": [("place", "local_intent_prepositions")],
+    "not_place": [("place", "not_places")],
+    "entity_min_score": [("entities", "min_score")],
+}
 
 _EDITORS: dict[EditKind, Callable[[dict[str, Any], PackEdit], None]] = {
     "drop_keyword": _drop_keyword,

@@ -25,5 +25,7 @@ if TYPE_CHECKING:
     from ._toml import load_rules as load_rules
     from ._toml import parse_rules as parse_rules
     from ._toml import read_rules_text as read_rules_text
+    from ._toml_edit import set_key as set_key
+    from ._toml_edit import toml_value as toml_value
 
 __getattr__, __dir__, __all__ = lazy_face(__name__)
