@@ -71,6 +71,7 @@ _AROUND = 2
 _SUMMARY_FLIPS = 3
 _SPACES = re.compile(r"\s+")
 _NO_PROMPT = "type a prompt: the words whose removal flips a decision are marked here"
+_WORKING = "working out which words flip a decision…"
 _CLOSE_CSS = (
     "QLabel { background: #fff4e0; color: #6d4100; border: 1px solid #f0b256;"
     " border-radius: 4px; padding: 1px 6px; }"
@@ -96,6 +97,21 @@ def marked_html(text: str, spans: Iterable[TextSpan], style: str) -> str:
         at = span.end
     parts.append(html.escape(text[at:]))
     return "".join(parts)
+
+
+def _counted(result: Counterfactuals) -> str:
+    """The words tried, as a count: "7 words", or "the first 200 words (of 315)" of a prompt
+    longer than the limit (both sides of the strip count the same words)."""
+    tried, total = len(result.words), result.words_total
+    noun = "word" if tried == 1 else "words"
+    return f"the first {tried:,} {noun} (of {total:,})" if total > tried else f"{tried:,} {noun}"
+
+
+def _verdict(result: Counterfactuals) -> str:
+    """What a result without a word that flips says (or why no word could be tried)."""
+    if not result.words:
+        return "; ".join(result.notes) or "no word to try"
+    return f"none of {_counted(result)} flips a decision"
 
 
 def _flips(result: Counterfactuals) -> list[tuple[str, str]]:
@@ -130,8 +146,13 @@ class WhyStrip(QWidget):
     """One line of the prompt's words, those whose removal flips a decision marked; the trace
     of the entity clicked below it.
 
+    It shows a result only for the prompt it was worked out for: once the prompt changes
+    (`mark_stale`) the words of the old one go, "working out…" stands in their place, and a
+    result for any other prompt than the new one is dropped.
+
     Attributes:
-        result: the `Counterfactuals` shown; trace: the `Trace` shown (None: none).
+        result: the `Counterfactuals` shown (None: none, or being worked out); trace: the
+            `Trace` shown (None: none); working: whether the words are being worked out.
 
     Signals:
         trace_requested: emitted with a word clicked (a trace of it is wanted; "" clears).
@@ -146,6 +167,9 @@ class WhyStrip(QWidget):
         super().__init__(parent)
         self.result: Counterfactuals | None = None
         self.trace: Trace | None = None
+        self.working = False
+        self._awaited: str | None = None
+        """The prompt announced last (`mark_stale`): only its results are shown (None: any)."""
         caption = QLabel("why:")
         caption.setObjectName("muted")
         caption.setToolTip(
@@ -184,31 +208,45 @@ class WhyStrip(QWidget):
 
     # -- the words ---------------------------------------------------------------------------
     def show_result(self, result: Counterfactuals | None) -> None:
+        """Show the words of `result` (None: a blank prompt), unless it was worked out for
+        another prompt than the one awaited (a late result of an older prompt: dropped)."""
+        if result is not None and self._awaited is not None and result.text != self._awaited:
+            return
         self.result = result
-        self.setEnabled(True)
+        self.working = False
         if result is None:
             self.words.setText(_NO_PROMPT)
-            self.summary.setText("")
+            self._set_summary("", "")
             self.marks_changed.emit("why", [], "")
             return
-        self.words.setText(self._words_html(result))
-        self.summary.setText(self._summary(result))
-        self.summary.setToolTip(
-            "\n".join([*(text for _name, text in _flips(result)), *result.notes])
+        words = self._words_html(result)
+        self.words.setText(words or html.escape(_verdict(result)))
+        self._set_summary(
+            self._summary(result) if words else "",
+            "\n".join([*(text for _name, text in _flips(result)), *result.notes]),
         )
         marks = [Highlight(w.start, w.end, "flip", _word_tip(w)) for w in result.words if w.flips]
         self.marks_changed.emit("why", marks, result.text)
 
-    def mark_stale(self) -> None:
-        """The prompt changed: what is shown is being worked out again."""
-        self.setEnabled(False)
-        self.summary.setText("working…")
+    def mark_stale(self, prompt: str | None = None) -> None:
+        """The prompt changed to `prompt` (None: not known): the words shown were another
+        prompt's, so they go until the new prompt's result comes."""
+        self._awaited = prompt
+        self.result = None
+        self.working = True
+        self.words.setText(html.escape(_WORKING))
+        self._set_summary("", "")
+        self.marks_changed.emit("why", [], "")
 
     def show_error(self, message: str) -> None:
         self.result = None
-        self.setEnabled(True)
+        self.working = False
         self.words.setText(html.escape(f"cannot say why: {message}"))
-        self.summary.setText("")
+        self._set_summary("", "")
+
+    def _set_summary(self, text: str, tip: str) -> None:
+        self.summary.setText(text)
+        self.summary.setToolTip(tip)
 
     def tooltip_for(self, index: int) -> str:
         """The tooltip of the `index`-th word tried (what hovering it shows)."""
@@ -221,10 +259,11 @@ class WhyStrip(QWidget):
         self._activate(f"w:{index}")
 
     def _words_html(self, result: Counterfactuals) -> str:
+        """The words shown, as links ("" when none is worth showing: the verdict says it)."""
         words, text = result.words, result.text
         shown = _shown(words)
         if not shown:
-            return html.escape(f"none of the {result.words_total:,} words flips a decision")
+            return ""
         parts: list[str] = []
         for index, effect in enumerate(words):
             if index not in shown:
@@ -257,16 +296,13 @@ class WhyStrip(QWidget):
         """Short: the one flip in full, or the decisions that flip (the tooltip lists all)."""
         flipping = result.flipping()
         if not flipping:
-            return f"no word of {len(result.words)} flips a decision"
+            return _verdict(result)
         flips = _flips(result)
         decisions = list(dict.fromkeys(name for name, _text in flips))
         what = flips[0][1] if len(flips) == 1 else ", ".join(decisions[:_SUMMARY_FLIPS])
         more = f" +{len(decisions) - _SUMMARY_FLIPS}" if len(decisions) > _SUMMARY_FLIPS else ""
         count = len(flipping)
-        return (
-            f"{count} of {len(result.words)} word{'s' if len(result.words) != 1 else ''} "
-            f"flip{'s' if count == 1 else ''}: {what}{more}"
-        )
+        return f"{count} of {_counted(result)} flip{'s' if count == 1 else ''}: {what}{more}"
 
     def _activate(self, href: str) -> None:
         if self.result is None or not href.startswith("w:"):
