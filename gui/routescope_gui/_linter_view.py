@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QTreeWidget, QVBoxLayout, QWidget
 
 from ._html import muted, word_diff_html
+from ._style import css
 from ._widgets import Badge, enable_copy, ensure_children, fill_row
 
 if TYPE_CHECKING:
@@ -88,7 +89,7 @@ class LinterView(QWidget):
             diff = word_diff_html(" ".join(lint.query.split()), lint.expanded_query)
             return (
                 f"<b>expanded:</b> {diff}"
-                f" <span style='color:#8d6e00'>({html.escape(reasons)})</span>"
+                f" <span style='color:{css('warn_ink')}'>({html.escape(reasons)})</span>"
             )
         if lint.query_class != "vague":
             return muted("not expanded (only vague queries are)")

@@ -30,6 +30,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ._style import css
 from ._toolsearch_controls import SearchControls
 from ._toolsearch_hits import COLUMNS, awaits_explanation, fit_names, show_columns, show_hit
 from ._toolsearch_rows import RankingTree, legend_html
@@ -181,7 +182,7 @@ class ToolSearchView(QWidget):
         self.pin.blockSignals(False)
 
     def show_error(self, message: str) -> None:
-        self.status.setText(f"<span style='color:#c62828'>{html.escape(message)}</span>")
+        self.status.setText(f"<span style='color:{css('bad')}'>{html.escape(message)}</span>")
 
     # -- results ---------------------------------------------------------------------------
     def show_result(self, result: ToolSearchResult | None) -> None:
@@ -283,7 +284,7 @@ class ToolSearchView(QWidget):
 
 def _header_html(result: ToolSearchResult) -> str:
     warning = (
-        f" <span style='color:#c62828'>· vector search {html.escape(result.semantic)}</span>"
+        f" <span style='color:{css('bad')}'>· vector search {html.escape(result.semantic)}</span>"
         if result.semantic != "ready"
         else ""
     )

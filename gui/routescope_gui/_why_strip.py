@@ -22,7 +22,7 @@ from PySide6.QtWidgets import (
 )
 
 from ._editor import Highlight
-from ._style import text_colour
+from ._style import css, text_colour
 
 if TYPE_CHECKING:
     from routescope.compare import CloseCall, Counterfactuals, Flip, TextSpan, Trace, WordEffect
@@ -52,17 +52,17 @@ CLOSE_CALL_NAMES = {
     "tools.fits": "tool fit",
     "tools.top": "top tool",
 }
-_DECISION_COLOURS = {
-    "strategy": ("#ffe4c2", "#8a4a00"),
-    "lint_class": ("#c8f1ee", "#00574d"),
-    "agent": ("#d6e6ff", "#1c4fa8"),
-    "mode": ("#d6e6ff", "#1c4fa8"),
-    "task_route": ("#e3e7ea", "#37474f"),
-    "top_tool": ("#ffd9e6", "#8e1246"),
-    "tool_fit": ("#ffd9e6", "#8e1246"),
+_DECISION_ROLES = {
+    "strategy": "why_strategy",
+    "lint_class": "why_lint",
+    "agent": "why_contract",
+    "mode": "why_contract",
+    "task_route": "why_task",
+    "top_tool": "why_tool",
+    "tool_fit": "why_tool",
 }
-"""Decision -> (fill, text) of a word whose removal flips it (the first decision it flips)."""
-_TRACE_FILL = "#ffe082"
+"""Decision -> the theme's role (its fill; `<role>_text` its text) of a word whose removal
+flips it (the first decision it flips)."""
 _FULL_WORDS = 16
 """Prompts of up to this many words are shown whole; longer ones around the words that matter
 (the strip is one line: what does not fit is cut at the right edge)."""
@@ -72,10 +72,6 @@ _SUMMARY_FLIPS = 3
 _SPACES = re.compile(r"\s+")
 _NO_PROMPT = "type a prompt: the words whose removal flips a decision are marked here"
 _WORKING = "working out which words flip a decision…"
-_CLOSE_CSS = (
-    "QLabel { background: #fff4e0; color: #6d4100; border: 1px solid #f0b256;"
-    " border-radius: 4px; padding: 1px 6px; }"
-)
 
 
 def flip_text(flip: Flip) -> str:
@@ -186,7 +182,7 @@ class WhyStrip(QWidget):
         self.summary = QLabel("")
         self.summary.setObjectName("muted")
         self.close_summary = QLabel("")
-        self.close_summary.setStyleSheet(_CLOSE_CSS)
+        self.close_summary.setObjectName("closeSummary")  # (coloured by the theme's sheet)
         self.close_summary.setVisible(False)
         self.trace_line = QLabel("")
         self.trace_line.setTextFormat(Qt.TextFormat.RichText)
@@ -285,7 +281,8 @@ class WhyStrip(QWidget):
         if not effect.flips:
             ink = text_colour()  # plain words in the theme's text colour
             return f'<a href="w:{index}" style="color:{ink}; text-decoration:none">{word}</a>'
-        fill, ink = _DECISION_COLOURS.get(effect.flips[0].decision, ("#eeeeee", "#263238"))
+        role = _DECISION_ROLES.get(effect.flips[0].decision, "why_task")
+        fill, ink = css(role), css(f"{role}_text")
         return (
             f'<a href="w:{index}" style="color:{ink}; background-color:{fill}; '
             f'font-weight:600; text-decoration:underline">{word}</a>'
@@ -354,8 +351,8 @@ class WhyStrip(QWidget):
 def _trace_html(trace: Trace) -> str:
     """The trace as one line: a link that clears it, the entity, then each place it flows."""
     return (
-        '<a href="clear" style="color:#607d8b; text-decoration:none">✕</a>&nbsp;'
-        f'<span style="background-color:{_TRACE_FILL}; color:#263238">&nbsp;<b>trace “'
+        f'<a href="clear" style="color:{css("muted")}; text-decoration:none">✕</a>&nbsp;'
+        f'<span style="background-color:{css("trace")}; color:{css("ink")}">&nbsp;<b>trace “'
         f"{html.escape(trace.entity)}”</b>&nbsp;</span> {html.escape(_trace_text(trace))}"
     )
 
@@ -404,8 +401,7 @@ class CloseCallLine(QLabel):
     def __init__(self, decisions: Sequence[str], parent: QWidget | None = None) -> None:
         super().__init__("", parent)
         self._decisions = frozenset(decisions)
-        self.setObjectName("closeCall")
-        self.setStyleSheet(_CLOSE_CSS)
+        self.setObjectName("closeCall")  # (coloured by the theme's sheet)
         self.setWordWrap(True)
         self.setVisible(False)
         self.calls: list[CloseCall] = []
