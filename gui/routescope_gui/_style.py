@@ -404,7 +404,7 @@ disabled control's, it needs no 4.5; it must still be seen (≥ 3)."""
 
 _SHEET = Template(
     """
-QMainWindow, QWidget#central { background: $window; }
+QMainWindow, QWidget#central, QSplitter#body { background: $window; }
 QGroupBox {
     background: $panel; border: 1px solid $border; border-radius: 8px;
     margin-top: 14px; padding: 8px 8px 8px 8px; font-weight: 600;
