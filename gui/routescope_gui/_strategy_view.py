@@ -36,6 +36,7 @@ from ._why_strip import marked_html
 from ._widgets import (
     Badge,
     HeaderedTableModel,
+    Placeholder,
     bounded_tip,
     enable_copy,
     ensure_children,
@@ -60,6 +61,15 @@ _Index = QModelIndex | QPersistentModelIndex
 _FLAG_EVIDENCE = 6
 """Keyword matches named per intent flag; the rest are counted."""
 _NO_RESULT = "Type a prompt to see which strategy the router picks, and why."
+NO_CONTEXT = (
+    "Type a prompt above: the entities, intent flags and place the router finds in it appear "
+    "here, each with the words that made it. Click an entity (or press Enter on it) to trace "
+    "where it flows."
+)
+NO_PLAN = (
+    "Type a prompt above: the search queries the strategy router plans for it appear here, in "
+    "the order they run, each before and after sanitizing (with the edits made)."
+)
 
 
 def _traced_style() -> str:
@@ -149,6 +159,7 @@ class ContextTree(QTreeWidget):
         enable_copy(self)
         self._rows: dict[str, QTreeWidgetItem] = {}
         self.itemClicked.connect(self._clicked)
+        self.placeholder = Placeholder(self, NO_CONTEXT)
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
@@ -475,6 +486,7 @@ class PlanTable(QTableView):
         for column in (3, 4, 5):
             header.setSectionResizeMode(column, QHeaderView.ResizeMode.Stretch)
         enable_copy(self)
+        self.placeholder = Placeholder(self, NO_PLAN)
 
     def show_result(self, actions: Sequence[Action]) -> None:
         self.plan_model.set_actions(actions)

@@ -421,6 +421,7 @@ QLabel#badge {
 $tones
 QLabel#reason { color: $reason; font-size: ${reason_px}px; }
 QLabel#muted, QLabel#gate { color: $muted; }
+QLabel#placeholder { color: $muted; }
 QLabel#demo {
     background: $demo; color: $demo_text; border-radius: 6px; padding: 2px 10px;
     font-weight: 600;

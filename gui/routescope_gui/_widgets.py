@@ -1,4 +1,5 @@
-"""Small widgets and helpers the views share: badges, in-place tree rows, copying, lazy tabs."""
+"""Small widgets and helpers the views share: badges, in-place tree rows, copying, lazy tabs,
+what an empty view says."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from PySide6.QtCore import (
     QAbstractTableModel,
     QEvent,
     QModelIndex,
+    QObject,
     QPersistentModelIndex,
     QPoint,
     QRect,
@@ -50,6 +52,7 @@ __all__ = [
     "Badge",
     "BarDelegate",
     "LazyTabs",
+    "Placeholder",
     "StackedBarDelegate",
     "SteadyTabs",
     "bounded_tip",
@@ -94,6 +97,55 @@ def set_tone(widget: QWidget, tone: str) -> None:
     style = widget.style()
     style.unpolish(widget)
     style.polish(widget)
+
+
+class Placeholder(QObject):
+    """What an empty table or tree says over its rows' place while it has none: what will
+    appear there and how to get it (a first run's blank panes say nothing otherwise). The
+    text is a muted, wrapping label on the view's viewport (the style sheet colours it:
+    `QLabel#placeholder`); it goes as soon as a row comes, and comes back with no rows.
+
+    Attributes:
+        label: the text's label.
+    """
+
+    def __init__(self, view: QAbstractItemView, text: str) -> None:
+        viewport = view.viewport()
+        super().__init__(viewport)  # (it goes with the viewport, which goes before the view)
+        self._viewport = viewport
+        self._model = model = view.model()
+        self.label = QLabel(text, viewport)
+        self.label.setObjectName("placeholder")
+        self.label.setWordWrap(True)
+        self.label.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.label.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
+        viewport.installEventFilter(self)
+        for signal in (model.rowsInserted, model.rowsRemoved, model.modelReset):
+            signal.connect(self._update)
+        model.layoutChanged.connect(self._update)
+        self._update()
+
+    def set_text(self, text: str) -> None:
+        """Say something else while the view is empty (why it is, now)."""
+        self.label.setText(text)
+
+    @property
+    def shown(self) -> bool:
+        """Whether the text shows: the view has no rows (and a text to say)."""
+        return not self.label.isHidden()
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if watched is self._viewport and event.type() == QEvent.Type.Resize:
+            self._place()
+        return False
+
+    def _place(self) -> None:
+        room = self._viewport.rect().adjusted(16, 12, -16, -12)
+        self.label.setGeometry(room.x(), room.y(), room.width(), min(room.height(), 160))
+
+    def _update(self, *_args: object) -> None:
+        self._place()
+        self.label.setVisible(self._model.rowCount() == 0 and bool(self.label.text()))
 
 
 def row_of(*widgets: QWidget | tuple[QWidget, int]) -> QWidget:

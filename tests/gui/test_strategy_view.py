@@ -4,7 +4,7 @@ from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QTreeWidgetItemIterator
 
 from routescope_gui._html import HTML_ROLE
-from routescope_gui._strategy_view import StrategySlice, StrategyView
+from routescope_gui._strategy_view import NO_CONTEXT, StrategySlice, StrategyView
 from tests._support import run
 from tests.gui._support import contrast
 
@@ -111,3 +111,19 @@ def test_a_first_query_s_priority_reads_in_both_schemes(qtbot, request, scheme: 
             if r is not None and r.text(0) == flag
         )
         assert contrast(row.foreground(1).color(), table.color(QPalette.ColorRole.Base)) >= 4.5
+
+
+def test_the_empty_panes_say_what_will_appear_and_how(qtbot) -> None:  # type: ignore[no-untyped-def]
+    view = StrategyView()
+    tree, plan = view.context_tree, view.plan_table
+    qtbot.addWidget(tree)
+    qtbot.addWidget(plan)
+    for pane in (tree, plan):
+        pane.show()
+    assert tree.placeholder.shown and tree.placeholder.label.text() == NO_CONTEXT
+    assert "entities, intent flags and place" in NO_CONTEXT and "trace" in NO_CONTEXT
+    assert plan.placeholder.shown and "search queries" in plan.placeholder.label.text()
+    view.show_result(shown("pizza near me"))
+    assert not tree.placeholder.shown and not plan.placeholder.shown
+    view.show_result(None)
+    assert tree.placeholder.shown and plan.placeholder.shown
