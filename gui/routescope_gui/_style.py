@@ -17,8 +17,9 @@ from string import Template
 from typing import Literal, cast
 
 from PySide6.QtCore import QEvent, QObject, Qt, Signal
-from PySide6.QtGui import QColor, QGuiApplication, QPalette
-from PySide6.QtWidgets import QWidget
+from PySide6.QtGui import QColor, QGuiApplication, QPainter, QPaintEvent, QPalette, QPen
+from PySide6.QtWidgets import QApplication, QFocusFrame, QStyle, QWidget
+from shiboken6 import isValid
 
 # Label -> (fill, accent). Fills are light so the text stays readable under several layers
 # (the same in both schemes, with `INK` on them); accents are text on the light theme's base
@@ -67,12 +68,14 @@ __all__ = [
     "FAINT_PAIRS",
     "INK",
     "LABELS",
+    "MARK_PAIRS",
     "MUTED",
     "OTHER_SIGNAL",
     "SIGNAL_COLOURS",
     "STRATEGY_COLOURS",
     "STYLE_SHEET",
     "THEMES",
+    "FocusRing",
     "Scheme",
     "Theme",
     "accent",
@@ -134,6 +137,8 @@ _ROLES: dict[Scheme, dict[str, str]] = {
         "link": "#1565c0",
         "term": "#7a3fd1",
         "focus": "#1e6fd9",
+        "cursor": "#1e6fd9",
+        "cursor_text": "#ffffff",
         # text on the light label fills (entities, the place, a traced word), in both schemes
         "ink": INK,
         "trace": "#ffe082",
@@ -196,6 +201,8 @@ _ROLES: dict[Scheme, dict[str, str]] = {
         "link": "#82b1ff",
         "term": "#c5a3ff",
         "focus": "#5c9cff",
+        "cursor": "#2f5f9e",
+        "cursor_text": "#ffffff",
         "ink": INK,
         "trace": "#ffe082",
         "flip": "#ff8a65",
@@ -391,6 +398,7 @@ CONTRAST_PAIRS: tuple[tuple[str, str], ...] = (
     ("bad", "leak"),
     ("muted", "leak"),
     ("text", "selection"),
+    ("cursor_text", "cursor"),
     ("text", "chart_selected"),
     ("text", "chart_hover"),
     ("link", "chart_hover"),
@@ -401,6 +409,11 @@ CONTRAST_PAIRS: tuple[tuple[str, str], ...] = (
 FAINT_PAIRS: tuple[tuple[str, str], ...] = tuple(("faint", surface) for surface in _SURFACES)
 """Text that is there but off (an intent flag off, a row below the fit threshold): like a
 disabled control's, it needs no 4.5; it must still be seen (≥ 3)."""
+MARK_PAIRS: tuple[tuple[str, str], ...] = tuple(
+    ("focus", surface) for surface in (*_SURFACES, "header", "input")
+)
+"""Marks that are no text but must be seen where they are drawn (WCAG 1.4.11: ≥ 3): the
+focus ring (`FocusRing`)."""
 
 _SHEET = Template(
     """
@@ -595,6 +608,57 @@ def system_scheme() -> Scheme:
     return "dark" if dark else "light"
 
 
+_RING_WIDTH = 2
+"""The focus ring's width in pixels."""
+
+
+class FocusRing(QFocusFrame):
+    """A ring in the theme's `focus` colour around a widget (`follow`): the one with the
+    keyboard focus (`Theme` moves it). Every control, table and text field gets the same,
+    plainly visible ring in both schemes (a style's own focus marks are faint, and some
+    invisible in the dark)."""
+
+    def __init__(self, parent: QWidget) -> None:
+        super().__init__(parent)
+        self.setObjectName("focusRing")
+
+    def follow(self, widget: QWidget | None) -> None:
+        """Ring `widget` (None: none). The ring becomes a sibling of the widget's."""
+        # (None lets go of the widget: the stubs miss that the C++ takes a null pointer)
+        self.setWidget(widget)  # type: ignore[arg-type]
+        self._on_top()
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        handled = super().eventFilter(watched, event)
+        if watched is self.widget():
+            self._on_top()  # (the frame follows the widget, and goes under it again)
+        return handled
+
+    def _on_top(self) -> None:
+        """Over the widget, not under it as most styles stack a focus frame, and unmasked (a
+        style masks all but its margin): drawn along the inside of the widget's edge, the ring
+        would be hidden otherwise."""
+        if self.widget() is not None and self.isVisible():
+            self.clearMask()
+            self.raise_()
+
+    def paintEvent(self, event: QPaintEvent) -> None:
+        """The ring along the inside of the widget's edge (over its border, if it has one):
+        the frame's margin outside it may be cut off by the widget's parent."""
+        del event
+        style = self.style()
+        across = style.pixelMetric(QStyle.PixelMetric.PM_FocusFrameHMargin, None, self)
+        down = style.pixelMetric(QStyle.PixelMetric.PM_FocusFrameVMargin, None, self)
+        half = _RING_WIDTH / 2
+        ring = (
+            self.rect().toRectF().adjusted(across + half, down + half, -across - half, -down - half)
+        )
+        painter = QPainter(self)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        painter.setPen(QPen(colour("focus"), _RING_WIDTH))
+        painter.drawRoundedRect(ring, 3, 3)
+
+
 class Theme(QObject):
     """The colours and type of a window: the application's palette and the window's style sheet
     in the scheme chosen ("system": the system's, followed when it changes), at the window's
@@ -602,6 +666,11 @@ class Theme(QObject):
 
     The palette is the application's (dialogs take it too, and widgets a style sheet polished
     take a new one only from there); under "system" in a light scheme it is left to Qt.
+
+    Attributes:
+        focus_ring: the `FocusRing` around the window's widget with the keyboard focus, when
+            it came from the keyboard or the program (Tab, a shortcut), not a click: the mouse
+            pointer already says where the analyst is.
 
     Signals:
         changed: emitted with the scheme ("light", "dark") when the one applied changes.
@@ -621,7 +690,26 @@ class Theme(QObject):
         self._pending = False
         window.installEventFilter(self)
         QGuiApplication.styleHints().colorSchemeChanged.connect(self._system_changed)
+        self._ring: FocusRing | None = None
+        app = QApplication.instance()
+        if isinstance(app, QApplication):
+            app.focusChanged.connect(self._focus_changed)
         self._apply()
+
+    @property
+    def focus_ring(self) -> FocusRing:
+        """The ring (made again if it went with the parent of the widget it last ringed)."""
+        if self._ring is None or not isValid(self._ring):
+            self._ring = FocusRing(self._window)
+        return self._ring
+
+    def _focus_changed(self, _old: QWidget | None, new: QWidget | None) -> None:
+        mine = new is not None and new.window() is self._window and new.isVisible()
+        by_mouse = QGuiApplication.mouseButtons() != Qt.MouseButton.NoButton
+        if mine and not by_mouse:
+            self.focus_ring.follow(new)
+        elif self._ring is not None and isValid(self._ring):
+            self._ring.follow(None)
 
     @property
     def choice(self) -> str:

@@ -8,12 +8,14 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QGuiApplication, QPalette
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import QApplication, QPushButton, QWidget
+from shiboken6 import isValid
 
 from routescope_gui import _style
 from routescope_gui._style import (
     CONTRAST_PAIRS,
     FAINT_PAIRS,
+    MARK_PAIRS,
     STYLE_SHEET,
     Scheme,
     Theme,
@@ -107,8 +109,8 @@ def test_every_text_reads_on_the_fill_it_meets(scheme: Scheme) -> None:
         if contrast(named[text], named[fill]) < 4.5
     ]
     assert unreadable == []
-    faint = [(t, f) for t, f in FAINT_PAIRS if contrast(named[t], named[f]) < 3.0]
-    assert faint == []
+    faint = [(t, f) for t, f in (*FAINT_PAIRS, *MARK_PAIRS) if contrast(named[t], named[f]) < 3]
+    assert faint == []  # (text that is off, and the focus ring: seen, WCAG 1.4.11)
 
 
 def test_both_schemes_name_the_same_roles() -> None:
@@ -147,3 +149,21 @@ def test_no_view_spells_a_colour_of_its_own() -> None:
                 ):
                     found.append(f"{path.name}:{token.start[0]}: {token.string[:60]}")
     assert found == []
+
+
+def test_the_focus_ring_follows_the_keyboard_and_outlives_a_pane(qtbot, window) -> None:  # type: ignore[no-untyped-def]
+    window.activateWindow()
+    qtbot.waitUntil(lambda: QApplication.activeWindow() is window)
+    qtbot.mouseRelease(window, Qt.MouseButton.LeftButton)  # (a press another test left)
+    pane = QWidget(window.live)
+    button = QPushButton("a control", pane)
+    pane.show()
+    button.setFocus(Qt.FocusReason.TabFocusReason)
+    ring = window.theme.focus_ring
+    qtbot.waitUntil(lambda: ring.widget() is button and ring.isVisible())
+    assert ring.parentWidget() is pane  # (a sibling of the widget it rings)
+    pane.deleteLater()  # the ring goes with it
+    qtbot.waitUntil(lambda: not isValid(ring))
+    window.editor.setFocus(Qt.FocusReason.ShortcutFocusReason)
+    qtbot.waitUntil(lambda: window.theme.focus_ring.widget() is window.editor)
+    assert window.theme.focus_ring.isVisible()
