@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QEvent, QModelIndex, QPersistentModelIndex, Qt, Signal
-from PySide6.QtGui import QBrush, QResizeEvent
+from PySide6.QtGui import QBrush, QKeyEvent, QResizeEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QApplication,
@@ -136,7 +136,7 @@ class ContextTree(QTreeWidget):
 
     Signals:
         entity_clicked: emitted with an entity's (or the place hint's) text when its row is
-            clicked (where it flows is wanted).
+            clicked, or is current and Enter or Space is pressed (where it flows is wanted).
     """
 
     entity_clicked = Signal(str)
@@ -159,11 +159,19 @@ class ContextTree(QTreeWidget):
         enable_copy(self)
         self._rows: dict[str, QTreeWidgetItem] = {}
         self.itemClicked.connect(self._clicked)
+        self.itemActivated.connect(self._clicked)  # Enter on an entity traces it too
         self.placeholder = Placeholder(self, NO_CONTEXT)
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
         self._fit_columns()
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        item = self.currentItem()
+        if event.key() == Qt.Key.Key_Space and item is not None:
+            self._clicked(item, self.currentColumn())  # Space traces, as a click does
+            return
+        super().keyPressEvent(event)
 
     def _section_resized(self, column: int, _old: int, _new: int) -> None:
         if column == 0:  # sized to its contents: the others share what it leaves

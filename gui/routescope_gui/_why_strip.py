@@ -1,7 +1,10 @@
 """Why this decision: a strip under the prompt that marks the words whose removal flips a
 decision (hover one: which decisions flip, and to what; click any word: where it flows), the
 trace of the entity clicked, and close-call lines placed beside the decisions they concern.
-Mirrors `routescope.compare` (`counterfactuals`, `trace`, `close_calls`)."""
+Mirrors `routescope.compare` (`counterfactuals`, `trace`, `close_calls`).
+
+The words work from the keyboard too: Tab reaches them (after the prompt), ←/→ (Home, End)
+pick a word and say what removing it flips, Enter or Space traces it, Esc clears the trace."""
 
 from __future__ import annotations
 
@@ -10,8 +13,8 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QCursor
+from PySide6.QtCore import QEvent, QObject, QPoint, Qt, Signal
+from PySide6.QtGui import QCursor, QKeyEvent
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
@@ -164,6 +167,8 @@ class WhyStrip(QWidget):
         self.result: Counterfactuals | None = None
         self.trace: Trace | None = None
         self.working = False
+        self.current: int | None = None
+        """The word picked from the keyboard (its index among the words tried; None: none)."""
         self._awaited: str | None = None
         """The prompt announced last (`mark_stale`): only its results are shown (None: any)."""
         caption = QLabel("why:")
@@ -177,6 +182,10 @@ class WhyStrip(QWidget):
         self.words.setTextFormat(Qt.TextFormat.RichText)
         self.words.setTextInteractionFlags(Qt.TextInteractionFlag.LinksAccessibleByMouse)
         self.words.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.words.setFocusPolicy(Qt.FocusPolicy.StrongFocus)  # ←/→ pick a word, Enter traces
+        self.words.setContentsMargins(3, 2, 3, 2)  # (room for the focus ring)
+        self.words.setAccessibleName("why: the words of the prompt")
+        self.words.installEventFilter(self)
         self.words.linkActivated.connect(self._activate)
         self.words.linkHovered.connect(self._hover)
         self.summary = QLabel("")
@@ -210,6 +219,8 @@ class WhyStrip(QWidget):
             return
         self.result = result
         self.working = False
+        if result is None or self.current not in _shown(result.words):
+            self.current = None  # (a word is kept only while the new result shows it)
         if result is None:
             self.words.setText(_NO_PROMPT)
             self._set_summary("", "")
@@ -229,6 +240,7 @@ class WhyStrip(QWidget):
         prompt's, so they go until the new prompt's result comes."""
         self._awaited = prompt
         self.result = None
+        self.current = None
         self.working = True
         self.words.setText(html.escape(_WORKING))
         self._set_summary("", "")
@@ -254,6 +266,58 @@ class WhyStrip(QWidget):
         """Click the `index`-th word tried (as a link would)."""
         self._activate(f"w:{index}")
 
+    # -- the keyboard ------------------------------------------------------------------------
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if watched is self.words:
+            if isinstance(event, QKeyEvent) and event.type() == QEvent.Type.KeyPress:
+                return self._key(event)
+            if event.type() in (QEvent.Type.FocusIn, QEvent.Type.FocusOut):
+                self._show_current(event.type() == QEvent.Type.FocusIn)
+        return super().eventFilter(watched, event)
+
+    def _key(self, event: QKeyEvent) -> bool:
+        """←/→, Home, End pick a word; Enter or Space traces it; Esc clears the trace."""
+        key = event.key()
+        if key == Qt.Key.Key_Escape and self.trace is not None:
+            self.trace_requested.emit("")
+            return True
+        shown = sorted(_shown(self.result.words)) if self.result is not None else []
+        if not shown:
+            return False
+        at = shown.index(self.current) if self.current in shown else None
+        moves = {
+            Qt.Key.Key_Left: 0 if at is None else max(at - 1, 0),
+            Qt.Key.Key_Right: 0 if at is None else min(at + 1, len(shown) - 1),
+            Qt.Key.Key_Home: 0,
+            Qt.Key.Key_End: len(shown) - 1,
+        }
+        if key in moves:
+            self.current = shown[moves[Qt.Key(key)]]
+            self._show_current(True)
+            return True
+        if key in (Qt.Key.Key_Return, Qt.Key.Key_Enter, Qt.Key.Key_Space) and at is not None:
+            self.click(shown[at])
+            return True
+        return False
+
+    def _show_current(self, focused: bool) -> None:
+        """Mark the word picked while the words have the focus (the first that matters when
+        none is), and say what removing it flips."""
+        result = self.result
+        if result is None:
+            return
+        if focused and self.current is None:
+            shown = sorted(_shown(result.words))
+            flipping = [i for i in shown if result.words[i].flips]
+            self.current = next(iter(flipping or shown), None)
+        self.words.setText(self._words_html(result) or html.escape(_verdict(result)))
+        if not focused or self.current is None:
+            return
+        tip = self.tooltip_for(self.current)
+        self.words.setAccessibleDescription(tip)
+        where = self.words.mapToGlobal(QPoint(0, self.words.height()))
+        QToolTip.showText(where, tip, self.words)
+
     def _words_html(self, result: Counterfactuals) -> str:
         """The words shown, as links ("" when none is worth showing: the verdict says it)."""
         words, text = result.words, result.text
@@ -270,14 +334,23 @@ class WhyStrip(QWidget):
                 parts.append(
                     html.escape(_SPACES.sub(" ", text[words[index - 1].end : effect.start]))
                 )
-            parts.append(self._word_html(index, effect))
+            parts.append(self._word_html(index, effect, current=index == self._marked()))
         if max(shown) == len(words) - 1:
             parts.append(html.escape(_SPACES.sub(" ", text[words[-1].end :])[:20]))
         return "".join(parts)
 
+    def _marked(self) -> int | None:
+        """The word to mark as picked: the current one while the words have the focus."""
+        return self.current if self.words.hasFocus() else None
+
     @staticmethod
-    def _word_html(index: int, effect: WordEffect) -> str:
+    def _word_html(index: int, effect: WordEffect, *, current: bool = False) -> str:
         word = html.escape(effect.word)
+        if current:  # picked from the keyboard: in the theme's cursor colours
+            return (
+                f'<a href="w:{index}" style="color:{css("cursor_text")}; '
+                f'background-color:{css("cursor")}; text-decoration:underline">{word}</a>'
+            )
         if not effect.flips:
             ink = text_colour()  # plain words in the theme's text colour
             return f'<a href="w:{index}" style="color:{ink}; text-decoration:none">{word}</a>'

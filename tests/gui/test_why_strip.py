@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 import pytest
 from PySide6.QtCore import QPoint, Qt
-from PySide6.QtWidgets import QToolTip
+from PySide6.QtWidgets import QApplication, QToolTip
 
 import routescope
 from routescope.compare import CloseCall, TextSpan
@@ -15,6 +15,7 @@ from routescope.toolsearch import SearchSettings
 from routescope_gui import MainWindow, Session
 from routescope_gui._html import HTML_ROLE
 from routescope_gui._insight_model import INSIGHT_MAX_CHARS
+from routescope_gui._style import css
 from routescope_gui._why_strip import CloseCallLine, WhyStrip, marked_html
 from tests.gui._support import record
 
@@ -325,3 +326,64 @@ def test_a_prompt_too_long_gets_no_counterfactuals(qtbot, window) -> None:  # ty
         window.set_prompt(long)
     assert "too long" in blocker.args[0]
     assert "cannot say why" in window.why_strip.words.text() and not window.why_strip.working
+
+
+def test_the_words_work_from_the_keyboard(qtbot) -> None:  # type: ignore[no-untyped-def]
+    strip = WhyStrip()
+    qtbot.addWidget(strip)
+    strip.resize(900, 60)
+    strip.show()
+    qtbot.waitExposed(strip)
+    result = routescope.compare.counterfactuals(RAMEN)
+    strip.show_result(result)
+    words = [w.word for w in result.words]
+    traced = record(strip.trace_requested)
+    strip.activateWindow()
+    strip.words.setFocus()
+    qtbot.waitUntil(strip.words.hasFocus)
+    assert strip.current == words.index("near")  # the first word that matters
+    assert "background-color:" + css("cursor") in strip.words.text()
+    assert "strategy local → general" in strip.words.accessibleDescription()
+    qtbot.keyClick(strip.words, Qt.Key.Key_Right)
+    assert strip.current == words.index("Denver")
+    qtbot.keyClick(strip.words, Qt.Key.Key_Return)
+    qtbot.keyClick(strip.words, Qt.Key.Key_End)
+    assert strip.current == len(words) - 1
+    qtbot.keyClick(strip.words, Qt.Key.Key_Home)
+    qtbot.keyClick(strip.words, Qt.Key.Key_Space)
+    assert traced == ["Denver", "Best"]
+    qtbot.keyClick(strip.words, Qt.Key.Key_Escape)  # no trace shown: Esc is not the strip's
+    assert traced == ["Denver", "Best"]
+    strip.show_trace(routescope.compare.trace(routescope.inspect(RAMEN), "Denver"), RAMEN)
+    qtbot.keyClick(strip.words, Qt.Key.Key_Escape)  # a trace shown: Esc clears it
+    assert traced == ["Denver", "Best", ""]
+
+
+def test_tab_reaches_the_words_then_the_context_and_enter_traces(qtbot, window) -> None:  # type: ignore[no-untyped-def]
+    explained(qtbot, window, RAMEN)
+    window.activateWindow()
+    qtbot.waitUntil(lambda: QApplication.activeWindow() is window)
+    qtbot.mouseRelease(window, Qt.MouseButton.LeftButton)  # (a press another test left)
+    window.editor.setFocus()
+    qtbot.waitUntil(window.editor.hasFocus)
+    qtbot.keyClick(window.editor, Qt.Key.Key_Tab)
+    assert QApplication.focusWidget() is window.why_strip.words
+    ring = window.theme.focus_ring
+    assert ring.widget() is window.why_strip.words and ring.isVisible()  # by the keyboard
+    qtbot.keyClick(window.why_strip.words, Qt.Key.Key_Tab)
+    tree = window.strategy_view.context_tree
+    assert QApplication.focusWidget() is tree and ring.widget() is tree
+    entities = tree.topLevelItem(0)
+    assert entities is not None and entities.child(0) is not None
+    tree.setCurrentItem(entities.child(0))  # Denver (as the arrow keys would get there)
+    insight = window.session.insight
+    with qtbot.waitSignal(insight.traced) as blocker:
+        qtbot.keyClick(tree, Qt.Key.Key_Return)
+    assert blocker.args[0].entity == "Denver"
+    tree.setCurrentItem(entities.child(1))
+    with qtbot.waitSignal(insight.traced) as blocker:
+        qtbot.keyClick(tree, Qt.Key.Key_Space)
+    assert blocker.args[0].entity == "Colorado"
+    qtbot.mouseClick(window.editor.viewport(), Qt.MouseButton.LeftButton)  # the mouse: no ring
+    qtbot.waitUntil(window.editor.hasFocus)
+    assert ring.widget() is None or not ring.isVisible()
