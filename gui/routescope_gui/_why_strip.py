@@ -190,6 +190,8 @@ class WhyStrip(QWidget):
         self.words.linkHovered.connect(self._hover)
         self.summary = QLabel("")
         self.summary.setObjectName("muted")
+        for label in (caption, self.summary):  # on the words' line (their margins: the ring's)
+            label.setContentsMargins(0, 2, 0, 2)
         self.close_summary = QLabel("")
         self.close_summary.setObjectName("closeSummary")  # (coloured by the theme's sheet)
         self.close_summary.setVisible(False)
