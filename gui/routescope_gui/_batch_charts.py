@@ -10,7 +10,6 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QEvent, QRect, QRectF, QSize, Qt, Signal
 from PySide6.QtGui import (
-    QColor,
     QFont,
     QFontMetrics,
     QKeyEvent,
@@ -20,30 +19,12 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
-from ._style import INK
+from ._style import colour, named_colour
 
 if TYPE_CHECKING:
     from routescope.batch import StageLatency
 
-__all__ = [
-    "BLUE",
-    "GREEN",
-    "GREY",
-    "MUTED",
-    "ORANGE",
-    "RED",
-    "BarChart",
-    "ChartBar",
-    "LatencyChart",
-    "share_text",
-]
-
-BLUE = "#3b6ea8"
-ORANGE = "#d9822b"
-GREY = "#9aa5b1"
-MUTED = "#607d8b"
-RED = "#c62828"
-GREEN = "#2e7d32"
+__all__ = ["BarChart", "ChartBar", "LatencyChart", "share_text"]
 
 
 def _micros(value: float) -> str:
@@ -63,12 +44,13 @@ def share_text(share: float) -> str:
 
 @dataclass(frozen=True, slots=True)
 class ChartBar:
-    """One bar: its label, count, share of the figure's total and colour."""
+    """One bar: its label, count, share of the figure's total and colour (a theme's role or a
+    colour: `named_colour`)."""
 
     label: str
     count: int
     share: float
-    colour: str = BLUE
+    colour: str = "chart_blue"
 
 
 class BarChart(QWidget):
@@ -161,7 +143,7 @@ class BarChart(QWidget):
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
         metrics = QFontMetrics(self.font())
         if not self.bars:
-            painter.setPen(QColor(MUTED))
+            painter.setPen(colour("muted"))
             painter.drawText(self.rect(), Qt.AlignmentFlag.AlignCenter, "nothing to show")
             return
         bars = self.bars[: self.shown]
@@ -177,10 +159,10 @@ class BarChart(QWidget):
         for index, bar in enumerate(bars):
             row = self.bar_rect(index)
             if index == self.selected:
-                painter.fillRect(row, QColor("#dbe9fb"))
+                painter.fillRect(row, colour("chart_selected"))
             elif index == self._hover:
-                painter.fillRect(row, QColor("#f0f4f8"))
-            painter.setPen(QColor(INK))
+                painter.fillRect(row, colour("chart_hover"))
+            painter.setPen(colour("text"))
             chosen = index == self.selected
             painter.setFont(bold if chosen else self.font())
             label = (wide if chosen else metrics).elidedText(
@@ -195,9 +177,9 @@ class BarChart(QWidget):
             length = max(2.0, room * bar.count / top) if bar.count else 0.0
             shape = QRectF(left, row.top() + 4, length, row.height() - 8)
             painter.setPen(Qt.PenStyle.NoPen)
-            painter.setBrush(QColor(bar.colour))
+            painter.setBrush(named_colour(bar.colour))
             painter.drawRoundedRect(shape, 2, 2)
-            painter.setPen(QColor(MUTED))
+            painter.setPen(colour("muted"))
             painter.drawText(
                 QRect(int(left + length + self._GAP), row.top(), value_width + 4, row.height()),
                 Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
@@ -206,15 +188,15 @@ class BarChart(QWidget):
         if self.foldable:
             fold = self.fold_rect()
             if self._hover == _FOLD:
-                painter.fillRect(fold, QColor("#f0f4f8"))
-            painter.setPen(QColor("#2f6fdb"))
+                painter.fillRect(fold, colour("chart_hover"))
+            painter.setPen(colour("link"))
             painter.drawText(
                 fold.adjusted(left, 0, 0, 0),
                 Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
                 self._fold_text(),
             )
         if self.hasFocus() and 0 <= self.selected < self.shown:
-            painter.setPen(QColor("#2f6fdb"))
+            painter.setPen(colour("focus"))
             painter.setBrush(Qt.BrushStyle.NoBrush)
             painter.drawRect(self.bar_rect(self.selected).adjusted(0, 0, -1, -1))
 
@@ -298,7 +280,7 @@ class LatencyChart(QWidget):
         painter = QPainter(self)
         metrics = QFontMetrics(self.font())
         if not self.stages:
-            painter.setPen(QColor(MUTED))
+            painter.setPen(colour("muted"))
             painter.drawText(
                 self.rect(), Qt.AlignmentFlag.AlignCenter, "no timings (run with timings on)"
             )
@@ -316,16 +298,18 @@ class LatencyChart(QWidget):
 
         for index, (stage, text) in enumerate(zip(self.stages, texts, strict=True)):
             top = 2 + index * self.ROW
-            painter.setPen(QColor(INK))
+            painter.setPen(colour("text"))
             painter.drawText(
                 QRect(0, top, label_width, self.ROW),
                 Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter,
                 stage.stage,
             )
             half = (self.ROW - 8) // 2
-            painter.fillRect(QRectF(left, top + 4, length(stage.p50), half), QColor(BLUE))
-            painter.fillRect(QRectF(left, top + 4 + half, length(stage.p95), half), QColor(ORANGE))
-            painter.setPen(QColor(MUTED))
+            painter.fillRect(QRectF(left, top + 4, length(stage.p50), half), colour("chart_blue"))
+            painter.fillRect(
+                QRectF(left, top + 4 + half, length(stage.p95), half), colour("chart_orange")
+            )
+            painter.setPen(colour("muted"))
             end = int(left + length(stage.p95) + 8)
             painter.drawText(
                 QRect(end, top, value_width + 4, self.ROW),

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt, Signal
-from PySide6.QtGui import QBrush, QColor
+from PySide6.QtGui import QBrush
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHBoxLayout,
@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ._batch_charts import RED
+from ._style import colour
 from ._widgets import HeaderedTableModel, enable_copy
 
 if TYPE_CHECKING:
@@ -102,7 +102,7 @@ class PromptTableModel(HeaderedTableModel):
         if role == Qt.ItemDataRole.ToolTipRole:
             return row.tips[index.column()]
         if role == Qt.ItemDataRole.ForegroundRole and self.HEADERS[index.column()] == "Offending":
-            return QBrush(QColor(RED))
+            return QBrush(colour("bad"))
         return None
 
 

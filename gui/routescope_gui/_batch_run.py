@@ -24,8 +24,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ._batch_charts import MUTED, RED
 from ._catalog_dialog import choose_catalog
+from ._style import css
 
 if TYPE_CHECKING:
     from routescope.batch import BatchProgress, BatchSummary, Report
@@ -251,7 +251,7 @@ class RunBar(QWidget):
 
     def _set_status(self, text: str, *, error: bool = False) -> None:
         self.error = text if error else ""
-        colour = RED if error else MUTED
+        colour = css("bad" if error else "muted")
         self.status.setText(f"<span style='color:{colour}'>{html.escape(text)}</span>")
         self.status.setToolTip(text)
 

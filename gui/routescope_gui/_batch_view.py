@@ -12,49 +12,25 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QFrame, QLabel, QScrollArea, QSplitter, QVBoxLayout, QWidget
 
-from ._batch_charts import (
-    BLUE,
-    GREEN,
-    GREY,
-    MUTED,
-    ORANGE,
-    RED,
-    BarChart,
-    ChartBar,
-    LatencyChart,
-    share_text,
-)
+from ._batch_charts import BarChart, ChartBar, LatencyChart, share_text
 from ._batch_grid import FIGURES, ORDER, ChartGrid, Figure, chart_card
 from ._batch_leaks import LeakRow
 from ._batch_prompts import PromptList
 from ._batch_run import HINT, RunBar
+from ._style import css
 
 if TYPE_CHECKING:
     from routescope.batch import BatchProgress, BatchSummary, Distribution, Report
 
 __all__ = ["BatchView"]
 
-_SPECIAL = {"(none)": GREY, "(contract off)": GREY, "(no tool fits)": ORANGE}
+_SPECIAL = {
+    "(none)": "chart_grey",
+    "(contract off)": "chart_grey",
+    "(no tool fits)": "chart_orange",
+}
 """The report's labels for "nothing" (`routescope.batch` names them so): grey, and orange for
 prompts no tool fits."""
-
-_STYLE = """
-QFrame#leakCard {
-    background: white; border: 1px solid #dde1e6; border-radius: 8px; padding: 2px;
-}
-QFrame#leakCard[tone="clean"] { background: #f3faf4; border: 1px solid #b7dfbf; }
-QFrame#leakCard[tone="leak"] { background: #fdf0f0; border: 1px solid #ef9a9a; }
-QFrame#leakCard[tone="clean-selected"] { background: #f3faf4; border: 2px solid #2f6fdb; }
-QFrame#leakCard[tone="leak-selected"] { background: #fdf0f0; border: 2px solid #2f6fdb; }
-QLabel#leakCount { font-size: 22px; font-weight: 700; }
-QLabel#leakCount[tone="clean"] { color: #2e7d32; }
-QLabel#leakCount[tone="leak"] { color: #c62828; }
-QLabel#leakTitle { font-weight: 600; color: #263238; }
-QFrame#chartCard { background: white; border: 1px solid #dde1e6; border-radius: 8px; }
-QLabel#chartTitle { font-weight: 600; color: #37474f; }
-QLabel#chartNote, QLabel#leakDetail { color: #607d8b; }
-QLabel#batchHint { color: #607d8b; font-size: 14px; padding: 40px; }
-"""
 
 
 class BatchView(QWidget):
@@ -81,7 +57,6 @@ class BatchView(QWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.setStyleSheet(_STYLE)
         self.report: Report | None = None
         self.summary: BatchSummary | None = None
         self.run_bar = RunBar()
@@ -229,8 +204,10 @@ class BatchView(QWidget):
         if summary is not None and summary.bad:
             parts.append(f"{summary.bad:,} bad lines")
         if report.failed.total:
-            parts.append(f"<span style='color:{RED}'>{report.failed.total:,} not routed</span>")
-        parts.append(f"<span style='color:{MUTED}'>{html.escape(source)}</span>")
+            parts.append(
+                f"<span style='color:{css('bad')}'>{report.failed.total:,} not routed</span>"
+            )
+        parts.append(f"<span style='color:{css('muted')}'>{html.escape(source)}</span>")
         return " · ".join(parts)
 
     def _show_report_area(self, shown: bool) -> None:
@@ -245,13 +222,13 @@ class BatchView(QWidget):
         total = report.leak_count
         if total:
             self.leak_summary.setText(
-                f"<b>Leak checks</b> — <span style='color:{RED}'><b>{total:,} offending "
+                f"<b>Leak checks</b> — <span style='color:{css('bad')}'><b>{total:,} offending "
                 f"queries</b> in {report.leak_prompts:,} prompts</span> break the routers' "
                 "promises"
             )
         else:
             self.leak_summary.setText(
-                f"<b>Leak checks</b> — <span style='color:{GREEN}'><b>no leaks</b></span>: "
+                f"<b>Leak checks</b> — <span style='color:{css('good')}'><b>no leaks</b></span>: "
                 "every planned query keeps the routers' promises"
             )
 
@@ -264,7 +241,7 @@ class BatchView(QWidget):
                     bar.label,
                     bar.count,
                     bar.share,
-                    colours.get(bar.label) or _SPECIAL.get(bar.label, BLUE),
+                    colours.get(bar.label) or _SPECIAL.get(bar.label, "chart_blue"),
                 )
                 for bar in distribution.bars
             ]
@@ -293,8 +270,8 @@ class BatchView(QWidget):
     def _fill_latency(self, report: Report) -> None:
         self.latency.set_stages(report.latency)
         self.latency_note.setText(
-            f"<span style='color:{BLUE}'>■</span> p50 &nbsp; "
-            f"<span style='color:{ORANGE}'>■</span> p95 &nbsp; microseconds, log scale"
+            f"<span style='color:{css('chart_blue')}'>■</span> p50 &nbsp; "
+            f"<span style='color:{css('chart_orange')}'>■</span> p95 &nbsp; microseconds, log scale"
         )
 
     # -- picking what to list ------------------------------------------------------------------

@@ -1,5 +1,6 @@
-"""What the compare view's parts share: A's and B's colours, the headline decisions in the
-order the outcome rows show them, and a decision or piece of evidence as a cell's text."""
+"""What the compare view's parts share: A's and B's colours (the theme's roles), the headline
+decisions in the order the outcome rows show them, and a decision or piece of evidence as a
+cell's text."""
 
 from __future__ import annotations
 
@@ -18,8 +19,9 @@ OUTCOME_COLUMNS = (
     ("tool_fit", "Tool fit"),
 )
 """The headline decisions (`Decisions` fields) in the order the outcome rows show them."""
-A_INK, A_FILL = "#b71c1c", "#fdecea"
-B_INK, B_FILL = "#1b5e20", "#e3f6e5"
+A_INK, A_FILL = "side_a", "side_a_fill"
+B_INK, B_FILL = "side_b", "side_b_fill"
+"""The theme's roles of A's and B's text and fill (`colour`, `css`)."""
 
 
 def value_text(value: Any) -> str:

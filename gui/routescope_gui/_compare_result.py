@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QBrush, QColor, QFont
+from PySide6.QtGui import QBrush, QFont
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHBoxLayout,
@@ -26,7 +26,7 @@ from PySide6.QtWidgets import (
 from ._compare_common import A_FILL, A_INK, B_FILL, B_INK, OUTCOME_COLUMNS, value_text
 from ._compare_tools import ToolMoves
 from ._html import HTML_ROLE, HtmlDelegate, clip
-from ._style import MUTED
+from ._style import colour, css
 from ._why_strip import marked_html
 from ._widgets import enable_copy, ensure_children, fill_row
 
@@ -47,8 +47,21 @@ _OUTCOME_FIELDS = frozenset(
     }
 )
 """Changes the outcome rows already show (the other changes are listed as evidence)."""
-_REMOVED = "background-color:#fbd3d0; color:#b71c1c; text-decoration:line-through"
-_ADDED = "background-color:#c8efcf; color:#1b5e20; font-weight:600"
+
+
+def _removed_style() -> str:
+    """Words of A's query that B's lacks."""
+    return (
+        f"background-color:{css('removed')}; color:{css('removed_text')}; "
+        "text-decoration:line-through"
+    )
+
+
+def _added_style() -> str:
+    """Words of B's query that A's lacks."""
+    return f"background-color:{css('added')}; color:{css('added_text')}; font-weight:600"
+
+
 _KINDS = {"same": "=", "changed": "≠", "removed": "−", "added": "+"}
 _NO_RESULT = "Type a prompt (A) and give B: another prompt, rule pack or catalog."
 
@@ -186,8 +199,8 @@ class ComparisonPage(QWidget):
                     font = QFont(item.font())
                     font.setBold(True)
                     item.setFont(font)
-                    item.setForeground(QBrush(QColor(ink)))
-                    item.setBackground(QBrush(QColor(fill)))
+                    item.setForeground(QBrush(colour(ink)))
+                    item.setBackground(QBrush(colour(fill)))
                     item.setToolTip(f"{name}: changed in B")
                 self.outcome.setItem(row, column, item)
 
@@ -204,23 +217,21 @@ class ComparisonPage(QWidget):
             cells = [
                 kind,
                 QTableWidgetItem(source),
-                self._query_cell(query.a, query.removed, _REMOVED, A_FILL),
-                self._query_cell(query.b, query.added, _ADDED, B_FILL),
+                self._query_cell(query.a, query.removed, _removed_style()),
+                self._query_cell(query.b, query.added, _added_style()),
             ]
             if query.kind == "same":
                 for cell in cells:
-                    cell.setForeground(QBrush(QColor("#546e7a")))
+                    cell.setForeground(QBrush(colour("muted")))
             for column, cell in enumerate(cells):
                 self.queries.setItem(row, column, cell)
         self.queries.resizeRowsToContents()
 
     @staticmethod
-    def _query_cell(
-        text: str | None, spans: Sequence[Any], style: str, fill: str
-    ) -> QTableWidgetItem:
+    def _query_cell(text: str | None, spans: Sequence[Any], style: str) -> QTableWidgetItem:
         if text is None:
             item = QTableWidgetItem("—")
-            item.setForeground(QBrush(QColor(MUTED)))
+            item.setForeground(QBrush(colour("faint")))
             return item
         item = QTableWidgetItem(text)
         item.setToolTip(text)
@@ -269,8 +280,8 @@ class ComparisonPage(QWidget):
             top.setFont(0, font)
             for child, cells in zip(ensure_children(top, len(rows)), rows, strict=True):
                 fill_row(child, cells)
-                child.setForeground(1, QBrush(QColor(A_INK)))
-                child.setForeground(2, QBrush(QColor(B_INK)))
+                child.setForeground(1, QBrush(colour(A_INK)))
+                child.setForeground(2, QBrush(colour(B_INK)))
             top.setExpanded(True)
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Signal
-from PySide6.QtGui import QColor, QFont, QTextCharFormat, QTextCursor
+from PySide6.QtGui import QFont, QTextCharFormat, QTextCursor
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
 import routescope
 
 from ._compare_common import A_INK, B_INK
+from ._style import BADGE_TEXT, colour, css
 
 if TYPE_CHECKING:
     from routescope.compare import Comparison, Side, TextSpan
@@ -43,11 +44,12 @@ _EDITOR_HEIGHT = 52
 """Side by side, A's and B's prompts show about two lines each (they scroll)."""
 
 
-def _chip(text: str, ink: str) -> QLabel:
+def _chip(text: str, role: str) -> QLabel:
+    """A side's name on its colour (`role`: the theme's `chip_a`, `chip_b`)."""
     chip = QLabel(text)
     chip.setStyleSheet(
-        f"QLabel {{ background: {ink}; color: white; border-radius: 4px; padding: 1px 7px;"
-        " font-weight: 700; }"
+        f"QLabel {{ background: {css(role)}; color: {BADGE_TEXT}; border-radius: 4px;"
+        " padding: 1px 7px; font-weight: 700; }"
     )
     return chip
 
@@ -164,10 +166,10 @@ class CompareSides(QWidget):
         grid.setHorizontalSpacing(12)
         grid.setVerticalSpacing(3)
         a_head = QHBoxLayout()
-        a_head.addWidget(_chip("A", A_INK))
+        a_head.addWidget(_chip("A", "chip_a"))
         a_head.addWidget(self.a_caption, 1)
         b_head = QHBoxLayout()
-        b_head.addWidget(_chip("B", B_INK))
+        b_head.addWidget(_chip("B", "chip_b"))
         b_head.addWidget(self.mode)
         b_head.addWidget(self.b_caption, 1)
         grid.addLayout(a_head, 0, 0)
@@ -262,8 +264,8 @@ def _mark(editor: QPlainTextEdit, text: str, spans: Sequence[TextSpan], ink: str
             selection.cursor = cursor
             fmt = QTextCharFormat()
             fmt.setUnderlineStyle(QTextCharFormat.UnderlineStyle.SingleUnderline)
-            fmt.setUnderlineColor(QColor(ink))
-            fmt.setForeground(QColor(ink))
+            fmt.setUnderlineColor(colour(ink))
+            fmt.setForeground(colour(ink))
             fmt.setFontWeight(QFont.Weight.DemiBold)
             selection.format = fmt
             selections.append(selection)

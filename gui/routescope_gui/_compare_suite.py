@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QBrush, QColor
+from PySide6.QtGui import QBrush
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHBoxLayout,
@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
 
 from ._compare_common import A_INK, B_INK, OUTCOME_COLUMNS, value_text
 from ._html import clip
+from ._style import colour, css
 
 if TYPE_CHECKING:
     from routescope.compare import CaseComparison, SuiteComparison
@@ -98,7 +99,7 @@ class SuitePage(QWidget):
             f"<b>{Path(result.path).name}</b> ({result.router}) · {result.cases} cases · "
             f"A passes {result.passed_a}, B passes {result.passed_b} · "
             f"<b>{differ} differ</b><br>"
-            f"<span style='color:#607d8b'>A: {result.a} · B: {result.b} · "
+            f"<span style='color:{css('muted')}'>A: {result.a} · B: {result.b} · "
             "double-click a case to open it live</span>"
         )
         self.suite_cases.setRowCount(differ)
@@ -123,7 +124,7 @@ class SuitePage(QWidget):
                 item.setToolTip(case.prompt if column == 1 else text)
                 if column in (2, 3):
                     passed = case.passed_a if column == 2 else case.passed_b
-                    item.setForeground(QBrush(QColor(B_INK if passed else A_INK)))
+                    item.setForeground(QBrush(colour(B_INK if passed else A_INK)))
                     item.setTextAlignment(Qt.AlignmentFlag.AlignCenter)
                 self.suite_cases.setItem(row, column, item)
         if differ:
@@ -133,7 +134,7 @@ class SuitePage(QWidget):
 
     def show_error(self, message: str) -> None:
         self.suite_summary.setText(
-            f"<span style='color:#b71c1c'>cannot run the suite:</span> {message}"
+            f"<span style='color:{css('bad')}'>cannot run the suite:</span> {message}"
         )
 
     def _case(self, row: int) -> CaseComparison | None:

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QBrush, QColor, QFont
+from PySide6.QtGui import QBrush, QFont
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHeaderView,
@@ -18,7 +18,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ._style import MUTED
+from ._style import colour
 from ._widgets import enable_copy
 
 if TYPE_CHECKING:
@@ -26,7 +26,8 @@ if TYPE_CHECKING:
 
 __all__ = ["ToolMoves"]
 
-_MOVES = {"up": "#1b5e20", "down": "#b71c1c", "new": "#1c4fa8", "dropped": MUTED, "same": MUTED}
+_MOVES = {"up": "side_b", "down": "side_a", "new": "info", "dropped": "muted", "same": "muted"}
+"""The theme's role of each move's text."""
 
 
 class ToolMoves(QWidget):
@@ -83,7 +84,7 @@ class ToolMoves(QWidget):
                         Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
                     )
                 if column == 3:
-                    item.setForeground(QBrush(QColor(_MOVES[move.movement])))
+                    item.setForeground(QBrush(colour(_MOVES[move.movement])))
                     font = QFont(item.font())
                     font.setBold(move.movement != "same")
                     item.setFont(font)

@@ -9,7 +9,6 @@ import json
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
     QCheckBox,
     QHBoxLayout,
@@ -26,6 +25,7 @@ from PySide6.QtWidgets import (
 
 import routescope
 
+from ._style import colour, css
 from ._widgets import enable_copy, ensure_children, fill_row
 
 if TYPE_CHECKING:
@@ -41,8 +41,6 @@ _CONTEXT_HINT = json.dumps(
     indent=2,
 )
 _NO_CONTEXT = "no context: the decision sees the text alone"
-_DONE = QColor("#2e7d32")
-_GUARDRAIL = QColor("#8d6e00")
 _FIELDS = ("agent", "mode", "ui", "stop condition", "layout", "source")
 
 
@@ -131,7 +129,7 @@ class ContractView(QWidget):
             context = routescope.contract.parse_context(raw, "JSON")
         except routescope.ContextError as exc:
             self.context_status.setText(
-                f"<span style='color:#c62828'>not used — {html.escape(str(exc))}</span>"
+                f"<span style='color:{css('bad')}'>not used — {html.escape(str(exc))}</span>"
             )
             return
         self.context_status.setText("context valid: used for the decision")
@@ -182,7 +180,7 @@ class ContractView(QWidget):
             fill_row(
                 row, [f"{'✓' if finished else '·'} {index + 1}. {call.tool}", json.dumps(call.args)]
             )
-            row.setData(0, Qt.ItemDataRole.ForegroundRole, _DONE if finished else None)
+            row.setData(0, Qt.ItemDataRole.ForegroundRole, colour("good") if finished else None)
         self.tree.resizeColumnToContents(0)
 
     def _show_rules(self, decision: RouterDecision) -> None:
@@ -201,7 +199,7 @@ class ContractView(QWidget):
             ensure_children(guards, len(decision.guardrails)), decision.guardrails, strict=True
         ):
             fill_row(row, [event.rule, event.detail])
-            row.setData(0, Qt.ItemDataRole.ForegroundRole, _GUARDRAIL)
+            row.setData(0, Qt.ItemDataRole.ForegroundRole, colour("warn_ink"))
 
     def _toggle_raw(self, on: bool) -> None:
         self.views.setCurrentIndex(1 if on else 0)

@@ -11,7 +11,6 @@ from typing import TYPE_CHECKING, ClassVar
 
 from PySide6.QtCore import QEvent, Qt
 from PySide6.QtGui import (
-    QColor,
     QFont,
     QHelpEvent,
     QTextCharFormat,
@@ -20,7 +19,7 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPlainTextEdit, QTextEdit, QToolTip, QWidget
 
-from ._style import INK, LABELS, accent, fill
+from ._style import LABELS, accent, colour, css, fill
 
 if TYPE_CHECKING:
     from routescope import Inspection
@@ -32,10 +31,8 @@ _MAX_HIGHLIGHTS = 400
 _MAX_ANCHORS = 2_000
 """Linter anchors kept for tooltips; a pasted book can have tens of thousands."""
 _ASTRAL = re.compile("[\U00010000-\U0010ffff]")
-_FLIP = "#d84315"
-"""The wavy underline of a word whose removal flips a decision ("why this decision")."""
-_TRACE = "#ffe082"
-"""The fill of a traced entity's mentions."""
+_FILLED = frozenset({"entity", "place", "anchor", "trace"})
+"""Labels painted as a light fill (the others as coloured, underlined text)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,6 +133,12 @@ class PromptEditor(QPlainTextEdit):
         self._formats: dict[tuple[str, ...], QTextCharFormat] = {}
         self.setMouseTracking(True)
 
+    def changeEvent(self, event: QEvent) -> None:
+        if event.type() in (QEvent.Type.PaletteChange, QEvent.Type.ApplicationPaletteChange):
+            self._formats.clear()  # another scheme: other accents
+            self._paint()
+        super().changeEvent(event)
+
     def show_highlights(self, spans: list[Highlight]) -> None:
         self._spans = spans
         self._spans_text = self.toPlainText()
@@ -157,10 +160,7 @@ class PromptEditor(QPlainTextEdit):
         # Entities and places as fills first, then keywords as underlines on top of them, then
         # the marks: where they overlap, one segment gets their formats merged in that order
         # (overlapping selections would each paint their own colours, not a blend).
-        ordered = sorted(
-            spans[:_MAX_HIGHLIGHTS],
-            key=lambda h: h.label not in ("entity", "place", "anchor"),
-        )
+        ordered = sorted(spans[:_MAX_HIGHLIGHTS], key=lambda h: h.label not in _FILLED)
         selections = []
         for start, end, labels in _segments([*ordered, *marks[:_MAX_HIGHLIGHTS]]):
             selection = QTextEdit.ExtraSelection()
@@ -177,29 +177,34 @@ class PromptEditor(QPlainTextEdit):
         merged = self._formats.get(labels)
         if merged is None:
             merged = QTextCharFormat()
+            on_fill = any(label in _FILLED for label in labels)
             for label in labels:
-                merged.merge(self._format(label))
+                merged.merge(self._format(label, on_fill=on_fill))
             self._formats[labels] = merged
         return merged
 
-    def _format(self, label: str) -> QTextCharFormat:
+    def _format(self, label: str, *, on_fill: bool = False) -> QTextCharFormat:
+        """A label's look; `on_fill`: over a light fill, whose dark text stays (in both
+        schemes): a keyword there is told by its underline, in the light scheme's accent."""
         fmt = QTextCharFormat()
         if label == "flip":  # a word that matters: a wavy underline over its other colours
             fmt.setUnderlineStyle(QTextCharFormat.UnderlineStyle.WaveUnderline)
-            fmt.setUnderlineColor(QColor(_FLIP))
+            fmt.setUnderlineColor(colour("flip"))
             return fmt
         if label == "trace":
-            fmt.setBackground(QColor(_TRACE))
-            fmt.setForeground(QColor(INK))
+            fmt.setBackground(colour("trace"))
+            fmt.setForeground(colour("ink"))
             fmt.setFontWeight(QFont.Weight.Bold)
             return fmt
-        if label in ("entity", "place", "anchor"):
+        if label in _FILLED:
             fmt.setBackground(fill(label))
-            fmt.setForeground(QColor(INK))  # the fills are light in both themes (an accent wins)
+            fmt.setForeground(colour("ink"))  # the fills are light in both themes
         else:
+            ink = accent(label, "light" if on_fill else None)
             fmt.setUnderlineStyle(QTextCharFormat.UnderlineStyle.SingleUnderline)
-            fmt.setUnderlineColor(accent(label))
-            fmt.setForeground(accent(label))
+            fmt.setUnderlineColor(ink)
+            if not on_fill:
+                fmt.setForeground(ink)
             fmt.setFontWeight(QFont.Weight.DemiBold)
             fmt.setProperty(QTextFormat.Property.FullWidthSelection, False)
         return fmt
@@ -243,14 +248,25 @@ class Legend(QWidget):
         caption = QLabel("legend:")
         caption.setObjectName("muted")
         layout.addWidget(caption)
+        self._chips: dict[str, QLabel] = {}
         for label, name in self.NAMES.items():
             chip = QLabel(name)
-            fill_colour, accent_colour = LABELS[label]
-            if label in ("entity", "place", "anchor"):
-                css = f"background:{fill_colour}; color:{INK};"
-            else:
-                css = f"color:{accent_colour}; border:1px solid {accent_colour}; font-weight:600;"
-            chip.setStyleSheet(f"QLabel {{ {css} border-radius: 9px; padding: 1px 8px; }}")
             chip.setAlignment(Qt.AlignmentFlag.AlignCenter)
             layout.addWidget(chip)
+            self._chips[label] = chip
         layout.addStretch(1)
+        self._colour_chips()
+
+    def changeEvent(self, event: QEvent) -> None:
+        if event.type() == QEvent.Type.ApplicationPaletteChange:
+            self._colour_chips()  # another scheme: other accents
+        super().changeEvent(event)
+
+    def _colour_chips(self) -> None:
+        for label, chip in self._chips.items():
+            if label in _FILLED:
+                look = f"background:{LABELS[label][0]}; color:{css('ink')};"
+            else:
+                ink = accent(label).name()
+                look = f"color:{ink}; border:1px solid {ink}; font-weight:600;"
+            chip.setStyleSheet(f"QLabel {{ {look} border-radius: 9px; padding: 1px 8px; }}")

@@ -1,14 +1,31 @@
-"""The Help menu's two boxes: what the window shows with its shortcuts, and About."""
+"""The Help menu's two boxes: what the window shows with its shortcuts, and About.
+
+The help is longer than a laptop's screen is tall: it scrolls, in a window that never grows
+past the screen it opens on (its Close button stays in sight).
+"""
 
 from __future__ import annotations
 
 from PySide6 import __version__ as pyside_version
-from PySide6.QtCore import Qt, qVersion
-from PySide6.QtWidgets import QMessageBox, QWidget
+from PySide6.QtCore import QSize, Qt, qVersion
+from PySide6.QtGui import QGuiApplication
+from PySide6.QtWidgets import (
+    QDialog,
+    QDialogButtonBox,
+    QMessageBox,
+    QTextBrowser,
+    QVBoxLayout,
+    QWidget,
+)
 
 import routescope
 
-__all__ = ["show_about", "show_help"]
+__all__ = ["HelpDialog", "show_about", "show_help"]
+
+_HELP_SIZE = (720, 900)
+"""The help window's size where the screen has room (the text scrolls in it)."""
+_SCREEN_SHARE = 0.9
+"""The most of the screen's free area (each way) the help window takes."""
 
 _HELP = """
 <h3>Routescope</h3>
@@ -88,8 +105,50 @@ def _box(parent: QWidget, title: str, text: str) -> QMessageBox:
     return box
 
 
-def show_help(parent: QWidget) -> QMessageBox:
-    return _box(parent, "Routescope help", _HELP)
+class HelpDialog(QDialog):
+    """The help: its text scrolls in a window at most `_SCREEN_SHARE` of the screen's free
+    area; Close (or Esc) closes it. Not modal: it never starts a nested event loop under the
+    asyncio one, and the window stays usable beside it.
+
+    Attributes:
+        browser: the text; buttons: Close.
+    """
+
+    def __init__(self, parent: QWidget) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("Routescope help")
+        self.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        self.browser = QTextBrowser()
+        self.browser.setOpenExternalLinks(True)
+        self.browser.setHtml(_HELP)
+        self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
+        self.buttons.rejected.connect(self.reject)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.browser, 1)
+        layout.addWidget(self.buttons)
+        self.fit_screen()
+
+    def text(self) -> str:
+        """The help's text, as HTML."""
+        return self.browser.toHtml()
+
+    def fit_screen(self) -> None:
+        """Take `_HELP_SIZE`, or less on a smaller screen: never past `_SCREEN_SHARE` of the
+        free area of the screen the window's parent is on."""
+        parent = self.parentWidget()
+        screen = (parent.screen() if parent is not None else None) or (
+            QGuiApplication.primaryScreen()
+        )
+        room = screen.availableGeometry().size() * _SCREEN_SHARE
+        most = QSize(min(_HELP_SIZE[0], room.width()), min(_HELP_SIZE[1], room.height()))
+        self.setMaximumSize(room)
+        self.resize(most)
+
+
+def show_help(parent: QWidget) -> HelpDialog:
+    dialog = HelpDialog(parent)
+    dialog.show()  # not modal: the window stays usable beside it
+    return dialog
 
 
 def show_about(parent: QWidget) -> QMessageBox:

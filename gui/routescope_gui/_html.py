@@ -17,6 +17,8 @@ from PySide6.QtWidgets import (
     QTableView,
 )
 
+from ._style import Scheme, css, scheme_now
+
 __all__ = ["HTML_ROLE", "HtmlDelegate", "clip", "muted", "word_diff_html"]
 
 HTML_ROLE = Qt.ItemDataRole.UserRole + 1
@@ -25,12 +27,17 @@ HTML_ROLE = Qt.ItemDataRole.UserRole + 1
 _Index = QModelIndex | QPersistentModelIndex
 
 
-@functools.lru_cache(maxsize=256)
 def word_diff_html(before: str, after: str, limit: int | None = None) -> str:
-    """`after` as HTML, words added since `before` in green, words removed struck out in red;
-    with `limit`, only the words within about that many characters, then "…" (a cell of a few
-    lines shows no more, and laying out the rest costs milliseconds at each keystroke). (Kept:
-    a table asks for a cell's markup to measure it and again to paint it.)"""
+    """`after` as HTML, words added since `before` in green, words removed struck out in red
+    (the theme's `added` and `removed`); with `limit`, only the words within about that many
+    characters, then "…" (a cell of a few lines shows no more, and laying out the rest costs
+    milliseconds at each keystroke)."""
+    return _word_diff_html(before, after, limit, scheme_now())
+
+
+@functools.lru_cache(maxsize=256)
+def _word_diff_html(before: str, after: str, limit: int | None, scheme: Scheme) -> str:
+    """(Kept: a table asks for a cell's markup to measure it and again to paint it.)"""
     old, new = before.split(), after.split()
     runs: list[tuple[str, list[str]]] = []
     matcher = difflib.SequenceMatcher(a=old, b=new, autojunk=False)
@@ -47,18 +54,22 @@ def word_diff_html(before: str, after: str, limit: int | None = None) -> str:
         kept = _within(words, room)
         room -= sum(len(word) + 1 for word in kept)
         if kept:
-            parts.append(_DIFF_SPANS[kind].format(html.escape(" ".join(kept))))
+            parts.append(_diff_span(kind, html.escape(" ".join(kept)), scheme))
         if len(kept) < len(words):
             parts.append(_ELLIPSIS)
             break
     return " ".join(parts)
 
 
-_DIFF_SPANS = {
-    "removed": '<span style="color:#c62828;text-decoration:line-through">{}</span>',
-    "added": '<span style="color:#1b5e20;background:#e3f6e5">{}</span>',
-    "same": "{}",
-}
+def _diff_span(kind: str, words: str, scheme: Scheme) -> str:
+    """Words removed (struck out), added (on their fill) or the same, as HTML."""
+    if kind == "removed":
+        ink = css("removed_text", scheme)
+        return f'<span style="color:{ink};text-decoration:line-through">{words}</span>'
+    if kind == "added":
+        ink, fill = css("added_text", scheme), css("added", scheme)
+        return f'<span style="color:{ink};background:{fill}">{words}</span>'
+    return words
 
 
 def _within(words: list[str], room: int) -> list[str]:
@@ -78,8 +89,8 @@ def clip(text: str, limit: int = 300) -> str:
 
 
 def muted(text: str) -> str:
-    """Secondary text as HTML: escaped, in the muted colour."""
-    return f"<span style='color:#607d8b'>{html.escape(text)}</span>"
+    """Secondary text as HTML: escaped, in the theme's muted colour."""
+    return f"<span style='color:{css('muted')}'>{html.escape(text)}</span>"
 
 
 _DOCUMENTS_KEPT = 256

@@ -46,7 +46,8 @@ class InsightModel(QObject):
 
     Signals:
         explained: emitted with the `Counterfactuals` of the request (None: blank prompt).
-        stale: emitted when the request changed and its counterfactuals are being worked out.
+        stale: emitted when the request changed and its counterfactuals are being worked out,
+            with the prompt they are for (None: not known yet, before the first request).
         failed: emitted with a one-line reason when they cannot be.
         close_calls_changed: emitted with the list of `CloseCall` of the current inspection.
         traced: emitted with the `Trace` of the entity asked for (None: cleared) and the
@@ -54,7 +55,7 @@ class InsightModel(QObject):
     """
 
     explained = Signal(object)
-    stale = Signal()
+    stale = Signal(object)
     failed = Signal(str)
     close_calls_changed = Signal(object)
     traced = Signal(object, str)
@@ -99,7 +100,7 @@ class InsightModel(QObject):
             if self._explained_for is None:  # nothing worked out yet: once the request rests
                 # (without building the request now: the window enables it before its first
                 # paint, and the routers load after it)
-                self.stale.emit()
+                self.stale.emit(None)
                 self._timer.start()
             else:
                 self.follow("enabled")
@@ -116,7 +117,7 @@ class InsightModel(QObject):
             return
         self._lane.cancel()  # the run under way is for another request now
         self._explained_for = None
-        self.stale.emit()
+        self.stale.emit(self._request().text)
         self._timer.start()
 
     def _engine(self, request: Request) -> ToolSearch | None:
@@ -154,6 +155,8 @@ class InsightModel(QObject):
         self._lane.submit(work, self._show, self._fail)
 
     def _show(self, result: Counterfactuals | None) -> None:
+        if result is not None and result.text != self._request().text:
+            return  # worked out for a prompt edited since (its run is stale: a newer one is due)
         self.result = result
         self.explained.emit(result)
 

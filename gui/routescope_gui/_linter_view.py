@@ -9,7 +9,8 @@ from typing import TYPE_CHECKING
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QTreeWidget, QVBoxLayout, QWidget
 
 from ._html import muted, word_diff_html
-from ._widgets import Badge, enable_copy, ensure_children, fill_row
+from ._style import css
+from ._widgets import Badge, Placeholder, enable_copy, ensure_children, fill_row
 
 if TYPE_CHECKING:
     from routescope.linter import LintResult
@@ -18,6 +19,14 @@ __all__ = ["LinterView"]
 
 MAX_ANCHOR_ROWS = 500
 """Anchors listed; a pasted book can have tens of thousands (the rest are counted)."""
+_ANCHORS_ARE = (
+    "anchors are the rule pack's lexicon of this codebase: file, folder and feature names "
+    "(strong) and words that narrow a search (weak), with their aliases in other languages"
+)
+NO_PROMPT_ANCHORS = (
+    f"Type a prompt above: the anchors found in it are listed here ({_ANCHORS_ARE})."
+)
+NO_ANCHORS = f"No anchor in this prompt: {_ANCHORS_ARE}. A query without one is vague."
 
 
 class LinterView(QWidget):
@@ -37,6 +46,7 @@ class LinterView(QWidget):
         self.anchors.setAlternatingRowColors(True)
         self.anchors.setUniformRowHeights(True)
         enable_copy(self.anchors)
+        self.placeholder = Placeholder(self.anchors, NO_PROMPT_ANCHORS)
         top = QHBoxLayout()
         top.addWidget(self.badge)
         top.addWidget(self.arithmetic, 1)
@@ -46,6 +56,7 @@ class LinterView(QWidget):
         layout.addWidget(self.anchors, 1)
 
     def show_result(self, lint: LintResult | None) -> None:
+        self.placeholder.set_text(NO_PROMPT_ANCHORS if lint is None else NO_ANCHORS)
         if lint is None:
             self.badge.show_tone("", "—")
             self.arithmetic.setText("")
@@ -88,7 +99,7 @@ class LinterView(QWidget):
             diff = word_diff_html(" ".join(lint.query.split()), lint.expanded_query)
             return (
                 f"<b>expanded:</b> {diff}"
-                f" <span style='color:#8d6e00'>({html.escape(reasons)})</span>"
+                f" <span style='color:{css('warn_ink')}'>({html.escape(reasons)})</span>"
             )
         if lint.query_class != "vague":
             return muted("not expanded (only vague queries are)")

@@ -2,6 +2,10 @@
 legend); the context beside the strategy and the result tabs below; the close calls beside the
 decisions they concern; a banner for a rule pack that does not validate and a demo script's
 caption above. It renders the inspection it is given; a hidden tab is filled when it is shown.
+
+A window too short for its parts (each keeps its least useful size: four rows of the tool
+ranking, say) scrolls them rather than squeezing them to nothing: a result tab chosen is
+brought into sight, and so is the prompt when it takes the keyboard.
 """
 
 from __future__ import annotations
@@ -9,12 +13,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QEvent, QObject, Qt
 from PySide6.QtWidgets import (
     QBoxLayout,
+    QFrame,
     QGroupBox,
     QLabel,
     QPlainTextEdit,
+    QScrollArea,
     QSplitter,
     QVBoxLayout,
     QWidget,
@@ -73,7 +79,8 @@ class LiveView(QWidget):
             research_view: the routers' views; json_view: the raw inspection; tabs: the result
             tabs; strategy_close, lint_close, tools_close: the close calls beside their
             decisions; splitter: the context beside the strategy and the tabs; body: the prompt
-            above them; banner: a rule pack's error; demo_label: where a demo script stands.
+            above them; body_scroll: the body's scroll area (it scrolls in a window too short for
+            it); banner: a rule pack's error; demo_label: where a demo script stands.
     """
 
     def __init__(self, render_contract: Callable[[], None]) -> None:
@@ -103,7 +110,7 @@ class LiveView(QWidget):
         layout = QVBoxLayout(self)
         layout.addWidget(self.demo_label)
         layout.addWidget(self.banner)
-        layout.addWidget(self.body, 1)
+        layout.addWidget(self.body_scroll, 1)
 
     def _build_prompt(self) -> QGroupBox:
         self.editor = PromptEditor()
@@ -158,6 +165,24 @@ class LiveView(QWidget):
         self.body.addWidget(prompt_box)
         self.body.addWidget(self.splitter)
         self.body.setSizes([100, 620])
+        self.body_scroll = QScrollArea()
+        self.body_scroll.setObjectName("bodyScroll")
+        self.body_scroll.setFrameShape(QFrame.Shape.NoFrame)
+        self.body_scroll.setWidgetResizable(True)  # the body fills it, down to its least size
+        self.body_scroll.setWidget(self.body)
+        self.tabs.currentChanged.connect(lambda _index: self._bring_in(self.tabs))
+        self.editor.installEventFilter(self)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if watched is self.editor and event.type() == QEvent.Type.FocusIn:
+            prompt_box = self.editor.parentWidget()
+            self._bring_in(prompt_box if prompt_box is not None else self.editor)
+        return super().eventFilter(watched, event)
+
+    def _bring_in(self, widget: QWidget) -> None:
+        """Scroll `widget` into sight (nothing to do in a window tall enough for the body)."""
+        if self.body_scroll.verticalScrollBar().maximum() > 0:
+            self.body_scroll.ensureWidgetVisible(widget, 0, 0)
 
     # -- rendering -----------------------------------------------------------------------
     def show_inspection(self, inspection: Inspection | None) -> None:

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt, Signal
-from PySide6.QtGui import QAction, QBrush, QColor, QKeySequence
+from PySide6.QtGui import QAction, QBrush, QKeySequence
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ._style import colour, css
 from ._widgets import HeaderedTableModel, enable_copy
 
 if TYPE_CHECKING:
@@ -35,7 +36,6 @@ if TYPE_CHECKING:
 __all__ = ["CaseTableModel", "RegressView"]
 
 _FILTERS = ("All", "Failures", "Changed")
-_FAILED = QColor("#c62828")
 _Index = QModelIndex | QPersistentModelIndex
 
 
@@ -80,7 +80,7 @@ class CaseTableModel(HeaderedTableModel):
         if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole):
             return row.cells[index.column()]
         if role == Qt.ItemDataRole.ForegroundRole and row.passed is False:
-            return QBrush(_FAILED)
+            return QBrush(colour("bad"))
         return None
 
 
@@ -210,7 +210,7 @@ class RegressView(QWidget):
         self._fill_report()
 
     def show_error(self, message: str) -> None:
-        self.summary.setText(f"<span style='color:#c62828'>{html.escape(message)}</span>")
+        self.summary.setText(f"<span style='color:{css('bad')}'>{html.escape(message)}</span>")
         self._running = False
         self._enable()
 
@@ -326,8 +326,10 @@ class RegressView(QWidget):
                 count = report.matrix[expected][got]
                 item = QTableWidgetItem(str(count))
                 item.setTextAlignment(Qt.AlignmentFlag.AlignCenter)
-                if count:
-                    item.setBackground(QColor("#dcedc8" if row == column else "#ffcdd2"))
+                if count:  # right on the diagonal, wrong elsewhere: fill and text both
+                    role = "hit" if row == column else "miss"
+                    item.setBackground(colour(role))
+                    item.setForeground(colour(f"{role}_text"))
                 self.matrix.setItem(row, column, item)
 
     # -- actions -----------------------------------------------------------------------------

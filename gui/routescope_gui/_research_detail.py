@@ -14,13 +14,13 @@ import html
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
+from ._style import css
+
 if TYPE_CHECKING:
     from routescope.research import Attempt, PageRead
 
 __all__ = ["attempt_detail", "outcome_text", "page_detail", "page_evidence", "reasons_text"]
 
-_RED = "#c62828"
-_GREEN = "#2e7d32"
 _ATTEMPT_FIELDS = frozenset(
     {
         "index",
@@ -54,7 +54,7 @@ def attempt_detail(attempt: Attempt, *, best: bool = False) -> str:
     status = attempt.status if attempt.status is not None else "no answer"
     search = f"{html.escape(attempt.provider)} · {status}"
     if attempt.error:
-        search += f" · <span style='color:#c62828'>{html.escape(attempt.error)}</span>"
+        search += f" · <span style='color:{css('bad')}'>{html.escape(attempt.error)}</span>"
     lines = [
         f"<b>Attempt {attempt.index + 1}{star}</b> — {html.escape(attempt.query)}",
         f"search: {search} · {len(attempt.results)} result(s) · {attempt.fetched} of "
@@ -75,7 +75,7 @@ def page_detail(page: PageRead, attempt: Attempt | None = None) -> str:
     url = html.escape(page.url)
     verdict = f"{'allowed' if page.allowed else 'blocked'} · {html.escape(page.rule)}"
     if not page.allowed:
-        verdict = f"<span style='color:#c62828'>{verdict}</span>"
+        verdict = f"<span style='color:{css('bad')}'>{verdict}</span>"
     lines = [
         f"<b>{html.escape(page.title or '(no title)')}</b>",
         f"<a href='{url}'>{url}</a>",
@@ -91,7 +91,7 @@ def page_detail(page: PageRead, attempt: Attempt | None = None) -> str:
     lines += _other_fields(page, _PAGE_FIELDS)
     if attempt is not None:
         lines.append(
-            f"<span style='color:#607d8b'>from attempt {attempt.index + 1}: "
+            f"<span style='color:{css('muted')}'>from attempt {attempt.index + 1}: "
             f"{html.escape(attempt.query)}</span>"
         )
     return "<br>".join(lines)
@@ -164,8 +164,8 @@ def _reason_lines(attempt: Attempt) -> list[str]:
     covered = tuple(getattr(evidence, "covered", ()))
     uncovered = tuple(getattr(evidence, "uncovered", ()))
     unfindable = tuple(getattr(evidence, "unfindable", ()))
-    red = _RED
-    terms = f"goal terms covered: {_terms(covered, _GREEN)} · not covered: {_terms(uncovered, red)}"
+    red, green = css("bad"), css("good")
+    terms = f"goal terms covered: {_terms(covered, green)} · not covered: {_terms(uncovered, red)}"
     if unfindable:
         terms += f" · in no document of the index: {_terms(unfindable, red)}"
     lines.append(terms)
@@ -187,8 +187,8 @@ def _page_evidence_lines(evidence: object) -> list[str]:
         f"<b>evidence:</b> relevance {relevance:.2f} · {about}"
         if isinstance(relevance, float)
         else f"<b>evidence:</b> {about}",
-        f"supports: {_terms(tuple(getattr(evidence, 'supports', ())), _GREEN)}",
-        f"misses: {_terms(tuple(getattr(evidence, 'missing', ())), _RED)}",
+        f"supports: {_terms(tuple(getattr(evidence, 'supports', ())), css('good'))}",
+        f"misses: {_terms(tuple(getattr(evidence, 'missing', ())), css('bad'))}",
     ]
     for match in getattr(evidence, "matches", ()):
         lines.append(

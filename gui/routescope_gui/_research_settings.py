@@ -25,6 +25,8 @@ from PySide6.QtWidgets import (
 
 import routescope
 
+from ._style import css
+
 if TYPE_CHECKING:
     from routescope.research import KeyStore, ResearchSettings
 
@@ -126,7 +128,7 @@ class ResearchSettingsDialog(QDialog):
         form.addRow(forget)
         if self._store.problem:
             problem = html.escape(self._store.problem)
-            warning = QLabel(f"<span style='color:#c62828'>{problem}</span>")
+            warning = QLabel(f"<span style='color:{css('bad')}'>{problem}</span>")
             warning.setWordWrap(True)
             form.addRow(warning)
         return box
@@ -179,9 +181,9 @@ class ResearchSettingsDialog(QDialog):
         ok = self._buttons.button(QDialogButtonBox.StandardButton.Ok)
         ok.setEnabled(not problem)
         self._problem_label.setText(
-            f"<span style='color:#c62828'>{html.escape(problem)}</span>"
+            f"<span style='color:{css('bad')}'>{html.escape(problem)}</span>"
             if problem
-            else "<span style='color:#2e7d32'>ready</span>"
+            else f"<span style='color:{css('good')}'>ready</span>"
         )
 
 

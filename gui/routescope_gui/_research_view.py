@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QEvent, QItemSelectionModel, QObject, Qt, QUrl, Signal
-from PySide6.QtGui import QColor, QFont, QGuiApplication
+from PySide6.QtGui import QFont, QGuiApplication
 from PySide6.QtWidgets import (
     QFrame,
     QGraphicsOpacityEffect,
@@ -50,6 +50,7 @@ from ._research_detail import (
     page_evidence,
     reasons_text,
 )
+from ._style import colour, css
 from ._widgets import BAR_ROLE, BarDelegate, enable_copy, ensure_children, fill_row, set_tone
 
 if TYPE_CHECKING:
@@ -75,16 +76,16 @@ _COLUMN_TIPS = (
     "0.5·relevance + 0.3·coverage + 0.2·confidence",
 )
 _BAR_COLUMNS = (4, 5, 6, 7)
-_WIDTHS = (56, 200, 116, 100, 80, 86, 76, 56)
+_WIDTHS = (56, 200, 116, 100, 80, 86, 76, 64)
 OUTCOME_TONES = {
-    "proceed": "#2e7d32",
-    "proceed_weak": "#b26a00",
-    "research_again": "#b26a00",
-    "escalate": "#c62828",
+    "proceed": "good",
+    "proceed_weak": "warn_ink",
+    "research_again": "warn_ink",
+    "escalate": "bad",
 }
-"""The colour of each outcome of the next step: proceed green, research again amber, escalate
-red; a proceed that comes with a warning (weak research: relying on the model prior) amber."""
-_RED = QColor("#c62828")
+"""The theme's role of each outcome of the next step: proceed green, research again amber,
+escalate red; a proceed that comes with a warning (weak research: relying on the model prior)
+amber."""
 _WHERE = Qt.ItemDataRole.UserRole + 1
 """Item data of a row: (attempt index,) or (attempt index, page index)."""
 _DIMMED = 0.4
@@ -229,7 +230,7 @@ class ResearchView(QWidget):
         header = table.headerItem()
         for column, tip in enumerate(_COLUMN_TIPS):
             header.setToolTip(column, tip)
-        bar = BarDelegate("#90caf9", table)
+        bar = BarDelegate(table, sample="0.00")
         for column in _BAR_COLUMNS:
             table.setItemDelegateForColumn(column, bar)
         table.setAlternatingRowColors(True)
@@ -307,7 +308,7 @@ class ResearchView(QWidget):
         self.error = message
         self._set_running(False)
         self.status.setText(
-            f"<span style='color:#c62828'>research failed: {html.escape(message)}</span>"
+            f"<span style='color:{css('bad')}'>research failed: {html.escape(message)}</span>"
         )
 
     def show_saved(self, path: str) -> None:
@@ -466,7 +467,7 @@ class ResearchView(QWidget):
         font.setBold(best)
         for column in range(len(_COLUMNS)):
             row.setFont(column, font)
-        row.setData(3, Qt.ItemDataRole.ForegroundRole, _RED if attempt.error else None)
+        row.setData(3, Qt.ItemDataRole.ForegroundRole, colour("bad") if attempt.error else None)
         pages = ensure_children(row, len(attempt.pages))
         for number, (child, page) in enumerate(zip(pages, attempt.pages, strict=True)):
             _show_page(child, page, page_evidence(attempt, page.url))
@@ -508,8 +509,9 @@ def _show_page(row: QTreeWidgetItem, page: PageRead, evidence: object | None) ->
     if isinstance(relevance, float):
         row.setData(4, BAR_ROLE, relevance)
     bad = not page.allowed or bool(page.error)
-    row.setData(2, Qt.ItemDataRole.ForegroundRole, None if page.allowed else _RED)
-    row.setData(3, Qt.ItemDataRole.ForegroundRole, _RED if bad else None)
+    red = colour("bad")
+    row.setData(2, Qt.ItemDataRole.ForegroundRole, None if page.allowed else red)
+    row.setData(3, Qt.ItemDataRole.ForegroundRole, red if bad else None)
 
 
 def tone_of(step: NextStep) -> str:
@@ -521,13 +523,14 @@ def _summary(result: DeepResearchResult) -> str:
     """The verdict as the core gives it (the next step and its reason, why the loop stopped),
     in the outcome's colour; the warnings and notes below."""
     step = result.next_step
-    tone = OUTCOME_TONES.get(tone_of(step), "#263238")
+    tone = css(OUTCOME_TONES.get(tone_of(step), "text"))
     lines = [
         f"<span style='color:{tone}'>next step: <b>{html.escape(step.outcome.replace('_', ' '))}"
         f"</b> — {html.escape(step.reason)}</span>",
         f"<span style='color:{tone}'>stopped: {html.escape(result.termination_reason)}</span>",
     ]
-    lines += [f"<span style='color:#c62828'>⚠ {html.escape(w)}</span>" for w in result.warnings]
+    red = css("bad")
+    lines += [f"<span style='color:{red}'>⚠ {html.escape(w)}</span>" for w in result.warnings]
     lines += [f"note: {html.escape(note)}" for note in result.notes]
     return "<br>".join(lines)
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QEvent, QModelIndex, QPersistentModelIndex, Qt, Signal
-from PySide6.QtGui import QBrush, QColor, QResizeEvent
+from PySide6.QtGui import QBrush, QKeyEvent, QResizeEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QApplication,
@@ -31,11 +31,12 @@ from PySide6.QtWidgets import (
 import routescope
 
 from ._html import HTML_ROLE, HtmlDelegate, clip, word_diff_html
-from ._style import INK, LABELS, MUTED, accent, fill
+from ._style import accent, colour, css, fill
 from ._why_strip import marked_html
 from ._widgets import (
     Badge,
     HeaderedTableModel,
+    Placeholder,
     bounded_tip,
     enable_copy,
     ensure_children,
@@ -60,8 +61,22 @@ _Index = QModelIndex | QPersistentModelIndex
 _FLAG_EVIDENCE = 6
 """Keyword matches named per intent flag; the rest are counted."""
 _NO_RESULT = "Type a prompt to see which strategy the router picks, and why."
-_TRACED = f"background-color:#ffe082; color:{INK}; font-weight:600"
-"""A traced entity's words in a query of the plan."""
+NO_CONTEXT = (
+    "Type a prompt above: the entities, intent flags and place the router finds in it appear "
+    "here, each with the words that made it. Click an entity (or press Enter on it) to trace "
+    "where it flows."
+)
+NO_PLAN = (
+    "Type a prompt above: the search queries the strategy router plans for it appear here, in "
+    "the order they run, each before and after sanitizing (with the edits made)."
+)
+
+
+def _traced_style() -> str:
+    """A traced entity's words in a query of the plan."""
+    return f"background-color:{css('trace')}; color:{css('ink')}; font-weight:600"
+
+
 PLAN_LINES = 3
 """The most lines a cell of the plan takes: a longer query is cut with "…" (its tooltip and a
 copy give it in full), so one long prompt does not push the other actions out of sight."""
@@ -121,7 +136,7 @@ class ContextTree(QTreeWidget):
 
     Signals:
         entity_clicked: emitted with an entity's (or the place hint's) text when its row is
-            clicked (where it flows is wanted).
+            clicked, or is current and Enter or Space is pressed (where it flows is wanted).
     """
 
     entity_clicked = Signal(str)
@@ -144,10 +159,19 @@ class ContextTree(QTreeWidget):
         enable_copy(self)
         self._rows: dict[str, QTreeWidgetItem] = {}
         self.itemClicked.connect(self._clicked)
+        self.itemActivated.connect(self._clicked)  # Enter on an entity traces it too
+        self.placeholder = Placeholder(self, NO_CONTEXT)
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
         self._fit_columns()
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        item = self.currentItem()
+        if event.key() == Qt.Key.Key_Space and item is not None:
+            self._clicked(item, self.currentColumn())  # Space traces, as a click does
+            return
+        super().keyPressEvent(event)
 
     def _section_resized(self, column: int, _old: int, _new: int) -> None:
         if column == 0:  # sized to its contents: the others share what it leaves
@@ -193,7 +217,7 @@ class ContextTree(QTreeWidget):
             ],
         )
         place_row.setData(1, Qt.ItemDataRole.BackgroundRole, fill("place") if place else None)
-        place_row.setData(1, Qt.ItemDataRole.ForegroundRole, QColor(INK) if place else None)
+        place_row.setData(1, Qt.ItemDataRole.ForegroundRole, colour("ink") if place else None)
         for name in routescope.strategy.INTENTS:
             self._show_flag(self._rows[name], context, name)
         fill_row(
@@ -238,12 +262,12 @@ class ContextTree(QTreeWidget):
                 ],
             )
             row.setData(1, Qt.ItemDataRole.BackgroundRole, fill("entity"))
-            row.setData(1, Qt.ItemDataRole.ForegroundRole, QColor(INK))  # light fill, any theme
+            row.setData(1, Qt.ItemDataRole.ForegroundRole, colour("ink"))  # light fill, any theme
             row.setData(2, Qt.ItemDataRole.ForegroundRole, None)
         for row, note in zip(rows[len(entities.details) :], entities.dropped, strict=True):
             fill_row(row, ["", "(not an entity)", note])
             row.setData(1, Qt.ItemDataRole.BackgroundRole, None)
-            row.setData(2, Qt.ItemDataRole.ForegroundRole, QColor(MUTED))
+            row.setData(2, Qt.ItemDataRole.ForegroundRole, colour("faint"))
 
     @staticmethod
     def _show_flag(row: QTreeWidgetItem, context: QueryContext, name: IntentName) -> None:
@@ -256,9 +280,9 @@ class ContextTree(QTreeWidget):
             f"{m.keyword!r} matched “{m.text}” at {m.start}–{m.end}" for m in matches
         ) or (f"no keyword of intent.{name} in the prompt")
         fill_row(row, [name, "● on" if on else "○ off", words + more], [None, evidence, evidence])
-        colour = accent(name) if on else QColor(MUTED)
-        row.setData(0, Qt.ItemDataRole.ForegroundRole, colour)
-        row.setData(1, Qt.ItemDataRole.ForegroundRole, colour)
+        ink = accent(name) if on else colour("faint")
+        row.setData(0, Qt.ItemDataRole.ForegroundRole, ink)
+        row.setData(1, Qt.ItemDataRole.ForegroundRole, ink)
 
 
 class DecisionPanel(QGroupBox):
@@ -321,7 +345,7 @@ class DecisionPanel(QGroupBox):
         self.badge.show_tone(decision.strategy, decision.strategy.upper())
         self.reason.setText(
             f"<b>why:</b> {html.escape(decision.reason)} "
-            f"<span style='color:#78909c'>(rule {html.escape(decision.rule)})</span>"
+            f"<span style='color:{css('muted')}'>(rule {html.escape(decision.rule)})</span>"
         )
         lines = [f"OpenClaw: {plan.openclaw_gate}"]
         if plan.goal_removed:
@@ -371,7 +395,7 @@ class PlanModel(HeaderedTableModel):
             return None
         for found in trace.queries:
             if found.where == "actions" and found.index == row and found.query == query:
-                return marked_html(query, found.spans, _TRACED)
+                return marked_html(query, found.spans, _traced_style())
         return None
 
     def set_actions(self, actions: Sequence[Action]) -> None:
@@ -407,10 +431,13 @@ class PlanModel(HeaderedTableModel):
                 return word_diff_html(clip(action.raw_query, 600), action.query, PLAN_CHARACTERS)
         if role == Qt.ItemDataRole.ToolTipRole:
             return self._tooltip(action, column)
-        if role == Qt.ItemDataRole.BackgroundRole and column == 1 and action.priority == 0:
-            return QBrush(QColor(LABELS["tech"][0]))
+        first = column == 1 and action.priority == 0  # OpenClaw's queries go first
+        if role == Qt.ItemDataRole.BackgroundRole and first:
+            return QBrush(colour("first_fill"))
+        if role == Qt.ItemDataRole.ForegroundRole and first:
+            return QBrush(colour("first_text"))
         if role == Qt.ItemDataRole.ForegroundRole and column == 5 and action.edits:
-            return QBrush(QColor("#8d6e00"))
+            return QBrush(colour("warn_ink"))
         return None
 
     @staticmethod
@@ -467,6 +494,7 @@ class PlanTable(QTableView):
         for column in (3, 4, 5):
             header.setSectionResizeMode(column, QHeaderView.ResizeMode.Stretch)
         enable_copy(self)
+        self.placeholder = Placeholder(self, NO_PLAN)
 
     def show_result(self, actions: Sequence[Action]) -> None:
         self.plan_model.set_actions(actions)

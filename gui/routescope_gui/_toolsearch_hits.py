@@ -9,11 +9,11 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QTreeWidget, QTreeWidgetItem
 
 import routescope
 
+from ._style import colour
 from ._toolsearch_rows import EQUATION_ROLE, SHARE_COLOURS, share_label, show_score
 from ._widgets import bounded_tip, ensure_children, fill_row
 
@@ -28,7 +28,6 @@ if TYPE_CHECKING:
 
 __all__ = ["COLUMNS", "awaits_explanation", "fit_names", "show_columns", "show_hit"]
 
-_TERM_COLOUR = QColor("#7a3fd1")
 _UNEXPLAINED_ROLE = Qt.ItemDataRole.UserRole + 6
 """Row data: the hit's per-field explanation is still to be asked for."""
 COLUMNS = ("#", "Tool", "Final", "Keyword", "Vector", "Fused", "Boosts")
@@ -155,7 +154,7 @@ def _show_fields(row: QTreeWidgetItem, s: Signals, names: Iterable[str]) -> None
         text = f"      keyword words: +{share:.3f} = {_words_text(s.keyword)}"
         fill_row(children[0], [text, "", "", "", "", "", ""], [bounded_tip(_words_tip(s.keyword))])
         children[0].setFirstColumnSpanned(True)
-        children[0].setData(0, Qt.ItemDataRole.ForegroundRole, _TERM_COLOUR)
+        children[0].setData(0, Qt.ItemDataRole.ForegroundRole, colour("term"))
         children = children[1:]
     if unexplained:
         fill_row(children[0], ["", "  fields", "", "", "", "", "explaining…"])
@@ -166,7 +165,7 @@ def _show_fields(row: QTreeWidgetItem, s: Signals, names: Iterable[str]) -> None
             child,
             ["", f"  {name}", "", f"{keyword.fields[name]:.2f}", "", "", f"matched: {terms}"],
         )
-        child.setData(6, Qt.ItemDataRole.ForegroundRole, _TERM_COLOUR)
+        child.setData(6, Qt.ItemDataRole.ForegroundRole, colour("term"))
     if s.boost_terms:
         fill_row(
             children[-1],

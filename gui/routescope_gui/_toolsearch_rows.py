@@ -20,7 +20,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QRect, QSize, Qt
-from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPalette
+from PySide6.QtGui import QFont, QFontMetrics, QPainter, QPalette
 from PySide6.QtWidgets import (
     QApplication,
     QStyle,
@@ -31,13 +31,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ._style import OTHER_SIGNAL, SIGNAL_COLOURS, colour
 from ._widgets import BAR_ROLE, DIM_ROLE, MARK_ROLE, SEGMENTS_ROLE, StackedBarDelegate
 
 if TYPE_CHECKING:
     from routescope.toolsearch import KeywordSignal, ToolHit
 
 __all__ = [
-    "DIMMED",
     "EQUATION_ROLE",
     "KEYWORD_SHADE",
     "SHARE_COLOURS",
@@ -54,34 +54,26 @@ __all__ = [
     "word_shares",
 ]
 
-# Okabe & Ito's palette: its colours stay apart for the common kinds of colour blindness.
-SHARE_COLOURS = {
-    "vector": "#0072B2",
-    "keyword": "#E69F00",
-    "metadata_alignment_boost": "#009E73",
-    "file_discovery_boost": "#CC79A7",
-}
-_OTHER_COLOUR = "#D55E00"
-"""A boost the core adds later, before the view names it."""
+SHARE_COLOURS = SIGNAL_COLOURS
+"""Each signal's colour in a score bar (the theme's: Okabe & Ito's palette)."""
 KEYWORD_SHADE = "keyword·"
-"""The segment name of every other query word of the keyword part (a lighter shade), so two
-words side by side stay apart."""
-_SHADE_COLOUR = "#F5C96B"
+"""The segment name of every other query word of the keyword part (another shade, the
+theme's `shade`), so two words side by side stay apart."""
+_BAR_COLOURS = {**SHARE_COLOURS, KEYWORD_SHADE: "shade"}
+"""The bars' segments: a signal's colour, or a theme's role (`named_colour`); a boost the
+core adds later, before the view names it, gets `OTHER_SIGNAL`."""
 _LABELS = {"metadata_alignment_boost": "align", "file_discovery_boost": "files"}
-DIMMED = QColor("#9aa5ad")
-"""The text of a row whose score is below the fit threshold."""
+_DIMMED = "faint"
+"""The theme's role of the text of a row whose score is below the fit threshold."""
 EQUATION_ROLE = Qt.ItemDataRole.UserRole + 7
 """Row data (column 0): the hit's score equation, painted under the row in a second line."""
-_EQUATION_COLOUR = QColor("#607d8b")
 _EQUATION_SCALE = 0.85
 """The equation's font, of the table's."""
 _Index = QModelIndex | QPersistentModelIndex
 
 
 def share_delegate(parent: QWidget) -> StackedBarDelegate:
-    return StackedBarDelegate(
-        {**SHARE_COLOURS, KEYWORD_SHADE: _SHADE_COLOUR}, _OTHER_COLOUR, parent
-    )
+    return StackedBarDelegate(_BAR_COLOURS, OTHER_SIGNAL, parent)
 
 
 def share_label(name: str) -> str:
@@ -174,7 +166,7 @@ def show_score(
     below = threshold > 0 and hit.score < threshold
     item.setData(column, DIM_ROLE, below)
     for cell in range(item.columnCount()):
-        item.setData(cell, Qt.ItemDataRole.ForegroundRole, DIMMED if below else None)
+        item.setData(cell, Qt.ItemDataRole.ForegroundRole, colour(_DIMMED) if below else None)
 
 
 # -- the ranking's rows: the equation under each, the name elided in the middle ------------------
@@ -268,7 +260,7 @@ class RankingTree(QTreeWidget):
         self.setItemDelegate(_RankingCells(name_column, self))
         self.setItemDelegateForColumn(
             bar_column,
-            _RankingBars({**SHARE_COLOURS, KEYWORD_SHADE: _SHADE_COLOUR}, _OTHER_COLOUR, self),
+            _RankingBars(_BAR_COLOURS, OTHER_SIGNAL, self),
         )
 
     def drawBranches(self, painter: QPainter, rect: QRect, index: _Index) -> None:
@@ -295,7 +287,7 @@ class RankingTree(QTreeWidget):
             painter.setPen(options.palette.color(QPalette.ColorRole.HighlightedText))
         else:
             below = index.sibling(index.row(), 0).data(Qt.ItemDataRole.ForegroundRole) is not None
-            painter.setPen(DIMMED if below else _EQUATION_COLOUR)
+            painter.setPen(colour(_DIMMED if below else "muted"))
         text = QFontMetrics(font).elidedText(
             str(equation), Qt.TextElideMode.ElideRight, rect.width()
         )

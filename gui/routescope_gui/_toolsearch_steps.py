@@ -9,9 +9,9 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QTreeWidget, QTreeWidgetItem, QWidget
 
+from ._style import colour
 from ._toolsearch_rows import share_delegate, show_score
 from ._widgets import enable_copy, ensure_children, fill_row
 
@@ -30,8 +30,6 @@ _TIPS = (
     "whether a tool fits the step (its best score against the fit threshold), and where its "
     "best tool stands in the ranking: a fitting step's best tool is kept in the first k",
 )
-_FITS = QColor("#2e7d32")
-_NO_FIT = QColor("#b26a00")
 
 
 def split_evidence(step: Step) -> str:
@@ -102,4 +100,4 @@ def _show_step(row: QTreeWidgetItem, number: int, result: StepResult) -> None:
         [f"{number}. {step.text}", split_evidence(step), "", verdict],
         [f"“{step.text}” @{step.start}–{step.end}", None, "", tip],
     )
-    row.setData(3, Qt.ItemDataRole.ForegroundRole, _FITS if result.fits else _NO_FIT)
+    row.setData(3, Qt.ItemDataRole.ForegroundRole, colour("good" if result.fits else "warn_ink"))

@@ -30,6 +30,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ._style import css
 from ._toolsearch_controls import SearchControls
 from ._toolsearch_hits import COLUMNS, awaits_explanation, fit_names, show_columns, show_hit
 from ._toolsearch_rows import RankingTree, legend_html
@@ -43,6 +44,9 @@ __all__ = ["ToolSearchView"]
 
 RANKING_ROWS = 8
 """The ranking keeps at least this many result rows visible when the steps tree appears."""
+LEAST_RANKING_ROWS = 4
+"""The ranking is never shorter than this many result rows (its header aside): a window too
+short for it scrolls (the live view does) rather than squeezing it to nothing."""
 
 
 class ToolSearchView(QWidget):
@@ -140,7 +144,10 @@ class ToolSearchView(QWidget):
         self.results_split.installEventFilter(self)
         self.results_split.setStretchFactor(0, 3)
         self.results_split.setStretchFactor(1, 1)
+        self._hold_ranking()
         layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.setSpacing(4)
         layout.addWidget(row_of((self.open_button, 0), (self.status, 1), self.drawer_button))
         layout.addWidget(self.drawer)
         # The search's description and its verdict share a line: the ranking gets the room.
@@ -181,7 +188,7 @@ class ToolSearchView(QWidget):
         self.pin.blockSignals(False)
 
     def show_error(self, message: str) -> None:
-        self.status.setText(f"<span style='color:#c62828'>{html.escape(message)}</span>")
+        self.status.setText(f"<span style='color:{css('bad')}'>{html.escape(message)}</span>")
 
     # -- results ---------------------------------------------------------------------------
     def show_result(self, result: ToolSearchResult | None) -> None:
@@ -206,6 +213,7 @@ class ToolSearchView(QWidget):
             row.setExpanded(hit.tool_name in expanded)
         self.table.blockSignals(False)
         fit_names(self.table, result)
+        self._hold_ranking()
         self._show_steps(result)
         for row in rows:  # rows left open: explain them now (the view is complete)
             if row.isExpanded() and awaits_explanation(row):
@@ -243,6 +251,22 @@ class ToolSearchView(QWidget):
         if total > 0:
             split.setSizes([total - wanted, wanted])
         self.results_split.blockSignals(False)
+
+    def _hold_ranking(self) -> None:
+        """Keep `LEAST_RANKING_ROWS` rows of the ranking (a hit's row, with its equation: the
+        first one's height, or two lines before any) and its header in sight, above a
+        horizontal scroll bar."""
+        table = self.table
+        line = table.fontMetrics().height()
+        row = table.sizeHintForRow(0) if table.topLevelItemCount() else 2 * line + 6
+        least = table.header().sizeHint().height() + LEAST_RANKING_ROWS * row
+        scroll_bar = table.horizontalScrollBar().sizeHint().height()  # (wide columns)
+        self.results_split.setMinimumHeight(least + scroll_bar + 2 * table.frameWidth())
+
+    def changeEvent(self, event: QEvent) -> None:
+        if event.type() in (QEvent.Type.FontChange, QEvent.Type.StyleChange):
+            self._hold_ranking()  # (zoom, presenter mode)
+        super().changeEvent(event)
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         if watched is self.results_split and event.type() == QEvent.Type.Resize:
@@ -283,7 +307,7 @@ class ToolSearchView(QWidget):
 
 def _header_html(result: ToolSearchResult) -> str:
     warning = (
-        f" <span style='color:#c62828'>· vector search {html.escape(result.semantic)}</span>"
+        f" <span style='color:{css('bad')}'>· vector search {html.escape(result.semantic)}</span>"
         if result.semantic != "ready"
         else ""
     )

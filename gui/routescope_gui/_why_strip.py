@@ -1,7 +1,10 @@
 """Why this decision: a strip under the prompt that marks the words whose removal flips a
 decision (hover one: which decisions flip, and to what; click any word: where it flows), the
 trace of the entity clicked, and close-call lines placed beside the decisions they concern.
-Mirrors `routescope.compare` (`counterfactuals`, `trace`, `close_calls`)."""
+Mirrors `routescope.compare` (`counterfactuals`, `trace`, `close_calls`).
+
+The words work from the keyboard too: Tab reaches them (after the prompt), ←/→ (Home, End)
+pick a word and say what removing it flips, Enter or Space traces it, Esc clears the trace."""
 
 from __future__ import annotations
 
@@ -10,8 +13,8 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QCursor
+from PySide6.QtCore import QEvent, QObject, QPoint, Qt, Signal
+from PySide6.QtGui import QCursor, QKeyEvent
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
@@ -22,7 +25,7 @@ from PySide6.QtWidgets import (
 )
 
 from ._editor import Highlight
-from ._style import text_colour
+from ._style import css, text_colour
 
 if TYPE_CHECKING:
     from routescope.compare import CloseCall, Counterfactuals, Flip, TextSpan, Trace, WordEffect
@@ -52,17 +55,17 @@ CLOSE_CALL_NAMES = {
     "tools.fits": "tool fit",
     "tools.top": "top tool",
 }
-_DECISION_COLOURS = {
-    "strategy": ("#ffe4c2", "#8a4a00"),
-    "lint_class": ("#c8f1ee", "#00574d"),
-    "agent": ("#d6e6ff", "#1c4fa8"),
-    "mode": ("#d6e6ff", "#1c4fa8"),
-    "task_route": ("#e3e7ea", "#37474f"),
-    "top_tool": ("#ffd9e6", "#8e1246"),
-    "tool_fit": ("#ffd9e6", "#8e1246"),
+_DECISION_ROLES = {
+    "strategy": "why_strategy",
+    "lint_class": "why_lint",
+    "agent": "why_contract",
+    "mode": "why_contract",
+    "task_route": "why_task",
+    "top_tool": "why_tool",
+    "tool_fit": "why_tool",
 }
-"""Decision -> (fill, text) of a word whose removal flips it (the first decision it flips)."""
-_TRACE_FILL = "#ffe082"
+"""Decision -> the theme's role (its fill; `<role>_text` its text) of a word whose removal
+flips it (the first decision it flips)."""
 _FULL_WORDS = 16
 """Prompts of up to this many words are shown whole; longer ones around the words that matter
 (the strip is one line: what does not fit is cut at the right edge)."""
@@ -71,10 +74,7 @@ _AROUND = 2
 _SUMMARY_FLIPS = 3
 _SPACES = re.compile(r"\s+")
 _NO_PROMPT = "type a prompt: the words whose removal flips a decision are marked here"
-_CLOSE_CSS = (
-    "QLabel { background: #fff4e0; color: #6d4100; border: 1px solid #f0b256;"
-    " border-radius: 4px; padding: 1px 6px; }"
-)
+_WORKING = "working out which words flip a decision…"
 
 
 def flip_text(flip: Flip) -> str:
@@ -96,6 +96,21 @@ def marked_html(text: str, spans: Iterable[TextSpan], style: str) -> str:
         at = span.end
     parts.append(html.escape(text[at:]))
     return "".join(parts)
+
+
+def _counted(result: Counterfactuals) -> str:
+    """The words tried, as a count: "7 words", or "the first 200 words (of 315)" of a prompt
+    longer than the limit (both sides of the strip count the same words)."""
+    tried, total = len(result.words), result.words_total
+    noun = "word" if tried == 1 else "words"
+    return f"the first {tried:,} {noun} (of {total:,})" if total > tried else f"{tried:,} {noun}"
+
+
+def _verdict(result: Counterfactuals) -> str:
+    """What a result without a word that flips says (or why no word could be tried)."""
+    if not result.words:
+        return "; ".join(result.notes) or "no word to try"
+    return f"none of {_counted(result)} flips a decision"
 
 
 def _flips(result: Counterfactuals) -> list[tuple[str, str]]:
@@ -130,8 +145,13 @@ class WhyStrip(QWidget):
     """One line of the prompt's words, those whose removal flips a decision marked; the trace
     of the entity clicked below it.
 
+    It shows a result only for the prompt it was worked out for: once the prompt changes
+    (`mark_stale`) the words of the old one go, "working out…" stands in their place, and a
+    result for any other prompt than the new one is dropped.
+
     Attributes:
-        result: the `Counterfactuals` shown; trace: the `Trace` shown (None: none).
+        result: the `Counterfactuals` shown (None: none, or being worked out); trace: the
+            `Trace` shown (None: none); working: whether the words are being worked out.
 
     Signals:
         trace_requested: emitted with a word clicked (a trace of it is wanted; "" clears).
@@ -146,6 +166,11 @@ class WhyStrip(QWidget):
         super().__init__(parent)
         self.result: Counterfactuals | None = None
         self.trace: Trace | None = None
+        self.working = False
+        self.current: int | None = None
+        """The word picked from the keyboard (its index among the words tried; None: none)."""
+        self._awaited: str | None = None
+        """The prompt announced last (`mark_stale`): only its results are shown (None: any)."""
         caption = QLabel("why:")
         caption.setObjectName("muted")
         caption.setToolTip(
@@ -157,12 +182,18 @@ class WhyStrip(QWidget):
         self.words.setTextFormat(Qt.TextFormat.RichText)
         self.words.setTextInteractionFlags(Qt.TextInteractionFlag.LinksAccessibleByMouse)
         self.words.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.words.setFocusPolicy(Qt.FocusPolicy.StrongFocus)  # ←/→ pick a word, Enter traces
+        self.words.setContentsMargins(3, 2, 3, 2)  # (room for the focus ring)
+        self.words.setAccessibleName("why: the words of the prompt")
+        self.words.installEventFilter(self)
         self.words.linkActivated.connect(self._activate)
         self.words.linkHovered.connect(self._hover)
         self.summary = QLabel("")
         self.summary.setObjectName("muted")
+        for label in (caption, self.summary):  # on the words' line (their margins: the ring's)
+            label.setContentsMargins(0, 2, 0, 2)
         self.close_summary = QLabel("")
-        self.close_summary.setStyleSheet(_CLOSE_CSS)
+        self.close_summary.setObjectName("closeSummary")  # (coloured by the theme's sheet)
         self.close_summary.setVisible(False)
         self.trace_line = QLabel("")
         self.trace_line.setTextFormat(Qt.TextFormat.RichText)
@@ -184,31 +215,48 @@ class WhyStrip(QWidget):
 
     # -- the words ---------------------------------------------------------------------------
     def show_result(self, result: Counterfactuals | None) -> None:
+        """Show the words of `result` (None: a blank prompt), unless it was worked out for
+        another prompt than the one awaited (a late result of an older prompt: dropped)."""
+        if result is not None and self._awaited is not None and result.text != self._awaited:
+            return
         self.result = result
-        self.setEnabled(True)
+        self.working = False
+        if result is None or self.current not in _shown(result.words):
+            self.current = None  # (a word is kept only while the new result shows it)
         if result is None:
             self.words.setText(_NO_PROMPT)
-            self.summary.setText("")
+            self._set_summary("", "")
             self.marks_changed.emit("why", [], "")
             return
-        self.words.setText(self._words_html(result))
-        self.summary.setText(self._summary(result))
-        self.summary.setToolTip(
-            "\n".join([*(text for _name, text in _flips(result)), *result.notes])
+        words = self._words_html(result)
+        self.words.setText(words or html.escape(_verdict(result)))
+        self._set_summary(
+            self._summary(result) if words else "",
+            "\n".join([*(text for _name, text in _flips(result)), *result.notes]),
         )
         marks = [Highlight(w.start, w.end, "flip", _word_tip(w)) for w in result.words if w.flips]
         self.marks_changed.emit("why", marks, result.text)
 
-    def mark_stale(self) -> None:
-        """The prompt changed: what is shown is being worked out again."""
-        self.setEnabled(False)
-        self.summary.setText("working…")
+    def mark_stale(self, prompt: str | None = None) -> None:
+        """The prompt changed to `prompt` (None: not known): the words shown were another
+        prompt's, so they go until the new prompt's result comes."""
+        self._awaited = prompt
+        self.result = None
+        self.current = None
+        self.working = True
+        self.words.setText(html.escape(_WORKING))
+        self._set_summary("", "")
+        self.marks_changed.emit("why", [], "")
 
     def show_error(self, message: str) -> None:
         self.result = None
-        self.setEnabled(True)
+        self.working = False
         self.words.setText(html.escape(f"cannot say why: {message}"))
-        self.summary.setText("")
+        self._set_summary("", "")
+
+    def _set_summary(self, text: str, tip: str) -> None:
+        self.summary.setText(text)
+        self.summary.setToolTip(tip)
 
     def tooltip_for(self, index: int) -> str:
         """The tooltip of the `index`-th word tried (what hovering it shows)."""
@@ -220,11 +268,64 @@ class WhyStrip(QWidget):
         """Click the `index`-th word tried (as a link would)."""
         self._activate(f"w:{index}")
 
+    # -- the keyboard ------------------------------------------------------------------------
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if watched is self.words:
+            if isinstance(event, QKeyEvent) and event.type() == QEvent.Type.KeyPress:
+                return self._key(event)
+            if event.type() in (QEvent.Type.FocusIn, QEvent.Type.FocusOut):
+                self._show_current(event.type() == QEvent.Type.FocusIn)
+        return super().eventFilter(watched, event)
+
+    def _key(self, event: QKeyEvent) -> bool:
+        """←/→, Home, End pick a word; Enter or Space traces it; Esc clears the trace."""
+        key = event.key()
+        if key == Qt.Key.Key_Escape and self.trace is not None:
+            self.trace_requested.emit("")
+            return True
+        shown = sorted(_shown(self.result.words)) if self.result is not None else []
+        if not shown:
+            return False
+        at = shown.index(self.current) if self.current in shown else None
+        moves = {
+            Qt.Key.Key_Left: 0 if at is None else max(at - 1, 0),
+            Qt.Key.Key_Right: 0 if at is None else min(at + 1, len(shown) - 1),
+            Qt.Key.Key_Home: 0,
+            Qt.Key.Key_End: len(shown) - 1,
+        }
+        if key in moves:
+            self.current = shown[moves[Qt.Key(key)]]
+            self._show_current(True)
+            return True
+        if key in (Qt.Key.Key_Return, Qt.Key.Key_Enter, Qt.Key.Key_Space) and at is not None:
+            self.click(shown[at])
+            return True
+        return False
+
+    def _show_current(self, focused: bool) -> None:
+        """Mark the word picked while the words have the focus (the first that matters when
+        none is), and say what removing it flips."""
+        result = self.result
+        if result is None:
+            return
+        if focused and self.current is None:
+            shown = sorted(_shown(result.words))
+            flipping = [i for i in shown if result.words[i].flips]
+            self.current = next(iter(flipping or shown), None)
+        self.words.setText(self._words_html(result) or html.escape(_verdict(result)))
+        if not focused or self.current is None:
+            return
+        tip = self.tooltip_for(self.current)
+        self.words.setAccessibleDescription(tip)
+        where = self.words.mapToGlobal(QPoint(0, self.words.height()))
+        QToolTip.showText(where, tip, self.words)
+
     def _words_html(self, result: Counterfactuals) -> str:
+        """The words shown, as links ("" when none is worth showing: the verdict says it)."""
         words, text = result.words, result.text
         shown = _shown(words)
         if not shown:
-            return html.escape(f"none of the {result.words_total:,} words flips a decision")
+            return ""
         parts: list[str] = []
         for index, effect in enumerate(words):
             if index not in shown:
@@ -235,18 +336,28 @@ class WhyStrip(QWidget):
                 parts.append(
                     html.escape(_SPACES.sub(" ", text[words[index - 1].end : effect.start]))
                 )
-            parts.append(self._word_html(index, effect))
+            parts.append(self._word_html(index, effect, current=index == self._marked()))
         if max(shown) == len(words) - 1:
             parts.append(html.escape(_SPACES.sub(" ", text[words[-1].end :])[:20]))
         return "".join(parts)
 
+    def _marked(self) -> int | None:
+        """The word to mark as picked: the current one while the words have the focus."""
+        return self.current if self.words.hasFocus() else None
+
     @staticmethod
-    def _word_html(index: int, effect: WordEffect) -> str:
+    def _word_html(index: int, effect: WordEffect, *, current: bool = False) -> str:
         word = html.escape(effect.word)
+        if current:  # picked from the keyboard: in the theme's cursor colours
+            return (
+                f'<a href="w:{index}" style="color:{css("cursor_text")}; '
+                f'background-color:{css("cursor")}; text-decoration:underline">{word}</a>'
+            )
         if not effect.flips:
             ink = text_colour()  # plain words in the theme's text colour
             return f'<a href="w:{index}" style="color:{ink}; text-decoration:none">{word}</a>'
-        fill, ink = _DECISION_COLOURS.get(effect.flips[0].decision, ("#eeeeee", "#263238"))
+        role = _DECISION_ROLES.get(effect.flips[0].decision, "why_task")
+        fill, ink = css(role), css(f"{role}_text")
         return (
             f'<a href="w:{index}" style="color:{ink}; background-color:{fill}; '
             f'font-weight:600; text-decoration:underline">{word}</a>'
@@ -257,16 +368,13 @@ class WhyStrip(QWidget):
         """Short: the one flip in full, or the decisions that flip (the tooltip lists all)."""
         flipping = result.flipping()
         if not flipping:
-            return f"no word of {len(result.words)} flips a decision"
+            return _verdict(result)
         flips = _flips(result)
         decisions = list(dict.fromkeys(name for name, _text in flips))
         what = flips[0][1] if len(flips) == 1 else ", ".join(decisions[:_SUMMARY_FLIPS])
         more = f" +{len(decisions) - _SUMMARY_FLIPS}" if len(decisions) > _SUMMARY_FLIPS else ""
         count = len(flipping)
-        return (
-            f"{count} of {len(result.words)} word{'s' if len(result.words) != 1 else ''} "
-            f"flip{'s' if count == 1 else ''}: {what}{more}"
-        )
+        return f"{count} of {_counted(result)} flip{'s' if count == 1 else ''}: {what}{more}"
 
     def _activate(self, href: str) -> None:
         if self.result is None or not href.startswith("w:"):
@@ -318,8 +426,8 @@ class WhyStrip(QWidget):
 def _trace_html(trace: Trace) -> str:
     """The trace as one line: a link that clears it, the entity, then each place it flows."""
     return (
-        '<a href="clear" style="color:#607d8b; text-decoration:none">✕</a>&nbsp;'
-        f'<span style="background-color:{_TRACE_FILL}; color:#263238">&nbsp;<b>trace “'
+        f'<a href="clear" style="color:{css("muted")}; text-decoration:none">✕</a>&nbsp;'
+        f'<span style="background-color:{css("trace")}; color:{css("ink")}">&nbsp;<b>trace “'
         f"{html.escape(trace.entity)}”</b>&nbsp;</span> {html.escape(_trace_text(trace))}"
     )
 
@@ -368,8 +476,7 @@ class CloseCallLine(QLabel):
     def __init__(self, decisions: Sequence[str], parent: QWidget | None = None) -> None:
         super().__init__("", parent)
         self._decisions = frozenset(decisions)
-        self.setObjectName("closeCall")
-        self.setStyleSheet(_CLOSE_CSS)
+        self.setObjectName("closeCall")  # (coloured by the theme's sheet)
         self.setWordWrap(True)
         self.setVisible(False)
         self.calls: list[CloseCall] = []

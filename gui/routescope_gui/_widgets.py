@@ -1,4 +1,5 @@
-"""Small widgets and helpers the views share: badges, in-place tree rows, copying, lazy tabs."""
+"""Small widgets and helpers the views share: badges, in-place tree rows, copying, lazy tabs,
+what an empty view says."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from PySide6.QtCore import (
     QAbstractTableModel,
     QEvent,
     QModelIndex,
+    QObject,
     QPersistentModelIndex,
     QPoint,
     QRect,
@@ -40,7 +42,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ._style import INK
+from ._style import colour, named_colour
 
 __all__ = [
     "BAR_ROLE",
@@ -50,6 +52,7 @@ __all__ = [
     "Badge",
     "BarDelegate",
     "LazyTabs",
+    "Placeholder",
     "StackedBarDelegate",
     "SteadyTabs",
     "bounded_tip",
@@ -94,6 +97,55 @@ def set_tone(widget: QWidget, tone: str) -> None:
     style = widget.style()
     style.unpolish(widget)
     style.polish(widget)
+
+
+class Placeholder(QObject):
+    """What an empty table or tree says over its rows' place while it has none: what will
+    appear there and how to get it (a first run's blank panes say nothing otherwise). The
+    text is a muted, wrapping label on the view's viewport (the style sheet colours it:
+    `QLabel#placeholder`); it goes as soon as a row comes, and comes back with no rows.
+
+    Attributes:
+        label: the text's label.
+    """
+
+    def __init__(self, view: QAbstractItemView, text: str) -> None:
+        viewport = view.viewport()
+        super().__init__(viewport)  # (it goes with the viewport, which goes before the view)
+        self._viewport = viewport
+        self._model = model = view.model()
+        self.label = QLabel(text, viewport)
+        self.label.setObjectName("placeholder")
+        self.label.setWordWrap(True)
+        self.label.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.label.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
+        viewport.installEventFilter(self)
+        for signal in (model.rowsInserted, model.rowsRemoved, model.modelReset):
+            signal.connect(self._update)
+        model.layoutChanged.connect(self._update)
+        self._update()
+
+    def set_text(self, text: str) -> None:
+        """Say something else while the view is empty (why it is, now)."""
+        self.label.setText(text)
+
+    @property
+    def shown(self) -> bool:
+        """Whether the text shows: the view has no rows (and a text to say)."""
+        return not self.label.isHidden()
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if watched is self._viewport and event.type() == QEvent.Type.Resize:
+            self._place()
+        return False
+
+    def _place(self) -> None:
+        room = self._viewport.rect().adjusted(16, 12, -16, -12)
+        self.label.setGeometry(room.x(), room.y(), room.width(), min(room.height(), 160))
+
+    def _update(self, *_args: object) -> None:
+        self._place()
+        self.label.setVisible(self._model.rowCount() == 0 and bool(self.label.text()))
 
 
 def row_of(*widgets: QWidget | tuple[QWidget, int]) -> QWidget:
@@ -218,37 +270,8 @@ class HeaderedTableModel(QAbstractTableModel):
 
 
 BAR_ROLE = Qt.ItemDataRole.UserRole + 2
-"""Item data: a number from 0 to 1 that `BarDelegate` paints as a bar under the cell's text."""
-
-
-class BarDelegate(QStyledItemDelegate):
-    """Paints a cell whose `BAR_ROLE` holds a fraction as a bar of that width, text on top."""
-
-    def __init__(self, color: str, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self._color = QColor(color)
-
-    def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: _Index) -> None:
-        fraction = index.data(BAR_ROLE)
-        if fraction is None:
-            super().paint(painter, option, index)
-            return
-        rect: QRect = option.rect
-        painter.save()
-        width = int((rect.width() - 4) * min(1.0, max(0.0, float(fraction))))
-        bar = QRect(rect.left() + 2, rect.top() + 3, width, rect.height() - 6)
-        painter.fillRect(bar, self._color)
-        # Dark ink over the (light) bar, the theme's text colour past its end: both read in
-        # the light and the dark theme.
-        text_rect, text = rect.adjusted(6, 0, -4, 0), str(index.data() or "")
-        beyond = QRect(
-            bar.right() + 1, rect.top(), max(0, rect.right() - bar.right()), rect.height()
-        )
-        for clip, ink in ((bar, QColor(INK)), (beyond, option.palette.text().color())):
-            painter.setClipRect(clip)
-            painter.setPen(ink)
-            painter.drawText(text_rect, Qt.AlignmentFlag.AlignVCenter, text)
-        painter.restore()
+"""Item data: a number from 0 to 1 that `StackedBarDelegate` (`BarDelegate`) paints as a bar
+beside the cell's text."""
 
 
 SEGMENTS_ROLE = Qt.ItemDataRole.UserRole + 3
@@ -274,16 +297,24 @@ def segment_edges(fractions: Sequence[float], width: int) -> list[int]:
 
 class StackedBarDelegate(QStyledItemDelegate):
     """Paints a cell's text, then beside it a bar of the segments in `SEGMENTS_ROLE`, each in the
-    colour `colours` gives its name (`other` for the rest); a cell with only `BAR_ROLE` gets one
-    segment. `MARK_ROLE` draws a mark across the bar, `DIM_ROLE` fades it. The text stays off
-    the bar: saturated colours that tell segments apart would make text on them hard to read."""
+    colour `colours` gives its name (`other` for the rest; each a theme's role or a colour:
+    `named_colour`); a cell with only `BAR_ROLE` gets one segment. `MARK_ROLE` draws a mark
+    across the bar, `DIM_ROLE` fades it. The text stays off the bar, whole: saturated colours
+    that tell segments apart would make text on them hard to read, and a bar shorter than
+    the text would cut it. Bars start after the width of `sample` text, so they line up."""
 
     def __init__(
-        self, colours: Mapping[str, str], other: str = "#999999", parent: QWidget | None = None
+        self,
+        colours: Mapping[str, str],
+        other: str = "chart_grey",
+        parent: QWidget | None = None,
+        *,
+        sample: str = _BAR_TEXT,
     ) -> None:
         super().__init__(parent)
-        self._colours = {name: QColor(colour) for name, colour in colours.items()}
-        self._other = QColor(other)
+        self._colours = dict(colours)
+        self._other = other
+        self._sample = sample
 
     def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: _Index) -> None:
         segments = _segments(index)
@@ -297,7 +328,7 @@ class StackedBarDelegate(QStyledItemDelegate):
         style = widget.style() if widget is not None else QApplication.style()
         style.drawControl(QStyle.ControlElement.CE_ItemViewItem, item, painter, widget)
         rect: QRect = option.rect
-        text_width = item.fontMetrics.horizontalAdvance(_BAR_TEXT) + 6
+        text_width = item.fontMetrics.horizontalAdvance(self._sample) + 6
         painter.save()
         painter.setPen(_text_colour(item, index))
         painter.drawText(rect.adjusted(4, 0, 0, 0), Qt.AlignmentFlag.AlignVCenter, text)
@@ -313,14 +344,20 @@ class StackedBarDelegate(QStyledItemDelegate):
     ) -> None:
         edges = segment_edges([fraction for _name, fraction in segments], bar.width())
         for (name, _fraction), left, right in zip(segments, edges, edges[1:], strict=False):
-            colour = self._colours.get(name, self._other)
-            painter.fillRect(
-                QRect(bar.left() + left, bar.top(), right - left, bar.height()), colour
-            )
+            fill = named_colour(self._colours.get(name, self._other))
+            painter.fillRect(QRect(bar.left() + left, bar.top(), right - left, bar.height()), fill)
         if isinstance(mark, float) and 0.0 < mark <= 1.0:
             x = bar.left() + round(mark * bar.width())
             painter.setOpacity(1.0)
-            painter.fillRect(QRect(x - 1, bar.top() - 2, 2, bar.height() + 4), QColor("#37474f"))
+            painter.fillRect(QRect(x - 1, bar.top() - 2, 2, bar.height() + 4), colour("tick"))
+
+
+class BarDelegate(StackedBarDelegate):
+    """Paints a cell whose `BAR_ROLE` holds a fraction: its text (a number like `sample`), then
+    beside it a bar of that fraction of the room left, in the theme's `bar` colour."""
+
+    def __init__(self, parent: QWidget | None = None, *, sample: str = "0.00 ") -> None:
+        super().__init__({}, "bar", parent, sample=sample)
 
 
 def _segments(index: _Index) -> list[tuple[str, float]] | None:

@@ -1,4 +1,5 @@
-"""Helpers the GUI tests share: recording a signal, and a small offline research corpus."""
+"""Helpers the GUI tests share: recording a signal, a small offline research corpus, and the
+contrast of two colours."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from PySide6.QtCore import SignalInstance
+from PySide6.QtGui import QColor
 
 from routescope.research import OfflineSearch
 from routescope.research._offline import OfflineDocument
@@ -34,6 +36,22 @@ CORPUS = (
         kind="package",
     ),
 )
+
+
+def contrast(first: QColor | str, second: QColor | str) -> float:
+    """The WCAG 2 contrast ratio of two colours (1 to 21; text needs 4.5)."""
+
+    def luminance(colour: QColor | str) -> float:
+        colour = QColor(colour)
+
+        def linear(channel: float) -> float:
+            return channel / 12.92 if channel <= 0.03928 else ((channel + 0.055) / 1.055) ** 2.4
+
+        red, green, blue = (linear(c) for c in (colour.redF(), colour.greenF(), colour.blueF()))
+        return 0.2126 * red + 0.7152 * green + 0.0722 * blue
+
+    lighter, darker = sorted((luminance(first), luminance(second)), reverse=True)
+    return (lighter + 0.05) / (darker + 0.05)
 
 
 def record(signal: SignalInstance) -> list[object]:

@@ -5,10 +5,12 @@ from pathlib import Path
 import pytest
 import qasync
 from PySide6.QtCore import QSettings, QStandardPaths
+from PySide6.QtGui import QGuiApplication, QPalette
 from PySide6.QtWidgets import QApplication
 
 import routescope
 from routescope_gui import MainWindow, Session
+from routescope_gui._style import palette
 from tests._support import TODAY
 
 
@@ -26,6 +28,15 @@ def _settings_are_temporary(tmp_path_factory: pytest.TempPathFactory) -> None:
 def tool_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """One temporary folder of tool indexes and vectors, shared by the run's engines."""
     return tmp_path_factory.mktemp("toolsearch")
+
+
+@pytest.fixture
+def dark(qapp: QApplication) -> Iterator[None]:
+    """The dark scheme's palette for the application (the one a dark theme sets) during the
+    test; the palette it had after."""
+    QGuiApplication.setPalette(palette("dark"))
+    yield
+    QGuiApplication.setPalette(QPalette())
 
 
 @pytest.fixture

@@ -12,14 +12,17 @@ from typing import Any
 
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QFileDialog
+from PySide6.QtGui import QColor
+from PySide6.QtWidgets import QFileDialog, QLabel
 
 import routescope
 from routescope.batch import BatchProgress
 from routescope_gui import MainWindow
 from routescope_gui._batch_charts import BarChart, ChartBar
 from routescope_gui._batch_run import default_results
+from routescope_gui._style import Scheme, colours
 from tests._support import TODAY
+from tests.gui._support import contrast
 from tests.gui.test_batch_model import held_after_first_chunk, write_log
 
 PNG = b"\x89PNG\r\n\x1a\n"
@@ -252,3 +255,30 @@ def test_the_window_renders_the_batch_view_of_a_results_file(tmp_path: Path) -> 
     assert target.read_bytes()[:8] == PNG and target.stat().st_size > 20_000
     missing = shot(tmp_path / "none.jsonl")
     assert missing.returncode == 2 and "none.jsonl" in missing.stderr
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_the_report_s_cards_take_the_theme(  # type: ignore[no-untyped-def]
+    qtbot, window, tmp_path: Path, request, scheme: Scheme
+) -> None:
+    request.getfixturevalue("dark")  # (the application's palette is put back after)
+    window.theme.set_choice(scheme)
+    log, _prompts = write_log(tmp_path, 30)
+    out = tmp_path / "made.jsonl"
+    routescope.batch.run_batch(
+        [str(log)], out, routescope.batch.BatchOptions(today=TODAY), progress=False
+    )
+    view = window.batch_view
+    window.show_tab("Batch")
+    with qtbot.waitSignal(window.session.batch.finished, timeout=60_000):
+        window.session.batch.open_results(str(out))
+    named = colours(scheme)
+    card = next(c for c in view.leak_cards if c.property("tone") == "clean")
+    chart = view.charts["strategies"].parentWidget()
+    assert chart is not None and chart.objectName() == "chartCard"
+    for frame, fill in ((card, "clean"), (chart, "card")):
+        image = frame.grab().toImage()
+        assert image.pixelColor(frame.width() // 2, frame.height() - 4) == QColor(named[fill])
+    title = card.findChild(QLabel, "leakTitle")
+    assert title is not None
+    assert contrast(title.palette().color(title.foregroundRole()), named["clean"]) >= 4.5

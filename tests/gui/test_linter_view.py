@@ -1,4 +1,4 @@
-from routescope_gui._linter_view import LinterView
+from routescope_gui._linter_view import NO_ANCHORS, NO_PROMPT_ANCHORS, LinterView
 from tests._support import run
 
 
@@ -38,3 +38,15 @@ def test_no_result_clears(qtbot) -> None:  # type: ignore[no-untyped-def]
     view.show_result(None)
     assert view.badge.text() == "—" and view.anchors.topLevelItemCount() == 0
     assert view.arithmetic.text() == "" and view.expansion.text() == ""
+
+
+def test_an_empty_anchors_table_says_what_anchors_are(qtbot) -> None:  # type: ignore[no-untyped-def]
+    view = LinterView()
+    qtbot.addWidget(view)
+    view.show()
+    hint = view.placeholder
+    assert hint.shown and hint.label.text() == NO_PROMPT_ANCHORS
+    view.show_result(run("best ramen near Denver open now").lint)
+    assert hint.shown and hint.label.text() == NO_ANCHORS and "lexicon" in NO_ANCHORS
+    view.show_result(run("config").lint)
+    assert not hint.shown

@@ -3,8 +3,11 @@
 import datetime as dt
 from pathlib import Path
 
+import pytest
+
 import routescope
 from routescope_gui import MainWindow
+from tests.gui._support import contrast
 
 SUITE = """\
 # demo suite
@@ -152,3 +155,24 @@ def test_undo_accept_by_button_and_by_ctrl_z(qtbot, session, tmp_path: Path) -> 
     with qtbot.waitSignal(model.finished, timeout=20_000):
         qtbot.keyClick(view.cases, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
     assert path.read_bytes() == original
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_the_matrix_counts_read_in_both_schemes(qtbot, window, request, scheme: str) -> None:  # type: ignore[no-untyped-def]
+    if scheme == "dark":
+        request.getfixturevalue("dark")
+    view = window.regress_view
+    window.show_tab("Regression")
+    opened(qtbot, window, routescope.resources_root() / "fixtures" / "strategy.yaml")
+    ran(qtbot, window)
+    matrix = view.matrix
+    cells = [
+        item
+        for row in range(matrix.rowCount())
+        for column in range(matrix.columnCount())
+        if (item := matrix.item(row, column)) is not None and item.text() != "0"
+    ]
+    diagonal = matrix.item(0, 0)
+    assert diagonal is not None and diagonal in cells
+    for item in cells:  # the right counts (the diagonal) and any wrong ones: on their fill
+        assert contrast(item.foreground().color(), item.background().color()) >= 4.5

@@ -18,8 +18,9 @@ from routescope.research._records import ResearchQuality
 from routescope_gui import MainWindow, Session
 from routescope_gui._research_model import BY_YOU
 from routescope_gui._research_view import OUTCOME_TONES, ResearchView
+from routescope_gui._style import colour, css
 from tests._support import TODAY
-from tests.gui._support import GOAL, Factory, record
+from tests.gui._support import GOAL, Factory, contrast, record
 
 PAGES = [
     PageRead("https://docs.example.org/a", True, "allowlist", 200, None, "A page", "text"),
@@ -216,7 +217,7 @@ def test_the_view_renders_a_run(view: ResearchView) -> None:
 def test_the_verdict_is_the_cores_coloured_by_its_outcome(view: ResearchView, outcome: str) -> None:
     view.show_result(_result(outcome=outcome))
     summary = view.summary.text()
-    tone = OUTCOME_TONES[outcome]
+    tone = css(OUTCOME_TONES[outcome])
     assert f"color:{tone}'>next step: <b>{outcome.replace('_', ' ')}</b>" in summary
     assert f"color:{tone}'>stopped: target reached in attempt 2" in summary
     assert view.summary.property("tone") == outcome
@@ -229,7 +230,7 @@ def test_a_weak_proceed_is_amber_not_green(view: ResearchView) -> None:
         next_step=NextStep("proceed", "relying more on the model prior", warnings=["weak"]),
     )
     view.show_result(weak)
-    assert f"color:{OUTCOME_TONES['proceed_weak']}'>next step: <b>proceed</b>" in (
+    assert f"color:{css(OUTCOME_TONES['proceed_weak'])}'>next step: <b>proceed</b>" in (
         view.summary.text()
     )
     assert view.summary.property("tone") == "proceed_weak"
@@ -355,3 +356,39 @@ def test_closing_the_window_mid_run_cancels_it(qtbot, qloop, tmp_path: Path) -> 
     gate.set()  # the worker sees it was cancelled and ends without a result
     qtbot.waitUntil(lambda: all(task.done() for task in asyncio.all_tasks(qloop)), timeout=30_000)
     assert not finished and session.research.result is None
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_a_score_s_digits_stand_whole_beside_its_bar(  # type: ignore[no-untyped-def]
+    qtbot, view: ResearchView, request, scheme: str
+) -> None:
+    if scheme == "dark":
+        request.getfixturevalue("dark")
+    view.resize(1000, 500)
+    view.show()
+    view.show_result(_result(outcome="proceed"))
+    table = view.table
+    row = table.topLevelItem(1)
+    assert row is not None and row.text(7) == "0.72"
+    cell = table.visualItemRect(row)
+    left = table.header().sectionViewportPosition(7)
+    cell.setLeft(left)
+    cell.setWidth(table.columnWidth(7))
+    image = table.viewport().grab().toImage()
+    bar = colour("bar").rgb()
+    bar_columns = [
+        x
+        for x in range(cell.left(), cell.right())
+        if any(image.pixel(x, y) == bar for y in range(cell.top(), cell.bottom()))
+    ]
+    digits = table.fontMetrics().horizontalAdvance("0.72")
+    assert bar_columns and min(bar_columns) > left + digits  # the bar starts after the digits
+    base = image.pixelColor(cell.left() + 1, cell.top() + 1)
+    inked = [
+        (x, y)
+        for x in range(left, left + digits + 4)
+        for y in range(cell.top(), cell.bottom())
+        if contrast(image.pixelColor(x, y), base) > 3
+    ]
+    assert inked  # the digits are drawn, in a colour that stands out on the row
+    assert min(y for _x, y in inked) > cell.top() and max(y for _x, y in inked) < cell.bottom()

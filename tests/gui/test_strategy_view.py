@@ -1,9 +1,12 @@
+import pytest
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QTreeWidgetItemIterator
 
 from routescope_gui._html import HTML_ROLE
-from routescope_gui._strategy_view import StrategySlice, StrategyView
+from routescope_gui._strategy_view import NO_CONTEXT, StrategySlice, StrategyView
 from tests._support import run
+from tests.gui._support import contrast
 
 
 def shown(text: str) -> StrategySlice:
@@ -83,3 +86,44 @@ def test_no_result_clears_every_part(qtbot) -> None:  # type: ignore[no-untyped-
     view.show_result(shown("pizza near me"))
     assert view.context_tree.topLevelItem(0).isExpanded()  # type: ignore[union-attr]
     assert view.plan_table.plan_model.index(0, 2).data(Qt.ItemDataRole.DisplayRole)
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_a_first_query_s_priority_reads_in_both_schemes(qtbot, request, scheme: str) -> None:  # type: ignore[no-untyped-def]
+    if scheme == "dark":
+        request.getfixturevalue("dark")
+    view = StrategyView()
+    view.show_result(shown("How do I install OpenClaw on Ubuntu? I get a permission error"))
+    model = view.plan_table.plan_model
+    first = model.index(0, 1)
+    assert first.data() == "0"  # OpenClaw's queries go first
+    fill = first.data(Qt.ItemDataRole.BackgroundRole).color()
+    ink = first.data(Qt.ItemDataRole.ForegroundRole).color()
+    assert contrast(ink, fill) >= 4.5
+    table = view.plan_table.palette()
+    assert contrast(fill, table.color(QPalette.ColorRole.Base)) > 1.2  # a fill that shows
+    edits = model.index(0, 5).data(Qt.ItemDataRole.ForegroundRole)
+    assert edits is None or contrast(edits.color(), table.color(QPalette.ColorRole.Base)) >= 4.5
+    for flag in ("tech", "troubleshooting"):  # an intent flag that is on, in its colour
+        row = next(
+            r
+            for r in (view.context_tree.topLevelItem(2).child(i) for i in range(5))  # type: ignore[union-attr]
+            if r is not None and r.text(0) == flag
+        )
+        assert contrast(row.foreground(1).color(), table.color(QPalette.ColorRole.Base)) >= 4.5
+
+
+def test_the_empty_panes_say_what_will_appear_and_how(qtbot) -> None:  # type: ignore[no-untyped-def]
+    view = StrategyView()
+    tree, plan = view.context_tree, view.plan_table
+    qtbot.addWidget(tree)
+    qtbot.addWidget(plan)
+    for pane in (tree, plan):
+        pane.show()
+    assert tree.placeholder.shown and tree.placeholder.label.text() == NO_CONTEXT
+    assert "entities, intent flags and place" in NO_CONTEXT and "trace" in NO_CONTEXT
+    assert plan.placeholder.shown and "search queries" in plan.placeholder.label.text()
+    view.show_result(shown("pizza near me"))
+    assert not tree.placeholder.shown and not plan.placeholder.shown
+    view.show_result(None)
+    assert tree.placeholder.shown and plan.placeholder.shown

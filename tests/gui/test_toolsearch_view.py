@@ -4,8 +4,9 @@ import re
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QPoint, QRect, Qt
 from PySide6.QtGui import QColor
+from PySide6.QtWidgets import QApplication
 
 import routescope
 from routescope.toolsearch import (
@@ -22,7 +23,7 @@ from routescope.toolsearch import (
 )
 from routescope.toolsearch._models import VectorSignal
 from routescope_gui._toolsearch_rows import KEYWORD_SHADE, SHARE_COLOURS
-from routescope_gui._toolsearch_view import ToolSearchView
+from routescope_gui._toolsearch_view import LEAST_RANKING_ROWS, ToolSearchView
 from routescope_gui._widgets import BAR_ROLE, DIM_ROLE, MARK_ROLE, SEGMENTS_ROLE, segment_edges
 
 CANONICAL = SearchSettings(fusion="canonical")
@@ -489,3 +490,28 @@ def test_the_ranking_keeps_eight_rows_when_the_steps_appear(qtbot, size) -> None
     short.show_result(result(found, steps=steps))
     qtbot.waitUntil(lambda: short.results_split.orientation() == Qt.Orientation.Horizontal)
     assert short.steps.isVisible() and short.table.width() > short.steps.width() > 0
+
+
+def test_a_short_window_keeps_four_rows_of_the_ranking_in_sight(qtbot, window) -> None:  # type: ignore[no-untyped-def]
+    window.resize(800, 500)
+    qtbot.waitUntil(lambda: window.height() == 500)
+    window.set_prompt("why is my container crashing after the deploy?")
+    with qtbot.waitSignal(window.session.tools.ranked, timeout=120_000):
+        window.show_tab("Tools")
+    QApplication.processEvents()
+    table = window.toolsearch_view.table
+    scroll = window.live.body_scroll
+    assert scroll.verticalScrollBar().maximum() > 0  # too short for it all: the body scrolls
+    rows = table.viewport()
+    shown = QRect(rows.mapTo(scroll.viewport(), QPoint(0, 0)), rows.size())
+    shown = shown.intersected(scroll.viewport().rect())  # what of the ranking's rows is in sight
+    assert table.topLevelItemCount() >= LEAST_RANKING_ROWS
+    assert shown.height() >= LEAST_RANKING_ROWS * table.sizeHintForRow(0)
+    window.activateWindow()
+    qtbot.waitUntil(lambda: QApplication.activeWindow() is window)
+    table.setFocus()
+    assert window.editor.visibleRegion().boundingRect().height() < window.editor.height()
+    window.editor.setFocus()  # typing again: the prompt comes back into sight
+    qtbot.waitUntil(
+        lambda: window.editor.visibleRegion().boundingRect().height() == window.editor.height()
+    )

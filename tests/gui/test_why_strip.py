@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 import pytest
 from PySide6.QtCore import QPoint, Qt
-from PySide6.QtWidgets import QToolTip
+from PySide6.QtWidgets import QApplication, QToolTip
 
 import routescope
 from routescope.compare import CloseCall, TextSpan
@@ -15,6 +15,7 @@ from routescope.toolsearch import SearchSettings
 from routescope_gui import MainWindow, Session
 from routescope_gui._html import HTML_ROLE
 from routescope_gui._insight_model import INSIGHT_MAX_CHARS
+from routescope_gui._style import css
 from routescope_gui._why_strip import CloseCallLine, WhyStrip, marked_html
 from tests.gui._support import record
 
@@ -42,7 +43,7 @@ def test_the_words_that_matter_are_marked_in_the_strip_and_the_prompt(qtbot, win
     assert result.text == RAMEN
     assert [w.word for w in result.flipping()] == ["near", "Denver"]
     strip = window.why_strip
-    assert strip.result is result and strip.isEnabled()
+    assert strip.result is result and not strip.working
     near = [w.word for w in result.words].index("near")
     html = strip.words.text()
     assert f'href="w:{near}"' in html and ">near</a>" in html and "Colorado" in html
@@ -57,9 +58,11 @@ def test_the_words_that_matter_are_marked_in_the_strip_and_the_prompt(qtbot, win
     # An edit makes the marks stale at once (they point into the old prompt).
     stale = record(window.session.insight.stale)
     window.set_prompt(RAMEN + " please")
-    assert stale and not strip.isEnabled() and strip.summary.text() == "working…"
+    assert stale == [RAMEN + " please"] and strip.working and strip.result is None
+    assert strip.summary.text() == "" and "near" not in strip.words.text()
+    assert "working out" in strip.words.text()
     assert all(h.label != "flip" for h in window.editor.spans_at(RAMEN.index("near")))
-    qtbot.waitUntil(lambda: strip.isEnabled())
+    qtbot.waitUntil(lambda: not strip.working)
     assert strip.result is not None and strip.result.text == RAMEN + " please"
     assert any(h.label == "flip" for h in window.editor.spans_at(RAMEN.index("near")))
 
@@ -228,6 +231,60 @@ def test_a_long_prompt_shows_the_words_around_those_that_matter(qtbot) -> None: 
     assert "cannot say why: boom" in strip.words.text()
 
 
+def test_a_late_result_for_an_older_prompt_is_not_shown(qtbot) -> None:  # type: ignore[no-untyped-def]
+    strip = WhyStrip()
+    qtbot.addWidget(strip)
+    marks = record(strip.marks_changed)
+    first = routescope.compare.counterfactuals(RAMEN)
+    strip.show_result(first)
+    assert ">near</a>" in strip.words.text()
+    strip.mark_stale("find files named config.yaml")  # the prompt changed: the words go
+    assert strip.working and strip.result is None and "near" not in strip.words.text()
+    assert strip.summary.text() == "" and marks[-1] == ("why", [], "")
+    strip.show_result(first)  # the old prompt's result, late: dropped
+    assert strip.working and strip.result is None and "near" not in strip.words.text()
+    assert marks[-1] == ("why", [], "")
+    second = routescope.compare.counterfactuals("find files named config.yaml")
+    strip.show_result(second)
+    assert (
+        strip.result is second and not strip.working and ">config.yaml</a>" in (strip.words.text())
+    )
+
+
+def test_the_model_drops_a_result_that_is_not_of_the_prompt(  # type: ignore[no-untyped-def]
+    qtbot, window, monkeypatch
+) -> None:
+    counterfactuals = routescope.compare.counterfactuals
+    monkeypatch.setattr(
+        routescope.compare, "counterfactuals", lambda _request, _tools=None: counterfactuals(RAMEN)
+    )
+    insight, strip = window.session.insight, window.why_strip
+    seen = record(insight.explained)
+    stale = record(insight.stale)
+    window.set_prompt("find files named config.yaml")
+    assert stale[-1] == "find files named config.yaml" and strip.working
+    qtbot.waitUntil(lambda: not insight.busy, timeout=20_000)
+    assert seen == [] and insight.result is None
+    assert strip.working and "Denver" not in strip.words.text()
+
+
+def test_both_counts_of_a_long_prompt_agree(qtbot) -> None:  # type: ignore[no-untyped-def]
+    strip = WhyStrip()
+    qtbot.addWidget(strip)
+    text = "the history of jazz and blues " * 50  # 300 words: the first 200 are tried
+    result = routescope.compare.counterfactuals(text)
+    assert result.words_total == 300 and len(result.words) == 200 and not result.flipping()
+    strip.show_result(result)
+    assert strip.words.text() == "none of the first 200 words (of 300) flips a decision"
+    assert strip.summary.text() == ""  # said once
+    short = routescope.compare.counterfactuals("the history of jazz")
+    strip.show_result(short)
+    assert strip.summary.text() == "none of 4 words flips a decision"
+    one = routescope.compare.counterfactuals("jazz")
+    strip.show_result(one)
+    assert "the only word" in strip.words.text() and strip.summary.text() == ""
+
+
 def test_marked_html_escapes_and_skips_spans_of_another_text() -> None:
     text = "a <b> & c"
     spans = [TextSpan(2, 5, "<b>"), TextSpan(8, 9, "c"), TextSpan(0, 1, "z")]
@@ -268,4 +325,65 @@ def test_a_prompt_too_long_gets_no_counterfactuals(qtbot, window) -> None:  # ty
     with qtbot.waitSignal(window.session.insight.failed, timeout=20_000) as blocker:
         window.set_prompt(long)
     assert "too long" in blocker.args[0]
-    assert "cannot say why" in window.why_strip.words.text() and window.why_strip.isEnabled()
+    assert "cannot say why" in window.why_strip.words.text() and not window.why_strip.working
+
+
+def test_the_words_work_from_the_keyboard(qtbot) -> None:  # type: ignore[no-untyped-def]
+    strip = WhyStrip()
+    qtbot.addWidget(strip)
+    strip.resize(900, 60)
+    strip.show()
+    qtbot.waitExposed(strip)
+    result = routescope.compare.counterfactuals(RAMEN)
+    strip.show_result(result)
+    words = [w.word for w in result.words]
+    traced = record(strip.trace_requested)
+    strip.activateWindow()
+    strip.words.setFocus()
+    qtbot.waitUntil(strip.words.hasFocus)
+    assert strip.current == words.index("near")  # the first word that matters
+    assert "background-color:" + css("cursor") in strip.words.text()
+    assert "strategy local → general" in strip.words.accessibleDescription()
+    qtbot.keyClick(strip.words, Qt.Key.Key_Right)
+    assert strip.current == words.index("Denver")
+    qtbot.keyClick(strip.words, Qt.Key.Key_Return)
+    qtbot.keyClick(strip.words, Qt.Key.Key_End)
+    assert strip.current == len(words) - 1
+    qtbot.keyClick(strip.words, Qt.Key.Key_Home)
+    qtbot.keyClick(strip.words, Qt.Key.Key_Space)
+    assert traced == ["Denver", "Best"]
+    qtbot.keyClick(strip.words, Qt.Key.Key_Escape)  # no trace shown: Esc is not the strip's
+    assert traced == ["Denver", "Best"]
+    strip.show_trace(routescope.compare.trace(routescope.inspect(RAMEN), "Denver"), RAMEN)
+    qtbot.keyClick(strip.words, Qt.Key.Key_Escape)  # a trace shown: Esc clears it
+    assert traced == ["Denver", "Best", ""]
+
+
+def test_tab_reaches_the_words_then_the_context_and_enter_traces(qtbot, window) -> None:  # type: ignore[no-untyped-def]
+    explained(qtbot, window, RAMEN)
+    window.activateWindow()
+    qtbot.waitUntil(lambda: QApplication.activeWindow() is window)
+    qtbot.mouseRelease(window, Qt.MouseButton.LeftButton)  # (a press another test left)
+    window.editor.setFocus()
+    qtbot.waitUntil(window.editor.hasFocus)
+    qtbot.keyClick(window.editor, Qt.Key.Key_Tab)
+    assert QApplication.focusWidget() is window.why_strip.words
+    ring = window.theme.focus_ring
+    assert ring.widget() is window.why_strip.words and ring.isVisible()  # by the keyboard
+    qtbot.keyClick(window.why_strip.words, Qt.Key.Key_Tab)
+    tree = window.strategy_view.context_tree
+    assert QApplication.focusWidget() is tree and ring.widget() is tree
+    entities = tree.topLevelItem(0)
+    assert entities is not None and entities.child(0) is not None
+    tree.setCurrentItem(entities.child(0))  # Denver (as the arrow keys would get there)
+    insight = window.session.insight
+    with qtbot.waitSignal(insight.traced) as blocker:
+        qtbot.keyClick(tree, Qt.Key.Key_Return)
+    assert blocker.args[0].entity == "Denver"
+    tree.setCurrentItem(entities.child(1))
+    with qtbot.waitSignal(insight.traced) as blocker:
+        qtbot.keyClick(tree, Qt.Key.Key_Space)
+    assert blocker.args[0].entity == "Colorado"
+    qtbot.mouseClick(window.editor.viewport(), Qt.MouseButton.LeftButton)  # the mouse: no ring
+    qtbot.waitUntil(window.editor.hasFocus)
+    assert ring.widget() is None or not ring.isVisible()

@@ -5,6 +5,7 @@ from PySide6.QtCore import QModelIndex, QPoint, QSettings, Qt
 from PySide6.QtGui import QGuiApplication, QTextCursor
 from PySide6.QtWidgets import (
     QApplication,
+    QDialog,
     QFileDialog,
     QListView,
     QMenu,
@@ -15,6 +16,7 @@ from PySide6.QtWidgets import (
 import routescope
 from routescope_gui import MainWindow
 from routescope_gui._catalog_dialog import CatalogDialog
+from routescope_gui._help import HelpDialog
 from routescope_gui._inspection_model import BACKGROUND_CHARS
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
@@ -361,11 +363,11 @@ def test_every_table_and_tree_offers_copy_in_its_context_menu(qtbot, window) -> 
 def test_help_and_about(qtbot, window) -> None:  # type: ignore[no-untyped-def]
     window.help_action.trigger()
     window.about_action.trigger()
-    boxes = {
-        w.windowTitle(): w for w in QApplication.topLevelWidgets() if isinstance(w, QMessageBox)
-    }
-    assert "Ctrl+C" in boxes["Routescope help"].text()
-    about = boxes["About Routescope"].text()
+    boxes = {w.windowTitle(): w for w in QApplication.topLevelWidgets() if isinstance(w, QDialog)}
+    help_box, about_box = boxes["Routescope help"], boxes["About Routescope"]
+    assert isinstance(help_box, HelpDialog) and "Ctrl+C" in help_box.text()
+    assert isinstance(about_box, QMessageBox)
+    about = about_box.text()
     assert routescope.__version__ in about and "MIT" in about and "Qt 6." in about
     for box in boxes.values():
         box.close()

@@ -1,0 +1,25 @@
+"""What the views share: an empty table or tree says what will appear in it."""
+
+from PySide6.QtWidgets import QTreeWidget, QTreeWidgetItem
+
+from routescope_gui._widgets import Placeholder, ensure_children
+
+
+def test_a_placeholder_shows_only_while_the_view_is_empty(qtbot) -> None:  # type: ignore[no-untyped-def]
+    tree = QTreeWidget()
+    qtbot.addWidget(tree)
+    tree.resize(400, 300)
+    tree.show()
+    hint = Placeholder(tree, "Type a prompt above: its rows appear here.")
+    assert hint.shown and hint.label.parent() is tree.viewport()
+    assert hint.label.geometry().width() > 300  # across the view, wrapping
+    tree.addTopLevelItem(QTreeWidgetItem(["a row"]))
+    assert not hint.shown
+    ensure_children(tree, 0)
+    assert hint.shown
+    hint.set_text("Nothing here for this prompt.")
+    assert hint.label.text() == "Nothing here for this prompt." and hint.shown
+    hint.set_text("")
+    tree.addTopLevelItem(QTreeWidgetItem(["b"]))
+    tree.clear()
+    assert not hint.shown  # nothing to say
