@@ -92,8 +92,8 @@ def _show_step(row: QTreeWidgetItem, number: int, result: StepResult) -> None:
     if result.fits and result.in_ranking is not None and result.results:
         verdict += f" · #{result.in_ranking} in the ranking"
         tip += (
-            f"\n{result.results[0].tool_name} is #{result.in_ranking} of the ranking (with each "
-            "fitting step's best tool kept in it)"
+            f"\n{result.results[0].tool_name} is #{result.in_ranking} of the ranking: each "
+            "fitting step's best tool comes right after the whole request's best"
         )
     fill_row(
         row,

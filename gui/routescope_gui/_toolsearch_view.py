@@ -32,7 +32,14 @@ from PySide6.QtWidgets import (
 
 from ._style import css
 from ._toolsearch_controls import SearchControls
-from ._toolsearch_hits import COLUMNS, awaits_explanation, fit_names, show_columns, show_hit
+from ._toolsearch_hits import (
+    COLUMNS,
+    awaits_explanation,
+    fit_names,
+    show_columns,
+    show_hit,
+    tool_of,
+)
 from ._toolsearch_rows import RankingTree, legend_html
 from ._toolsearch_steps import StepsTree
 from ._widgets import enable_copy, ensure_children, row_of, set_tone
@@ -204,7 +211,7 @@ class ToolSearchView(QWidget):
         show_columns(self.table, result, self.controls.settings)
         # Rows are reused by rank; a tool's details stay open wherever it moves.
         shown = (self.table.topLevelItem(i) for i in range(self.table.topLevelItemCount()))
-        expanded = {row.text(1) for row in shown if row is not None and row.isExpanded()}
+        expanded = {tool_of(row) for row in shown if row is not None and row.isExpanded()}
         top = result.results[0].score if result.results else 1.0
         rows = ensure_children(self.table, len(result.results))
         self.table.blockSignals(True)  # re-opening rows is not the analyst opening them
@@ -217,7 +224,7 @@ class ToolSearchView(QWidget):
         self._show_steps(result)
         for row in rows:  # rows left open: explain them now (the view is complete)
             if row.isExpanded() and awaits_explanation(row):
-                self.explain_requested.emit(row.text(1))
+                self.explain_requested.emit(tool_of(row))
 
     def _show_steps(self, result: ToolSearchResult) -> None:
         """The per-step tree; when it appears, the splitter is shared out again (`_fit_steps`)."""
@@ -286,7 +293,7 @@ class ToolSearchView(QWidget):
 
     def _row_opened(self, row: QTreeWidgetItem) -> None:
         if awaits_explanation(row):
-            self.explain_requested.emit(row.text(1))
+            self.explain_requested.emit(tool_of(row))
 
     def show_why_not(self, report: WhyNot | None) -> None:
         if report is None:

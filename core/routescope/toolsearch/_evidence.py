@@ -24,14 +24,15 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from .._analysis import analyzed_terms, stems_to_words
 from ._context import Context
 from ._keyword import TermScores
+from ._steps import split_steps
 
 __all__ = [
     "INCIDENTAL",
@@ -47,8 +48,8 @@ KEYWORD_WORDS = 6
 tool that matches them as well as any tool does has full evidence (measured on BFCL's dev half:
 4 to 8 within 0.005 of each other)."""
 INCIDENTAL = 0.25
-"""What a word counts, of its rarity, when it is only in a URL or path, a request phrase or a
-number."""
+"""What a word counts, of its rarity, when it is only in a URL or path, a request phrase, a
+number or a date or time format."""
 UNHELD = 0.25
 """What a word no tool holds (a name, a place, a value: "ramen", "Denver") adds to the query's
 weight, of the rarity of a word held by no tool: it explains nothing, and lowers every tool's
@@ -82,6 +83,14 @@ _REQUEST_PHRASE = re.compile(
 )
 
 
+_DATE_FORMAT = re.compile(
+    r"(?<![\w%])(?=[YMDHhmsS]*(?:YY|yy|MM|DD|dd|HH|hh|mm|ss))"
+    r"[yYmMdDhHsS]{1,4}(?:[-/:.T ]{1,2}[yYmMdDhHsS]{1,4})+(?![\w%])"
+)
+"""A date or time format written out (`YYYY-MM-DD HH:MM`, `dd/mm/yyyy`, `HH:mm:ss`): its
+letters say how a value is written, not what the request wants (they count `INCIDENTAL`)."""
+
+
 @dataclass(frozen=True, slots=True)
 class QueryTerm:
     term: str
@@ -100,6 +109,7 @@ def query_terms(query: str) -> list[QueryTerm]:
     words = stems_to_words(query)
     outside_paths = set(analyzed_terms(_PATH.sub(" ", query)))
     outside_requests = set(analyzed_terms(_REQUEST_PHRASE.sub(" ", query)))
+    outside_formats = set(analyzed_terms(_DATE_FORMAT.sub(" ", query)))
     found = []
     for term in terms:
         if term not in outside_paths:
@@ -108,6 +118,8 @@ def query_terms(query: str) -> list[QueryTerm]:
             note = "a request phrase"
         elif term.isdigit():
             note = "a number"
+        elif term not in outside_formats:
+            note = "a date or time format"
         else:
             note = ""
         found.append(QueryTerm(term, words.get(term, term), INCIDENTAL if note else 1.0, note))
@@ -122,7 +134,12 @@ def query_terms(query: str) -> list[QueryTerm]:
 
 @dataclass(slots=True)
 class KeywordEvidence:
-    """The weighted fusion's keyword signal of one query over the whole catalog."""
+    """The weighted fusion's keyword signal of one query over the whole catalog.
+
+    A request that splits into steps (`split_steps`: "book a flight to Lisbon, find a hotel
+    near the venue and check the weather there") is measured step by step: each step's words
+    against the weight of that step's rarest words, and a tool's evidence is the most any one
+    step gives it, so the tool for one need is not diluted by the words of the others."""
 
     terms: list[QueryTerm]
     stats: list[TermScores]
@@ -130,9 +147,12 @@ class KeywordEvidence:
     """Per term: IDF over the catalog times its factor (0.0 when no tool holds it)."""
     mass: float
     """The sum of the `KEYWORD_WORDS` largest weights, a word no tool holds counted `UNHELD`
-    (0.0: no word of the query is held)."""
+    (0.0: no word of the query is held): of the whole request."""
     totals: np.ndarray
-    """Per tool: Σ weight · match / mass, before the cap at 1."""
+    """Per tool: its evidence before the cap at 1 (the best of the steps')."""
+    groups: list[tuple[list[int], float]] = field(default_factory=list)
+    """Per step of a request that splits (empty: one step): the positions of its terms and its
+    mass."""
 
     @classmethod
     def of(cls, ctx: Context, query: str, boosts: Mapping[str, float]) -> KeywordEvidence:
@@ -150,13 +170,28 @@ class KeywordEvidence:
             weight if weight > 0 else unheld * t.factor
             for weight, t in zip(weights, terms, strict=True)
         ]
-        mass = sum(sorted(counted, reverse=True)[:KEYWORD_WORDS]) if any(weights) else 0.0
-        totals = np.zeros(tools, dtype=np.float64)
+        mass = _mass(counted, weights, range(len(terms)))
+        groups = [
+            (positions, group_mass / STEP_WEIGHT)
+            for positions in step_groups(query, terms)
+            if (group_mass := _mass(counted, weights, positions)) > 0
+        ]
+        if groups:  # the whole request's words count as one group too
+            groups.insert(0, (list(range(len(terms))), mass))
+        evidence = cls(terms, stats, weights, mass, np.zeros(tools, dtype=np.float64), groups)
         if mass > 0:
-            for weight, scores in zip(weights, stats, strict=True):
-                if weight > 0:
-                    totals[scores.tools] += scores.scores * (weight / scores.best / mass)
-        return cls(terms, stats, weights, mass, totals)
+            for positions, group_mass in evidence.masses():
+                group = np.zeros(tools, dtype=np.float64)
+                for position in positions:
+                    weight, scores = weights[position], stats[position]
+                    if weight > 0:
+                        group[scores.tools] += scores.scores * (weight / scores.best / group_mass)
+                np.maximum(evidence.totals, group, out=evidence.totals)
+        return evidence
+
+    def masses(self) -> list[tuple[list[int], float]]:
+        """The term groups the evidence is measured by: each step's, or the whole request's."""
+        return self.groups or [(list(range(len(self.terms))), self.mass)]
 
     def ranked(self, limit: int) -> list[int]:
         """The `limit` tools with the most evidence (ties in catalog order)."""
@@ -188,12 +223,69 @@ class KeywordEvidence:
             found.append((position, holds, np.where(holds, scores.scores[spots], 0.0)))
         return found
 
+    def raw(self, wanted: np.ndarray) -> np.ndarray:
+        """Each wanted tool's evidence before the cap at 1 (its best step's), over arrays."""
+        by_term = {position: bm25 for position, _, bm25 in self.held(wanted)}
+        raw = np.zeros(len(wanted), dtype=np.float64)
+        for positions, mass in self.masses():
+            group = np.zeros(len(wanted), dtype=np.float64)
+            for position in positions:
+                if position in by_term:
+                    best = self.stats[position].best
+                    group += by_term[position] * (self.weights[position] / best / mass)
+            np.maximum(raw, group, out=raw)
+        return raw
+
     def parts(self, tools: list[int]) -> list[list[tuple[int, float, float]]]:
-        """Per tool: (term position, weight · match / mass, BM25) of each term it holds."""
-        found: list[list[tuple[int, float, float]]] = [[] for _ in tools]
+        """Per tool: (term position, weight · match / mass, BM25) of each term it holds, in
+        the step that gives it the most evidence (the whole request's when it is one step)."""
+        bm25s: dict[int, list[tuple[int, float]]] = {}
         for position, holds, bm25 in self.held(np.asarray(tools, dtype=np.int64)):
-            weight, best = self.weights[position], self.stats[position].best
             for slot in np.flatnonzero(holds).tolist():
-                value = float(bm25[slot])
-                found[slot].append((position, weight * value / best / self.mass, value))
+                bm25s.setdefault(slot, []).append((position, float(bm25[slot])))
+        found: list[list[tuple[int, float, float]]] = [[] for _ in tools]
+        groups = self.masses()
+        for slot, held in bm25s.items():
+            best_total = -1.0
+            for positions, mass in groups:
+                members = set(positions)
+                chosen = [
+                    (p, self.weights[p] * v / self.stats[p].best / mass, v)
+                    for p, v in held
+                    if p in members
+                ]
+                total = sum(value for _, value, _ in chosen)
+                if chosen and total > best_total:
+                    best_total, found[slot] = total, chosen
         return found
+
+
+def _mass(counted: list[float], weights: list[float], positions: Iterable[int]) -> float:
+    """The weight of the `KEYWORD_WORDS` heaviest words among `positions` (0.0 when none of
+    them is held by any tool)."""
+    chosen = list(positions)
+    if not any(weights[p] > 0 for p in chosen):
+        return 0.0
+    return sum(sorted((counted[p] for p in chosen), reverse=True)[:KEYWORD_WORDS])
+
+
+STEP_EVIDENCE = True
+"""Measure a request that splits into steps step by step (issue 28); False: as one request."""
+STEP_WEIGHT = 1.0
+"""What a step's evidence counts against the whole request's (a tool's evidence is the most of
+the whole request's and this times each step's)."""
+
+
+def step_groups(query: str, terms: list[QueryTerm]) -> list[list[int]]:
+    """The positions (in `terms`) of each step's terms, for a request that splits into steps;
+    [] for one step. A term in several steps is in each of their groups."""
+    steps = split_steps(query) if STEP_EVIDENCE else []
+    if len(steps) < 2:
+        return []
+    where = {t.term: position for position, t in enumerate(terms)}
+    groups = []
+    for step in steps:
+        own = dict.fromkeys(where[t.term] for t in query_terms(step.text) if t.term in where)
+        if own:
+            groups.append(list(own))
+    return groups if len(groups) >= 2 else []

@@ -20,6 +20,7 @@ every look-behind a few characters wide, and adjacent cuts ("then then then …"
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import re
 from collections.abc import Iterator
@@ -27,7 +28,7 @@ from dataclasses import dataclass
 
 from ._models import Step, StepResult, ToolHit
 
-__all__ = ["keep_step_tools", "split_steps"]
+__all__ = ["merge_step_tools", "split_steps"]
 
 MAX_STEPS = 8
 """Beyond this the rest of the request stays in the last step."""
@@ -281,25 +282,30 @@ def _count_words(text: str, start: int, end: int) -> int:
     return words
 
 
-def keep_step_tools(results: list[ToolHit], steps: list[StepResult], k: int) -> list[str]:
-    """The ranking's first `k` tool names with the best tool of every step that fits kept in
-    them: a missing one takes the last place held by a tool that is no step's best (in step
-    order, after the ranking's). Sets each step's `in_ranking` (None when no tool fits it)."""
-    names = [hit.tool_name for hit in results[:k]]
-    wanted: list[str] = []
+def merge_step_tools(results: list[ToolHit], steps: list[StepResult], k: int) -> list[ToolHit]:
+    """The ranking with the steps' best tools in its head: the whole request's best tool first,
+    then the best tool of each step that fits, in step order (each marked `step`: "step 2's
+    best"), then the rest of the whole request's ranking; the first `k`, ranks renumbered. A
+    step's best tool the whole request ranked keeps its whole-request signals; one it did not
+    comes with the step search's. Sets each step's `in_ranking` (None when no tool fits it)."""
+    if not steps:
+        return results[:k]
+    ranked = {hit.tool_name: hit for hit in results}
+    head = results[:1]
+    placed = {hit.tool_name for hit in head}
+    for number, step in enumerate(steps, start=1):
+        if not (step.fits and step.results):
+            continue
+        best = step.results[0]
+        if best.tool_name in placed:
+            continue
+        hit = ranked.get(best.tool_name, best)
+        head.append(dataclasses.replace(hit, step=number, tied_with=[]))
+        placed.add(best.tool_name)
+    merged = head + [hit for hit in results if hit.tool_name not in placed]
+    merged = [dataclasses.replace(hit, rank=rank) for rank, hit in enumerate(merged[:k], start=1)]
+    where = {hit.tool_name: hit.rank for hit in merged}
     for step in steps:
-        if step.fits and step.results and step.results[0].tool_name not in wanted:
-            wanted.append(step.results[0].tool_name)
-    missing = [name for name in wanted if name not in names]
-    kept = set(wanted)
-    for name in missing:
-        free = [i for i, held in enumerate(names) if held not in kept]
-        if len(names) < k:
-            names.append(name)
-        elif free:
-            del names[free[-1]]
-            names.append(name)
-    for step in steps:
-        best = step.results[0].tool_name if step.fits and step.results else None
-        step.in_ranking = names.index(best) + 1 if best in names else None
-    return names
+        best_name = step.results[0].tool_name if step.fits and step.results else None
+        step.in_ranking = where.get(best_name) if best_name is not None else None
+    return merged

@@ -43,6 +43,9 @@ def test_query_terms_say_which_words_are_incidental() -> None:
     url = {t.word: t.note for t in query_terms("read https://example.com/post, then post it")}
     assert url["post"] == ""  # also outside the URL: a full word
     assert {t.word for t in query_terms("I need to book a flight") if t.note} == {"need"}
+    dates = {t.word: t.note for t in query_terms("log it as YYYY-MM-DD HH:MM, dd/mm/yyyy")}
+    assert dates["yyyy"] == dates["hh"] == "a date or time format"  # issue 28: incidental
+    assert dates["log"] == "" and query_terms("my mom")[0].note == ""
 
 
 def test_a_word_only_in_a_path_barely_moves_a_tool_named_after_it(tmp_path: Path) -> None:
@@ -175,3 +178,60 @@ def test_no_word_of_the_query_is_held_by_any_tool(sample: ToolSearch) -> None:
     hybrid = sample.search("zzqx wvvy")
     assert all(h.signals.keyword is None for h in hybrid.results)
     assert all(not math.isnan(h.score) for h in hybrid.results)
+
+
+def _travel(tmp_path: Path) -> ToolSearch:
+    return engine(
+        tmp_path,
+        Tool("book_flight", "Book a flight to a city", (), (), "travel"),
+        Tool("find_hotel", "Find a hotel near a place", (), (), "travel"),
+        Tool("compare_insurance", "Compare insurance options", (), (), "finance"),
+        Tool("weather_report", "Check the weather for a place", (), (), "weather"),
+        Tool("venue_hotel_weather", "Venue weather near the hotel", (), (), "misc"),
+        *(Tool(f"tool_{i}", f"Unrelated helper number {i}", (), (), "misc") for i in range(8)),
+    )
+
+
+def test_a_request_of_several_needs_is_measured_step_by_step(tmp_path: Path) -> None:
+    """Issue 28: each need's tool gets its evidence from its own step, not a sliver of the whole
+    request's rare words; a tool matching incidental words of several steps gains nothing."""
+    search = _travel(tmp_path)
+    query = (
+        "book a flight to Lisbon, then find a hotel near the venue; compare the insurance "
+        "options and check the weather there"
+    )
+    settings = SearchSettings(strategy="exact", split_steps=False)
+    hits = search.search(query, settings).results
+    flight = next(h for h in hits if h.tool_name == "book_flight")
+    assert flight.signals.keyword is not None
+    assert flight.signals.keyword.evidence is not None
+    assert flight.signals.keyword.evidence > 0.5  # its step's words, as well as any tool has
+    assert {t.word for t in flight.signals.keyword.terms} == {"book", "flight"}
+    shares = [keyword_share(hits, name) for name in ("book_flight", "find_hotel")]
+    assert min(shares) > keyword_share(hits, "venue_hotel_weather") / 2
+    one_step = search.search("book a flight to Lisbon", settings).results
+    assert one_step[0].tool_name == "book_flight"
+    alone = keyword_share(one_step, "book_flight")
+    assert keyword_share(hits, "book_flight") == pytest.approx(alone)
+
+
+def test_a_fit_needs_two_matched_words_or_a_vector_share(tmp_path: Path) -> None:
+    """Issue 28: one matched word in a tool's name ("passport") is no fit; two are."""
+    search = engine(
+        tmp_path,
+        Tool("read_passport_data", "Read the data of a passport scan", (), (), "ids"),
+        Tool("list_emails", "List the latest emails in the inbox", (), (), "mail"),
+        *(Tool(f"tool_{i}", f"Unrelated helper number {i}", (), (), "misc") for i in range(8)),
+    )
+    settings = SearchSettings(strategy="exact", fit_threshold=0.05)
+    one = search.search("renew my passport at the embassy", settings)
+    assert one.results[0].tool_name == "read_passport_data"
+    assert not one.fits and one.fit_corroboration.startswith("1 matched word: passport")
+    assert "not corroborated" in one.fit_reason
+    two = search.search("scan my passport", settings)
+    assert two.fits and two.fit_corroboration.startswith("2 matched words")
+    assert "corroborated by 2 matched words" in two.fit_reason
+    off = search.search("renew my passport", SearchSettings(strategy="exact", fit_threshold=0))
+    assert off.fits and off.fit_corroboration == ""
+    canonical = SearchSettings(strategy="exact", fusion="canonical", fit_threshold=0.001)
+    assert search.search("renew my passport", canonical).fits  # the seed's verdict: score alone

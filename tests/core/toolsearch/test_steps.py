@@ -1,6 +1,6 @@
 """`split_steps` (`routescope.toolsearch._steps`): where a request that needs several tools is
 cut, what stays one step, exact spans on any string, and linear time on hostile input; and
-`keep_step_tools`: each fitting step's best tool kept in the whole-request ranking."""
+`merge_step_tools`: each fitting step's best tool in the head of the ranking (issue 28)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from routescope.toolsearch import Signals, Step, StepResult, ToolHit
-from routescope.toolsearch._steps import MAX_STEPS, keep_step_tools, split_steps
+from routescope.toolsearch._steps import MAX_STEPS, merge_step_tools, split_steps
 
 WORD = re.compile(r"[^\W_]+")
 
@@ -330,17 +330,27 @@ def _step(text: str, best: str, fits: bool = True) -> StepResult:
     return StepResult(step, _hits(best, "filler"), fits, "")
 
 
-def test_each_fitting_steps_best_tool_is_kept_in_the_ranking() -> None:
+def _names(hits: list[ToolHit]) -> list[str]:
+    return [hit.tool_name for hit in hits]
+
+
+def test_each_fitting_steps_best_comes_right_after_the_top_tool() -> None:
     ranking = _hits("a", "b", "c", "d")
-    steps = [_step("find the file", "b"), _step("email it", "mail"), _step("gist", "x", False)]
-    kept = keep_step_tools(ranking, steps, 4)
-    assert kept == ["a", "b", "c", "mail"]  # the last place not held by a step's tool
-    assert [s.in_ranking for s in steps] == [2, 4, None]  # no tool fits the third: not kept
+    steps = [_step("find the file", "c"), _step("email it", "mail"), _step("gist", "x", False)]
+    merged = merge_step_tools(ranking, steps, 4)
+    assert _names(merged) == ["a", "c", "mail", "b"]  # the whole request's best stays first
+    assert [h.rank for h in merged] == [1, 2, 3, 4]
+    assert [h.step for h in merged] == [None, 1, 2, None]  # "step 1's best", "step 2's best"
+    assert [s.in_ranking for s in steps] == [2, 3, None]  # no tool fits the third: not merged
+    assert merged[1].signals is ranking[2].signals  # ranked by the whole request: its signals
+    assert merged[2].signals is steps[1].results[0].signals  # only the step found it
+    assert [h.rank for h in ranking] == [1, 2, 3, 4]  # the hits given are left as they were
 
 
-def test_a_steps_tool_never_pushes_out_another_steps_tool() -> None:
-    steps = [_step("one", "a"), _step("two", "z"), _step("three", "y")]
-    kept = keep_step_tools(_hits("a", "b", "c"), steps, 3)
-    assert kept == ["a", "z", "y"]
-    assert keep_step_tools(_hits("a", "b"), steps, 4) == ["a", "b", "z", "y"]  # room left
-    assert keep_step_tools(_hits("a", "b", "c"), [], 3) == ["a", "b", "c"]
+def test_a_steps_best_already_first_is_not_repeated() -> None:
+    steps = [_step("one", "a"), _step("two", "z"), _step("three", "z")]
+    merged = merge_step_tools(_hits("a", "b", "c"), steps, 3)
+    assert _names(merged) == ["a", "z", "b"]
+    assert [s.in_ranking for s in steps] == [1, 2, 2]
+    assert _names(merge_step_tools(_hits("a", "b"), steps, 4)) == ["a", "z", "b"]  # room left
+    assert _names(merge_step_tools(_hits("a", "b", "c"), [], 2)) == ["a", "b"]
