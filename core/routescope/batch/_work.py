@@ -75,7 +75,7 @@ def _build(job: Job) -> Worker:
     # Checked against the digest the driver saw: a worker elsewhere reading another file at
     # the same path says so (CatalogError) rather than ranking other tools.
     engine = Engines.shared().get(job.catalog)
-    settings = SearchSettings(k=job.k, explain=False, split_steps=False)
+    settings = SearchSettings(k=job.k, explain=False)
     engine.search("warm up", settings)  # opens the index and reads (or builds) the vectors
     return Worker(rules, engine, settings)
 
@@ -96,13 +96,34 @@ def run_pool_partition(partition: Partition) -> Chunk:
     return run_partition(partition, _POOL_JOB[0])
 
 
+BLOCK = 64
+"""Records read before their prompts are embedded together (`ToolSearch.prefetch`): one model
+call for up to this many prompts and their steps, a prompt seen before not embedded again."""
+
+
 def run_partition(partition: Partition, job: Job) -> Chunk:
-    """Read one partition, route each of its prompts and serialize each record."""
+    """Read one partition, route each of its prompts and serialize each record; with a
+    catalog, the prompts of each block of `BLOCK` records are embedded together first."""
     worker = prepare(job)
     chunk = Chunk(lines=partition.lines)
+    block: list[tuple[int, bytes, str | None]] = []
+
+    def flush() -> None:
+        parsed = [(item, _parsed(chunk, job, partition, *item)) for item in block]
+        if worker.tools is not None:
+            worker.tools.prefetch([prompt for _, prompt in parsed if prompt is not None])
+        for (line, data, _), prompt in parsed:
+            if prompt is not None:
+                _one(chunk, worker, job, line, data, prompt)
+        block.clear()
+        chunk.bad.sort(key=lambda bad: bad[0])  # in line order, router errors among them
+
     if partition.items is not None:
-        for line, data, problem in partition.items:
-            _one(chunk, worker, job, partition, line, data, problem)
+        for item in partition.items:
+            block.append(item)
+            if len(block) >= BLOCK:
+                flush()
+        flush()
         return chunk
     delimiter = csv_delimiter(partition.format)
     last = 0
@@ -114,8 +135,11 @@ def run_partition(partition: Partition, job: Job) -> Chunk:
             limit=job.max_line_bytes,
             budget=partition.end - partition.start,
         ):
-            _one(chunk, worker, job, partition, first, data, problem)
+            block.append((first, data, problem))
+            if len(block) >= BLOCK:
+                flush()
             last = first + lines - 1
+    flush()
     chunk.lines = last
     return chunk
 
@@ -139,20 +163,15 @@ def _open(partition: Partition) -> Any:
     return stream
 
 
-def _one(
-    chunk: Chunk,
-    worker: Worker,
-    job: Job,
-    partition: Partition,
-    line: int,
-    data: bytes,
-    problem: str | None,
-) -> None:
+def _parsed(
+    chunk: Chunk, job: Job, partition: Partition, line: int, data: bytes, problem: str | None
+) -> str | None:
+    """A record's prompt, or None with its line counted bad."""
     if problem is not None:
         if problem == OVER_LONG:
             problem = f"over-long record (more than {job.max_line_bytes:,} bytes)"
         chunk.bad.append((line, problem, excerpt(data)))
-        return
+        return None
     try:
         prompt = prompt_of(
             data,
@@ -163,7 +182,11 @@ def _one(
         )
     except BadLineError as exc:
         chunk.bad.append((line, str(exc), excerpt(data)))
-        return
+        return None
+    return prompt
+
+
+def _one(chunk: Chunk, worker: Worker, job: Job, line: int, data: bytes, prompt: str) -> None:
     try:
         stages = run_stages(
             prompt, job.today, worker.rules, None, worker.tools, worker.settings, lean=True
