@@ -515,3 +515,25 @@ def test_a_short_window_keeps_four_rows_of_the_ranking_in_sight(qtbot, window) -
     qtbot.waitUntil(
         lambda: window.editor.visibleRegion().boundingRect().height() == window.editor.height()
     )
+
+
+def test_a_steps_best_tool_says_so_in_the_ranking_and_the_fit_says_its_corroboration(
+    qtbot, engine: ToolSearch
+) -> None:  # type: ignore[no-untyped-def]
+    """Issue 28: the step merge is explained in the ranking ("step 2's best", which step and
+    whose score in the tip), the verdict names what corroborates the fit, and opening a merged
+    row explains it (its name, not its label, is asked for)."""
+    view = ToolSearchView()
+    qtbot.addWidget(view)
+    found = ranked(engine, "find the config file, then email it to Bob and show the git log")
+    view.show_result(found)
+    merged = [hit for hit in found.results if hit.step is not None]
+    assert merged and found.fits and "corroborated by" in view.verdict.text()
+    row = view.table.topLevelItem(merged[0].rank - 1)
+    assert row is not None
+    assert row.text(1) == f"{merged[0].tool_name} · step {merged[0].step}'s best"
+    assert "searched alone, placed right after the whole request's best" in row.toolTip(1)
+    asked: list[str] = []
+    view.explain_requested.connect(asked.append)
+    row.setExpanded(True)
+    assert asked[-1:] == [merged[0].tool_name]

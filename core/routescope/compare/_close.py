@@ -169,10 +169,13 @@ def _tool_calls(result: ToolSearchResult, fit_margin: float, tool_margin: float)
                     f"{threshold:.4f} (margin {margin:+.4f}, within {fit_margin:.0%})",
                 )
             )
-    if len(hits) > 1:
-        second = hits[1]
-        gap = best.score - second.score
-        tied = second.tool_name in best.tied_with
+    # the runner-up of the whole request's own ranking: the steps' best tools merged after the
+    # best one carry their steps' scores, no rival for the top place (issue 28)
+    ranked = result.whole_request or [(hit.tool_name, hit.score) for hit in hits]
+    if len(ranked) > 1:
+        second, second_score = ranked[1]
+        gap = best.score - second_score
+        tied = second in best.tied_with
         if tied or gap <= tool_margin * abs(best.score):
             how = "tied" if tied else f"within {tool_margin:.0%}"
             calls.append(
@@ -181,12 +184,12 @@ def _tool_calls(result: ToolSearchResult, fit_margin: float, tool_margin: float)
                     outcome=best.tool_name,
                     measure="score",
                     value=best.score,
-                    against=f"runner-up {second.tool_name}",
-                    threshold=second.score,
+                    against=f"runner-up {second}",
+                    threshold=second_score,
                     margin=gap,
-                    flips_to=second.tool_name,
-                    detail=f"{best.tool_name} {best.score:.4f} over {second.tool_name} "
-                    f"{second.score:.4f} (margin {gap:+.4f}, {how})",
+                    flips_to=second,
+                    detail=f"{best.tool_name} {best.score:.4f} over {second} "
+                    f"{second_score:.4f} (margin {gap:+.4f}, {how})",
                 )
             )
     return calls

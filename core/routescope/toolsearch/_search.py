@@ -418,7 +418,7 @@ class ToolSearch:
             signal.matched_terms,
             None if analyzed else self.keyword.address_of(index),
         )
-        self.keyword.explain(keyword_hit, result.query, boosts, analyzed=analyzed)
+        self.keyword.explain(keyword_hit, _query_of(result, hit), boosts, analyzed=analyzed)
 
     def keyword_standing(
         self, query: str, settings: SearchSettings, tool_index: int
@@ -428,6 +428,15 @@ class ToolSearch:
         Tantivy's BM25."""
         boosts = settings.boosts or self.default_boosts()
         return FUSERS[settings.fusion].standing(self._fusion, query, boosts, tool_index)
+
+
+def _query_of(result: ToolSearchResult, hit: ToolHit) -> str:
+    """The text a hit was scored against: its step's, for a step's best tool that only the step
+    search ranked (its signals are that search's); else the whole request."""
+    whole = {name for name, _ in result.whole_request}
+    if hit.step is not None and 0 < hit.step <= len(result.steps) and hit.tool_name not in whole:
+        return result.steps[hit.step - 1].step.text
+    return result.query
 
 
 def _cut(query: str) -> str:

@@ -100,3 +100,18 @@ def test_fit_threshold_and_runner_up(tmp_path: Path) -> None:
     assert (top.outcome, top.flips_to, top.threshold) == ("git.log", second.tool_name, second.score)
     assert top.margin == pytest.approx(best.score - second.score)
     assert '"margin"' in to_json(close_calls(found), list[CloseCall])
+
+
+def test_the_runner_up_is_the_whole_requests_not_a_steps_best(tmp_path: Path) -> None:
+    """Issue 28: a step's best tool merged right after the top one carries its step's score;
+    the top tool's rival is the whole request's own second (no negative margin)."""
+    engine = ToolSearch(
+        load_catalog(routescope.resources_root() / "catalog"), cache=tmp_path, semantic=False
+    )
+    text = "find the config file, then email it to Bob and show the git log"
+    found = routescope.inspect(Request.build(text, today=TODAY), tools=engine)
+    assert found.tools is not None and found.tools.whole_request
+    assert any(hit.step for hit in found.tools.results)
+    (top,) = [c for c in close_calls(found, tool_margin=10.0) if c.decision == "tools.top"]
+    second, score = found.tools.whole_request[1]
+    assert (top.flips_to, top.threshold) == (second, score) and top.margin >= 0
