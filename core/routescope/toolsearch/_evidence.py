@@ -136,10 +136,10 @@ def query_terms(query: str) -> list[QueryTerm]:
 class KeywordEvidence:
     """The weighted fusion's keyword signal of one query over the whole catalog.
 
-    A request that splits into steps (`split_steps`: "book a flight to Lisbon, find a hotel
-    near the venue and check the weather there") is measured step by step: each step's words
-    against the weight of that step's rarest words, and a tool's evidence is the most any one
-    step gives it, so the tool for one need is not diluted by the words of the others."""
+    A request that splits into steps (`split_steps`: "book a flight to Lisbon, then find a hotel
+    near the venue; compare the insurance options and check the weather there") is measured
+    against the weight of its heaviest step's rarest words, not of the whole request's: the tool
+    for one need is not diluted by the words of the others (issue 28)."""
 
     terms: list[QueryTerm]
     stats: list[TermScores]
@@ -147,18 +147,37 @@ class KeywordEvidence:
     """Per term: IDF over the catalog times its factor (0.0 when no tool holds it)."""
     mass: float
     """The sum of the `KEYWORD_WORDS` largest weights, a word no tool holds counted `UNHELD`
-    (0.0: no word of the query is held): of the whole request."""
+    (0.0: no word of the query is held); of the heaviest step when the request splits."""
     totals: np.ndarray
-    """Per tool: its evidence before the cap at 1 (the best of the steps')."""
-    groups: list[tuple[list[int], float]] = field(default_factory=list)
-    """Per step of a request that splits (empty: one step): the positions of its terms and its
-    mass."""
+    """Per tool: Σ weight · match / mass, before the cap at 1."""
+    steps: int = 1
+    """How many steps the request split into (the mass is the heaviest one's)."""
+    siblings: list[np.ndarray | None] = field(default_factory=list)
+    """Per term: what it counts for each tool that holds it (aligned with `stats[i].tools`)
+    against the tool's siblings — 1 where none of them holds it, less the more of them do; None
+    when no holder has siblings (`SIBLING_RARITY`)."""
+
+    def sibling_factor(self, position: int, tool: int) -> float:
+        """What term `position` counts for `tool` against its siblings (1.0: not shared)."""
+        factors = self.siblings[position] if position < len(self.siblings) else None
+        if factors is None:
+            return 1.0
+        tools = self.stats[position].tools
+        spot = int(np.searchsorted(tools, tool))
+        return float(factors[spot]) if spot < len(tools) and int(tools[spot]) == tool else 1.0
 
     @classmethod
     def of(cls, ctx: Context, query: str, boosts: Mapping[str, float]) -> KeywordEvidence:
         terms = query_terms(query)
         tools = len(ctx.tools)
         stats = [ctx.keyword.term_scores(t.term, boosts) for t in terms]
+        factors: list[np.ndarray | None] = [None] * len(stats)
+        if SIBLING_RARITY > 0:
+            ids, sizes, names = ctx.sibling_groups()
+            if len(sizes):
+                for position, scores in enumerate(stats):
+                    named = np.asarray([scores.term in n for n in names], dtype=bool)
+                    stats[position], factors[position] = _among_siblings(scores, ids, sizes, named)
         weights = [
             t.factor * math.log(1 + (tools - s.count + 0.5) / (s.count + 0.5))
             if s.count and s.best > 0
@@ -171,27 +190,16 @@ class KeywordEvidence:
             for weight, t in zip(weights, terms, strict=True)
         ]
         mass = _mass(counted, weights, range(len(terms)))
-        groups = [
-            (positions, group_mass / STEP_WEIGHT)
-            for positions in step_groups(query, terms)
-            if (group_mass := _mass(counted, weights, positions)) > 0
-        ]
-        if groups:  # the whole request's words count as one group too
-            groups.insert(0, (list(range(len(terms))), mass))
-        evidence = cls(terms, stats, weights, mass, np.zeros(tools, dtype=np.float64), groups)
+        groups = step_groups(query, terms)
+        step_masses = [m for group in groups if (m := _mass(counted, weights, group)) > 0]
+        if mass > 0 and step_masses:
+            mass = max(step_masses)
+        totals = np.zeros(tools, dtype=np.float64)
         if mass > 0:
-            for positions, group_mass in evidence.masses():
-                group = np.zeros(tools, dtype=np.float64)
-                for position in positions:
-                    weight, scores = weights[position], stats[position]
-                    if weight > 0:
-                        group[scores.tools] += scores.scores * (weight / scores.best / group_mass)
-                np.maximum(evidence.totals, group, out=evidence.totals)
-        return evidence
-
-    def masses(self) -> list[tuple[list[int], float]]:
-        """The term groups the evidence is measured by: each step's, or the whole request's."""
-        return self.groups or [(list(range(len(self.terms))), self.mass)]
+            for weight, scores in zip(weights, stats, strict=True):
+                if weight > 0:
+                    totals[scores.tools] += scores.scores * (weight / scores.best / mass)
+        return cls(terms, stats, weights, mass, totals, max(1, len(groups)), factors)
 
     def ranked(self, limit: int) -> list[int]:
         """The `limit` tools with the most evidence (ties in catalog order)."""
@@ -224,40 +232,58 @@ class KeywordEvidence:
         return found
 
     def raw(self, wanted: np.ndarray) -> np.ndarray:
-        """Each wanted tool's evidence before the cap at 1 (its best step's), over arrays."""
-        by_term = {position: bm25 for position, _, bm25 in self.held(wanted)}
+        """Each wanted tool's evidence before the cap at 1 (the shares of its terms added in
+        term order, as `parts` lists them), over arrays."""
         raw = np.zeros(len(wanted), dtype=np.float64)
-        for positions, mass in self.masses():
-            group = np.zeros(len(wanted), dtype=np.float64)
-            for position in positions:
-                if position in by_term:
-                    best = self.stats[position].best
-                    group += by_term[position] * (self.weights[position] / best / mass)
-            np.maximum(raw, group, out=raw)
+        for position, _, bm25 in self.held(wanted):
+            best = self.stats[position].best
+            raw += bm25 * (self.weights[position] / best / self.mass)
         return raw
 
     def parts(self, tools: list[int]) -> list[list[tuple[int, float, float]]]:
-        """Per tool: (term position, weight · match / mass, BM25) of each term it holds, in
-        the step that gives it the most evidence (the whole request's when it is one step)."""
-        bm25s: dict[int, list[tuple[int, float]]] = {}
-        for position, holds, bm25 in self.held(np.asarray(tools, dtype=np.int64)):
-            for slot in np.flatnonzero(holds).tolist():
-                bm25s.setdefault(slot, []).append((position, float(bm25[slot])))
+        """Per tool: (term position, weight · match / mass, BM25) of each term it holds."""
         found: list[list[tuple[int, float, float]]] = [[] for _ in tools]
-        groups = self.masses()
-        for slot, held in bm25s.items():
-            best_total = -1.0
-            for positions, mass in groups:
-                members = set(positions)
-                chosen = [
-                    (p, self.weights[p] * v / self.stats[p].best / mass, v)
-                    for p, v in held
-                    if p in members
-                ]
-                total = sum(value for _, value, _ in chosen)
-                if chosen and total > best_total:
-                    best_total, found[slot] = total, chosen
+        for position, holds, bm25 in self.held(np.asarray(tools, dtype=np.int64)):
+            weight, best = self.weights[position], self.stats[position].best
+            for slot in np.flatnonzero(holds).tolist():
+                value = float(bm25[slot])
+                found[slot].append((position, weight * value / best / self.mass, value))
         return found
+
+
+SIBLING_RARITY = 0.0
+"""How much a word's rarity among a tool's siblings (the tools of its server: `git.log`,
+`git.commit`, `git.status`) decides what the word counts for it: 0 not at all; 1 a word every
+sibling holds ("commit" in a git server) counts next to nothing for them, so the word that
+tells them apart (the action: "list", "log") decides; the server's own name ("git") is never
+scaled. Off by measurement (`make eval`, tune parts, issue 28): at 0.5 it changes nothing on
+LiveMCPBench (70 servers) and costs BFCL 0.004 of hit@1; at 0.5 with the server's name scaled
+too it lifted LiveMCPBench by 0.02 but ranked `docker.logs` over `git.log` for "show the git
+log"; grouping by a name's first word (`get…`, `calculate_…`) cost Seal-Tools and BFCL 0.01–0.02.
+Each matched word says what it counted (`KeywordTerm.siblings`), so a catalog that gains from it
+shows why."""
+
+
+def _among_siblings(
+    scores: TermScores, ids: np.ndarray, sizes: np.ndarray, named: np.ndarray
+) -> tuple[TermScores, np.ndarray | None]:
+    """The term's scores with each holder's share scaled by the term's rarity among that
+    holder's siblings (its best kept: a match of a common sibling word counts less), and the
+    factors; a word of the server's own name (`named`, per group) is not scaled."""
+    if not scores.count:
+        return scores, None
+    group = ids[scores.tools]
+    grouped = group >= 0
+    if not grouped.any():
+        return scores, None
+    held = np.bincount(group[grouped], minlength=len(sizes))
+    members = sizes[np.where(grouped, group, 0)].astype(np.float64)
+    holders = held[np.where(grouped, group, 0)].astype(np.float64)
+    rarity = np.log1p((members - holders + 0.5) / (holders + 0.5)) / np.log1p((members - 0.5) / 1.5)
+    scaled = grouped & ~named[np.where(grouped, group, 0)]
+    factor = np.where(scaled, 1.0 - SIBLING_RARITY + SIBLING_RARITY * np.minimum(rarity, 1.0), 1.0)
+    adjusted = TermScores(scores.term, scores.tools, scores.scores * factor, scores.best)
+    return adjusted, factor
 
 
 def _mass(counted: list[float], weights: list[float], positions: Iterable[int]) -> float:
@@ -269,17 +295,10 @@ def _mass(counted: list[float], weights: list[float], positions: Iterable[int]) 
     return sum(sorted((counted[p] for p in chosen), reverse=True)[:KEYWORD_WORDS])
 
 
-STEP_EVIDENCE = True
-"""Measure a request that splits into steps step by step (issue 28); False: as one request."""
-STEP_WEIGHT = 1.0
-"""What a step's evidence counts against the whole request's (a tool's evidence is the most of
-the whole request's and this times each step's)."""
-
-
 def step_groups(query: str, terms: list[QueryTerm]) -> list[list[int]]:
     """The positions (in `terms`) of each step's terms, for a request that splits into steps;
     [] for one step. A term in several steps is in each of their groups."""
-    steps = split_steps(query) if STEP_EVIDENCE else []
+    steps = split_steps(query)
     if len(steps) < 2:
         return []
     where = {t.term: position for position, t in enumerate(terms)}

@@ -77,6 +77,9 @@ class KeywordTerm:
     """How many tools of the catalog hold the word."""
     note: str = ""
     """Why it counts less ("in a URL or path", "a number", "a request phrase"), or ""."""
+    siblings: float = 1.0
+    """What it counts for this tool against the tool's siblings (its server or name prefix):
+    1.0 when no sibling holds it, less the more of them do (`match` includes it)."""
 
 
 @dataclass(slots=True)

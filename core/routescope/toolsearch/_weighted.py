@@ -202,8 +202,9 @@ def _keyword_signal(
     evidence, terms = plan.evidence, plan.terms
     if evidence is None or not scored.split:
         return None
-    return KeywordSignal(
-        sum(bm25 for _, _, bm25 in scored.split),
+    siblings = [evidence.sibling_factor(position, index) for position, _, _ in scored.split]
+    return KeywordSignal(  # Tantivy's BM25 as it gave it: before the siblings' factor
+        sum(bm25 / f for (_, _, bm25), f in zip(scored.split, siblings, strict=True)),
         listed[index] if index in listed else evidence.rank(index),
         {},
         {},
@@ -217,8 +218,9 @@ def _keyword_signal(
                 share,
                 evidence.stats[position].count,
                 terms[position].note,
+                factor,
             )
-            for position, share, bm25 in scored.split
+            for (position, share, bm25), factor in zip(scored.split, siblings, strict=True)
         ],
     )
 

@@ -10,8 +10,13 @@ from pathlib import Path
 import pytest
 
 from routescope import resources_root
-from routescope.toolsearch import Catalog, SearchSettings, Tool, ToolSearch, load_catalog
-from routescope.toolsearch._evidence import INCIDENTAL, KEYWORD_WORDS, query_terms
+from routescope.toolsearch import Catalog, SearchSettings, Tool, ToolSearch, _evidence, load_catalog
+from routescope.toolsearch._evidence import (
+    INCIDENTAL,
+    KEYWORD_WORDS,
+    KeywordEvidence,
+    query_terms,
+)
 from routescope.toolsearch._fusion import FUSERS, formula
 
 SAMPLE = Path(str(resources_root() / "catalog"))
@@ -192,27 +197,30 @@ def _travel(tmp_path: Path) -> ToolSearch:
     )
 
 
-def test_a_request_of_several_needs_is_measured_step_by_step(tmp_path: Path) -> None:
-    """Issue 28: each need's tool gets its evidence from its own step, not a sliver of the whole
-    request's rare words; a tool matching incidental words of several steps gains nothing."""
+def test_a_request_of_several_needs_is_measured_against_its_heaviest_step(
+    tmp_path: Path,
+) -> None:
+    """Issue 28: each need's tool is measured against the rarest words of one step (the
+    heaviest), not of the whole request, so it is not diluted by the other needs' words."""
     search = _travel(tmp_path)
     query = (
         "book a flight to Lisbon, then find a hotel near the venue; compare the insurance "
         "options and check the weather there"
     )
+    flat = query.replace(", then", "").replace(";", "").replace(" and ", " ")  # one step
+    boosts = search.default_boosts()
+    split = KeywordEvidence.of(search._fusion, query, boosts)
+    whole = KeywordEvidence.of(search._fusion, flat, boosts)
+    assert (split.steps, whole.steps) == (4, 1)
+    assert {t.term for t in split.terms} == {t.term for t in whole.terms}
+    flight = search.index_of("book_flight")
+    assert flight is not None and split.mass < whole.mass
+    assert split.totals[flight] == pytest.approx(whole.totals[flight] * whole.mass / split.mass)
     settings = SearchSettings(strategy="exact", split_steps=False)
     hits = search.search(query, settings).results
-    flight = next(h for h in hits if h.tool_name == "book_flight")
-    assert flight.signals.keyword is not None
-    assert flight.signals.keyword.evidence is not None
-    assert flight.signals.keyword.evidence > 0.5  # its step's words, as well as any tool has
-    assert {t.word for t in flight.signals.keyword.terms} == {"book", "flight"}
-    shares = [keyword_share(hits, name) for name in ("book_flight", "find_hotel")]
-    assert min(shares) > keyword_share(hits, "venue_hotel_weather") / 2
-    one_step = search.search("book a flight to Lisbon", settings).results
-    assert one_step[0].tool_name == "book_flight"
-    alone = keyword_share(one_step, "book_flight")
-    assert keyword_share(hits, "book_flight") == pytest.approx(alone)
+    found = next(h for h in hits if h.tool_name == "book_flight").signals.keyword
+    assert found is not None and found.evidence == pytest.approx(min(1.0, split.totals[flight]))
+    assert {t.word for t in found.terms} == {"book", "flight"}
 
 
 def test_a_fit_needs_two_matched_words_or_a_vector_share(tmp_path: Path) -> None:
@@ -235,3 +243,29 @@ def test_a_fit_needs_two_matched_words_or_a_vector_share(tmp_path: Path) -> None
     assert off.fits and off.fit_corroboration == ""
     canonical = SearchSettings(strategy="exact", fusion="canonical", fit_threshold=0.001)
     assert search.search("renew my passport", canonical).fits  # the seed's verdict: score alone
+
+
+def test_siblings_are_told_apart_by_the_word_they_do_not_share(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 28: with sibling rarity on, a word every tool of a server holds ("commit") counts
+    less for them than the action that tells them apart ("log", "list"), the server's own name
+    never; each term says what it counted. Off by default (measured: `SIBLING_RARITY`)."""
+    assert _evidence.SIBLING_RARITY == 0.0
+    monkeypatch.setattr(_evidence, "SIBLING_RARITY", 0.5)
+    search = engine(
+        tmp_path,
+        Tool("git.commit", "Record a new commit of the staged changes", (), (), "git"),
+        Tool("git.log", "List the log of recent commits of a repository", (), (), "git"),
+        Tool("git.status", "Status of the files to commit in the working tree", (), (), "git"),
+        Tool("git.diff", "Changes between a commit and the working tree", (), (), "git"),
+        *(Tool(f"misc.t{i}", f"Unrelated helper number {i}", (), (), "misc") for i in range(6)),
+    )
+    hits = search.search("list the recent git commits", KEYWORD_ONLY).results
+    assert hits[0].tool_name == "git.log"
+    terms = {t.word: t for t in hits[0].signals.keyword.terms}  # type: ignore[union-attr]
+    assert terms["commits"].siblings < 0.8 and terms["list"].siblings == 1.0
+    assert terms["git"].siblings == 1.0  # the server's own name tells it from the others
+    lone = engine(tmp_path / "lone", Tool("commit", "Record a commit", (), (), "git"))
+    only = lone.search("commit it", KEYWORD_ONLY).results[0].signals.keyword
+    assert only is not None and only.terms[0].siblings == 1.0  # no server: no siblings
