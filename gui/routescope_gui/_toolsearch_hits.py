@@ -236,7 +236,9 @@ def _words_text(keyword: KeywordSignal) -> str:
     """ "crashing +0.071 · container +0.047 · report +0.006 (path)": largest first."""
     terms = sorted(keyword.terms, key=lambda t: -t.share)
     return " · ".join(
-        f"{t.word} +{t.share:.3f}" + (f" ({_SHORT_NOTES.get(t.note, t.note)})" if t.note else "")
+        f"{t.word} +{t.share:.3f}"
+        + (f" ({_SHORT_NOTES.get(t.note, t.note)})" if t.note else "")
+        + (f" (siblings ×{t.siblings:.2f})" if t.siblings < 1.0 else "")
         for t in terms
     )
 
@@ -248,6 +250,8 @@ def _words_tip(keyword: KeywordSignal) -> str:
         held = f"{t.tools} tool{'s' if t.tools != 1 else ''} hold{'s' if t.tools == 1 else ''} it"
         match = "the best match" if t.match >= 1.0 else f"match {t.match:.2f} of the best"
         note = f"; {t.note}" if t.note else ""
+        if t.siblings < 1.0:  # issue 28: a word its server's other tools share counts less
+            note += f"; ×{t.siblings:.2f}, shared by its server's other tools"
         lines.append(
             f"{t.word} (“{t.term}”) +{t.share:.3f}: weight {t.weight:.2f} ({held}), {match}{note}"
         )
@@ -258,6 +262,7 @@ _SHORT_NOTES = {
     "in a URL or path": "path",
     "a request phrase": "request",
     "a number": "number",
+    "a date or time format": "format",
     "a URL in the request": "a URL",
     "a file path in the request": "a path",
 }
