@@ -151,7 +151,9 @@ def _tool_calls(result: ToolSearchResult, fit_margin: float, tool_margin: float)
         return calls
     best = hits[0]
     threshold = result.fit_threshold
-    if threshold > 0:
+    # above the threshold yet no fit: the corroboration decided (issue 28), not the score
+    uncorroborated = not result.fits and best.score >= threshold
+    if threshold > 0 and not uncorroborated:
         margin = best.score - threshold
         if abs(margin) <= fit_margin * threshold:
             outcome, other = ("fits", "no tool fits") if result.fits else ("no tool fits", "fits")

@@ -115,3 +115,19 @@ def test_the_runner_up_is_the_whole_requests_not_a_steps_best(tmp_path: Path) ->
     (top,) = [c for c in close_calls(found, tool_margin=10.0) if c.decision == "tools.top"]
     second, score = found.tools.whole_request[1]
     assert (top.flips_to, top.threshold) == (second, score) and top.margin >= 0
+
+
+def test_a_fit_the_corroboration_refused_is_no_close_call_of_the_threshold(tmp_path: Path) -> None:
+    """Issue 28: above the threshold but not corroborated, moving the threshold flips nothing."""
+    engine = ToolSearch(
+        load_catalog(routescope.resources_root() / "catalog"), cache=tmp_path, semantic=False
+    )
+    request = Request.build("call me a taxi", today=TODAY)
+    plain = routescope.inspect(request, tools=engine)
+    assert plain.tools is not None and plain.tools.results
+    best = plain.tools.results[0].score
+    near = request.replace(search=SearchSettings(strategy="exact", fit_threshold=best - 0.001))
+    found = routescope.inspect(near, tools=engine)
+    assert found.tools is not None and not found.tools.fits
+    assert "not corroborated" in found.tools.fit_reason
+    assert not [c for c in close_calls(found) if c.decision == "tools.fits"]
