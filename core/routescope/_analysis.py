@@ -55,7 +55,6 @@ it keeps a trailing dot or hyphen (the caller strips it) and ends at `_` and non
 
 _MAX_TOKEN_BYTES = 40
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])|(?<=[A-Za-z])(?=[0-9])")
-_IDENTIFIER = re.compile(r"[^\W_]+")
 
 REQUEST_STOP_WORDS = (
     *("i", "me", "my", "myself", "we", "us", "our", "you", "your", "yours"),
@@ -72,17 +71,8 @@ def tokens(text: str) -> list[str]:
 
 
 def split_identifiers(text: str) -> str:
-    """camelCase and PascalCase words split apart, each kept whole beside its parts
-    (`getHTTPResponse2` → `getHTTPResponse2 get HTTP Response 2`): a brand written as one word
-    ("ClickHouse", "SQLite") is found by its own name ("sqlite"), not only by the words it
-    breaks into ("sq lite")."""
-    return _IDENTIFIER.sub(_whole_and_parts, text)
-
-
-def _whole_and_parts(match: re.Match[str]) -> str:
-    word = match.group()
-    parts = _CAMEL.sub(" ", word)
-    return word if parts == word else f"{word} {parts}"
+    """camelCase and PascalCase words split apart (`getHTTPResponse2` → `get HTTP Response 2`)."""
+    return _CAMEL.sub(" ", text)
 
 
 @functools.lru_cache(maxsize=65_536)

@@ -47,7 +47,7 @@ __all__ = [  # canonical: for _embed; the analysis names: for _search
     "tokens",
 ]
 
-_FORMAT = 5
+_FORMAT = 4
 """The layout of an index folder; a change makes every cached index rebuild."""
 _POSTINGS_KEPT = 1_000_000
 """Term postings kept in memory (tool positions, summed over the terms): a term seen before
