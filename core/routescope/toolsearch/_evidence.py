@@ -109,7 +109,8 @@ def query_terms(query: str) -> list[QueryTerm]:
     words = stems_to_words(query)
     outside_paths = set(analyzed_terms(_PATH.sub(" ", query)))
     outside_requests = set(analyzed_terms(_REQUEST_PHRASE.sub(" ", query)))
-    outside_formats = set(analyzed_terms(_DATE_FORMAT.sub(" ", query)))
+    formats = _DATE_FORMAT.search(query) is not None
+    outside_formats = set(analyzed_terms(_DATE_FORMAT.sub(" ", query))) if formats else set()
     found = []
     for term in terms:
         if term not in outside_paths:
@@ -118,7 +119,7 @@ def query_terms(query: str) -> list[QueryTerm]:
             note = "a request phrase"
         elif term.isdigit():
             note = "a number"
-        elif term not in outside_formats:
+        elif formats and term not in outside_formats:
             note = "a date or time format"
         else:
             note = ""

@@ -288,8 +288,9 @@ def merge_step_tools(results: list[ToolHit], steps: list[StepResult], k: int) ->
     """The ranking with the steps' best tools in its head: the whole request's best tool first,
     then the best tool of each step that fits, in step order (each marked `step`: "step 2's
     best"), then the rest of the whole request's ranking; the first `k`, ranks renumbered. A
-    step's best tool the whole request ranked keeps its whole-request signals; one it did not
-    comes with the step search's. Sets each step's `in_ranking` (None when no tool fits it)."""
+    step's best tool the whole request ranked keeps its whole-request signals and score; one it
+    did not comes with the step search's. Sets each step's `in_ranking` (None when no tool fits
+    it)."""
     if not steps:
         return results[:k]
     ranked = {hit.tool_name: hit for hit in results}
