@@ -1363,6 +1363,14 @@ def nofit_checks(ctx: Context) -> list[dict[str, Any]]:
                     "ok": value <= limit + 1e-12,
                 }
             )
+    if checks:
+        print("\n## No tool fits, held-out parts: the targets\n")
+        met = {True: "met", False: "**MISSED**"}
+        rows = [
+            [c["benchmark"], c["metric"], _f(c["default"]), c["against"], met[c["ok"]]]
+            for c in checks
+        ]
+        print(table(("catalog", "share", "value", "target", "met"), rows, text_columns=5))
     return checks
 
 
