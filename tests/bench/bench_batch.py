@@ -226,7 +226,8 @@ def write_unique(path: Path, count: int, repeats: float = 0.0, seed: int = 5) ->
         if texts and rng.random() < repeats:
             texts.append(rng.choice(texts))
         else:
-            texts.append(f"{text} (ticket {seed}-{number})")
+            # inside the prompt's last sentence: no step of its own
+            texts.append(f"{text.rstrip('.!?')} for ticket {seed}-{number}")
     with path.open("w", encoding="utf-8") as log:
         for text in texts:
             log.write(json.dumps({"prompt": text}) + "\n")
