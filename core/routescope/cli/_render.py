@@ -131,10 +131,10 @@ def tools_text(result: ToolSearchResult, style: Style) -> str:
         vector = f"#{s.vector.rank} cos {s.vector.similarity:.2f}" if s.vector else "—"
         boosts = sum(s.boosts.values())
         tie = style(f"  tie: {', '.join(hit.tied_with)}", "33") if hit.tied_with else ""
-        step = style(f"  step {hit.step}'s best", "36") if hit.step is not None else ""
+        merged = style(f"  step {hit.step}'s best", "36") if hit.step is not None else ""
         lines.append(
             f"  {hit.rank:>2} {hit.tool_name:<22}{hit.score:>9.4f} {keyword:>16} {vector:>14} "
-            f"{boosts:>+8.3f}{tie}{step}"
+            f"{boosts:>+8.3f}{tie}{merged}"
         )
         if s.keyword and s.keyword.fields:
             parts = ", ".join(
