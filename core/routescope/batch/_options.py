@@ -28,7 +28,9 @@ class BatchOptions:
     (default: built in); `catalog`: also rank this catalog's tools (top `k`, default 5);
     `engine` "dask" with `scheduler` (an address; default: a new `LocalCluster` of `workers`
     processes); `timings`: without them two runs give byte-identical files; `block_size`: input
-    bytes per partition; `max_line_bytes`: a longer record is a bad line."""
+    bytes per partition; `max_line_bytes`: a longer record is a bad line; `labels`: a labelled
+    set (`routescope.judge`) the results are scored against when the batch completes, recorded
+    in its state for `report` (it changes no routing: a resumed batch may name another)."""
 
     field: str | None = None
     workers: int = 1
@@ -41,6 +43,7 @@ class BatchOptions:
     timings: bool = True
     block_size: int = DEFAULT_BLOCK_BYTES
     max_line_bytes: int = MAX_LINE_BYTES
+    labels: str | Path | None = None
 
     def check(self) -> None:
         """BatchError (one line) for options no batch can run with."""
