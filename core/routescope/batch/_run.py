@@ -68,7 +68,7 @@ def run_batch(
     field, rules, catalog, k = options.field, options.rules, options.catalog, options.k
     timings, max_line_bytes = options.timings, options.max_line_bytes
     field_path = _field_path(field)
-    rules_ref = rules if isinstance(rules, RulesRef) else _rules_ref(rules)
+    rules_ref = rules if isinstance(rules, RulesRef) else RulesRef.given(rules)
     catalog_ref, catalog_id, notes = _catalog(catalog)
     labels = None if options.labels is None else LabelsFile.read(options.labels)
     files = expand_inputs(inputs)
@@ -142,10 +142,6 @@ def _field_path(field: str | None) -> tuple[str, ...] | None:
     if not field or any(not part for part in parts):
         raise BatchError(f"--field {one_line(field)!r}: a dotted path such as request.prompt")
     return parts
-
-
-def _rules_ref(path: str | Path | None) -> RulesRef:
-    return RulesRef.builtin() if path is None else RulesRef.from_path(path)
 
 
 def _catalog(catalog: str | Path | None) -> tuple[CatalogRef | None, str | None, list[str]]:
