@@ -398,9 +398,10 @@ def quality_changes_section(comparison: ResultsComparison) -> str:
         + f'<div class="headline"><span class="big">{num(fixed)}</span><span class="what">'
         f"labelled fields fixed by B (wrong in A, right in B), {num(broken)} broken (right in "
         f"A, wrong in B); {num(a.score.found)} of {num(a.score.labelled)} labelled prompts found"
-        "</span></div>" + f'<div class="pair"><div><h3>Quality, A and B</h3>{table}</div><div>'
+        "</span></div>"
+        f'<div class="pair"><div><h3>Quality, A and B</h3>{table}</div></div>'
         f"<h3>Fixed: {num(fixed)}</h3>{_changes_table(changes.fixed)}"
-        f"<h3>Broken: {num(broken)}</h3>{_changes_table(changes.broken)}</div></div>"
+        f"<h3>Broken: {num(broken)}</h3>{_changes_table(changes.broken)}"
         '<p class="note">One row a labelled case and field; Results: how many matched results '
         "of that prompt changed so. Both files' full quality is in report.json (under each "
         "report's <code>quality</code>).</p></section>"
