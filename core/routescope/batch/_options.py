@@ -25,10 +25,13 @@ class BatchOptions:
 
     `field`: a dotted path to the prompt in JSON records (a CSV column name); `today`: the date
     the routers see (default: the interrupted run's, else the local date); `rules`: a rule pack
-    (default: built in); `catalog`: also rank this catalog's tools (top `k`, default 5);
-    `engine` "dask" with `scheduler` (an address; default: a new `LocalCluster` of `workers`
-    processes); `timings`: without them two runs give byte-identical files; `block_size`: input
-    bytes per partition; `max_line_bytes`: a longer record is a bad line."""
+    file, or a built-in pack by name (default: built in); `catalog`: also rank this catalog's
+    tools (top `k`, default 5); `engine` "dask" with `scheduler` (an address; default: a new
+    `LocalCluster` of `workers` processes); `timings`: without them two runs give
+    byte-identical files; `block_size`: input bytes per partition; `max_line_bytes`: a longer
+    record is a bad line; `labels`: a labelled set (`routescope.judge`) the results are scored
+    against when the batch completes, recorded in its state for `report` (it changes no
+    routing: a resumed batch may name another)."""
 
     field: str | None = None
     workers: int = 1
@@ -41,6 +44,7 @@ class BatchOptions:
     timings: bool = True
     block_size: int = DEFAULT_BLOCK_BYTES
     max_line_bytes: int = MAX_LINE_BYTES
+    labels: str | Path | None = None
 
     def check(self) -> None:
         """BatchError (one line) for options no batch can run with."""

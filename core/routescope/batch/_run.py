@@ -25,8 +25,9 @@ from ._progress import (
     Summary,
     progress_bar,
 )
+from ._quality import LabelsFile, batch_quality
 from ._read import Column, InputFile, Position, csv_column, expand_inputs, plan_partitions
-from ._state import Output, finish, open_output, out_paths
+from ._state import Output, finish, open_output, out_paths, record_labels
 
 __all__ = ["BAD_LINES_WRITTEN", "BAD_REASONS_COUNTED", "CHECKPOINT_S", "run_batch"]
 
@@ -58,16 +59,18 @@ def run_batch(
     `progress`: a progress bar on stderr (default: when stderr is a terminal); `on_progress`:
     told how far the batch got, once it has planned and after each chunk (a window's
     progress); `cancel`: once set, the batch stops after the chunk it is writing, keeps what it
-    wrote and returns (`complete` False): re-running resumes. Bad input or options raise
-    `BatchError` (one line)."""
+    wrote and returns (`complete` False): re-running resumes. `options.labels`: the complete
+    batch's summary scores the results against them (`quality`). Bad input or options raise
+    `BatchError` (one line); a bad labelled set, `LabelsError`, before anything is written."""
     started = time.monotonic()
     options = options or BatchOptions()
     options.check()
     field, rules, catalog, k = options.field, options.rules, options.catalog, options.k
     timings, max_line_bytes = options.timings, options.max_line_bytes
     field_path = _field_path(field)
-    rules_ref = rules if isinstance(rules, RulesRef) else _rules_ref(rules)
+    rules_ref = rules if isinstance(rules, RulesRef) else RulesRef.given(rules)
     catalog_ref, catalog_id, notes = _catalog(catalog)
+    labels = None if options.labels is None else LabelsFile.read(options.labels)
     files = expand_inputs(inputs)
     paths = out_paths(out)
     if paths.parquet:
@@ -96,7 +99,13 @@ def run_batch(
     output, state = open_output(paths, files, kept, given_today, default_today().isoformat())
     summary = Summary(paths, state, len(files), options.engine, options.workers, notes, started)
     if output is None:
+        if labels is not None:
+            if state.labels != labels.record():
+                record_labels(paths, state, labels.record())
+            return summary.build(already_complete=True, quality=batch_quality(paths.out, labels))
         return summary.build(already_complete=True)
+    if labels is not None:
+        state.labels = labels.record()  # committed with the records
     job = Job(
         today=dt.date.fromisoformat(state.today),
         rules=rules_ref,
@@ -114,13 +123,16 @@ def run_batch(
     if not finished:
         lines = state.prompts + state.bad
         summary.notes.append(f"cancelled after {lines:,} lines: run again to continue")
+        if labels is not None:
+            summary.notes.append("labels: the results are scored when the batch is complete")
         return summary.build(already_complete=False)
     if paths.parquet:
         from ._parquet import write_parquet
 
         write_parquet(paths.journal, paths.out)
     finish(paths, state)
-    return summary.build(already_complete=False)
+    quality = None if labels is None else batch_quality(paths.out, labels)
+    return summary.build(already_complete=False, quality=quality)
 
 
 def _field_path(field: str | None) -> tuple[str, ...] | None:
@@ -130,10 +142,6 @@ def _field_path(field: str | None) -> tuple[str, ...] | None:
     if not field or any(not part for part in parts):
         raise BatchError(f"--field {one_line(field)!r}: a dotted path such as request.prompt")
     return parts
-
-
-def _rules_ref(path: str | Path | None) -> RulesRef:
-    return RulesRef.builtin() if path is None else RulesRef.from_path(path)
 
 
 def _catalog(catalog: str | Path | None) -> tuple[CatalogRef | None, str | None, list[str]]:

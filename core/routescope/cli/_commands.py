@@ -22,7 +22,7 @@ from ._render import Style, decision_text, eval_text, inspection_text, regress_t
 from ._terminal import escape, escaped
 
 if TYPE_CHECKING:
-    from ..batch import BatchSummary
+    from ..batch import BatchQuality, BatchSummary
     from ..toolsearch import Engines, ToolSearch
 
 # Each command imports what only it needs when it runs: `decide` never loads the strategy
@@ -287,23 +287,23 @@ def _cmd_history(args: argparse.Namespace) -> int:
 
 
 def _cmd_report(args: argparse.Namespace) -> int:
-    from ..batch import (
-        ResultsComparison,
-        build_report,
-        compare_results,
-        report_data,
-        write_report,
-    )
+    from ..batch import build_report, compare_results, report_data, write_report
+    from ._report import report_lines
 
     if len(args.results) > 2:
         raise UsageError("report: give one results file, or two (A B) to compare")
     if args.examples < 0 or args.top < 1:
         raise UsageError("--examples must be at least 0 and --top at least 1")
-    limits = {"examples": args.examples, "top": args.top}
     value = (
-        build_report(args.results[0], **limits)
+        build_report(args.results[0], examples=args.examples, top=args.top, labels=args.labels)
         if len(args.results) == 1
-        else compare_results(args.results[0], args.results[1], **limits)
+        else compare_results(
+            args.results[0],
+            args.results[1],
+            examples=args.examples,
+            top=args.top,
+            labels=args.labels,
+        )
     )
     try:
         page = write_report(value, Path(args.out))
@@ -311,20 +311,8 @@ def _cmd_report(args: argparse.Namespace) -> int:
         raise UsageError(f"--out {args.out}: {exc.strerror or exc}") from None
     if args.json:
         return _write(json.dumps(report_data(value), indent=2, ensure_ascii=False))
-    if not isinstance(value, ResultsComparison):
-        leaks = ", ".join(f"{check.rule} {check.count:,}" for check in value.leaks)
-        lines = [
-            f"{value.prompts:,} prompts; {value.leak_count:,} leaked queries in "
-            f"{value.leak_prompts:,} prompts ({leaks})"
-        ]
-    else:
-        kinds = ", ".join(f"{group.kind} {group.count:,}" for group in value.groups)
-        lines = [
-            f"{value.changed:,} of {value.matched:,} matched prompts changed routing ({kinds})",
-            f"leaked queries: A {value.a.leak_count:,}, B {value.b.leak_count:,}",
-        ]
-    lines.append(f"wrote {page} and report.json")
-    return _write(escape("\n".join(lines), one_line=False))
+    lines = [*report_lines(value), f"wrote {page} and report.json"]
+    return _write("\n".join(escape(line) for line in lines))
 
 
 _SIZE = re.compile(r"(\d+)\s*([kKmM]?)[bB]?")
@@ -355,6 +343,7 @@ def _cmd_batch(args: argparse.Namespace) -> int:
             scheduler=args.scheduler,
             timings=not args.no_timings,
             block_size=int(size.group(1)) * scale,
+            labels=args.labels,
         )
         summary = run_batch(args.inputs, args.out, options)
     except KeyboardInterrupt:
@@ -383,8 +372,29 @@ def _batch_text(summary: BatchSummary) -> str:
         if summary.bad_not_listed:
             counted = ", ".join(f"{r}: {n:,}" for r, n in summary.bad_not_listed.items())
             lines.append(f"  past the file's first lines, only counted: {counted}")
+    quality = summary.quality
+    if quality is not None:
+        lines.append(_quality_line(quality))
     lines += [f"note: {note}" for note in summary.notes]
     return "\n".join(escape(line) for line in lines)
+
+
+def _figure(value: float | None) -> str:
+    return "—" if value is None else f"{value:.3f}"
+
+
+def _quality_line(quality: BatchQuality) -> str:
+    head = f"labels {quality.labels}: "
+    if not quality.found:
+        return head + (
+            f"none of its {quality.labelled:,} labelled prompts is in the results "
+            "(joined by prompt text)"
+        )
+    return head + (
+        f"{quality.found:,} of {quality.labelled:,} labelled prompts joined "
+        f"({quality.joined:,} results scored): macro-F1 {_figure(quality.macro_f1)}, "
+        f"strategy accuracy {_figure(quality.strategy_accuracy)}"
+    )
 
 
 COMMANDS = {

@@ -191,6 +191,11 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument(
         "--top", type=int, default=20, metavar="N", help="bars of entities and tools (20)"
     )
+    report.add_argument(
+        "--labels",
+        metavar="FILE",
+        help="score the results against this labelled set (default: the one the batch recorded)",
+    )
     report.add_argument("--json", action="store_true", help="also print report.json")
 
     batch = commands.add_parser(
@@ -216,6 +221,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     batch.add_argument(
         "--block-size", metavar="SIZE", default="256k", help="input per partition (256k)"
+    )
+    batch.add_argument(
+        "--labels",
+        metavar="FILE",
+        help="a labelled set: score the results against it (joined by prompt) and record it "
+        "for 'report'",
     )
     batch.add_argument("--json", action="store_true", help="print the summary as JSON")
 

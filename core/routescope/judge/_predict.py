@@ -50,6 +50,9 @@ class Prediction:
     are not scored."""
     evidence: dict[str, tuple[Evidence, ...]]
     """By field: `local`…, `place_hint`, `entities`, `strategy`, `linter_class`."""
+    unscored: frozenset[str] = frozenset()
+    """Fields the decision does not hold (`agent` and `mode` of a batch record whose pack turns
+    the contract off): their labels are not scored."""
 
 
 def predict(case: LabelledCase, rules: RulePack, tools: ToolSearch | None = None) -> Prediction:
