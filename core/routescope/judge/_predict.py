@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from .._stages import run_stages
 from ..rules import INTENTS, IntentName, RulePack
-from ..strategy import extract, route
+from ..strategy import QueryContext, StrategyDecision, extract, route
 from ._labels import LabelledCase, Strategy
 
 if TYPE_CHECKING:
@@ -55,13 +55,9 @@ class Prediction:
     the contract off): their labels are not scored."""
 
 
-def predict(case: LabelledCase, rules: RulePack, tools: ToolSearch | None = None) -> Prediction:
-    """Run the routers on the case (lean: the evidence of the fields scored is kept)."""
-    from ..contract import RouterContext
-
-    context = RouterContext.model_validate(case.context) if case.context else None
-    stages = run_stages(case.prompt, case.today, rules, context, tools, lean=True)
-    found = stages.context
+def _strategy_evidence(found: QueryContext, chosen: StrategyDecision) -> dict[str, list[Evidence]]:
+    """The strategy router's evidence by field: each flag's keywords, the place's rule, each
+    entity's reason, the strategy's rule."""
     evidence: dict[str, list[Evidence]] = {name: [] for name in INTENTS}
     for match in found.intent_matches:
         evidence[match.intent].append(
@@ -75,14 +71,24 @@ def predict(case: LabelledCase, rules: RulePack, tools: ToolSearch | None = None
     evidence["entities"] = [
         Evidence(item.reason, item.text, item.start, item.end) for item in found.entities.details
     ]
-    evidence["strategy"] = [Evidence(stages.strategy.rule, stages.strategy.reason, 0, 0)]
+    evidence["strategy"] = [Evidence(chosen.rule, chosen.reason, 0, 0)]
+    return evidence
+
+
+def predict(case: LabelledCase, rules: RulePack, tools: ToolSearch | None = None) -> Prediction:
+    """Run the routers on the case (lean: the evidence of the fields scored is kept)."""
+    from ..contract import RouterContext
+
+    context = RouterContext.model_validate(case.context) if case.context else None
+    stages = run_stages(case.prompt, case.today, rules, context, tools, lean=True)
+    found = stages.context
+    evidence = _strategy_evidence(found, stages.strategy)
     evidence["linter_class"] = [
         Evidence(stages.lint.classification.rule, stages.lint.query, 0, len(stages.lint.query))
     ]
-    intent = found.intent
     ranked = stages.tools.results if stages.tools is not None else []
     return Prediction(
-        flags={name: bool(getattr(intent, name)) for name in INTENTS},
+        flags={name: bool(getattr(found.intent, name)) for name in INTENTS},
         strategy=stages.strategy.strategy,
         strategy_rule=stages.strategy.rule,
         place_hint=found.entities.place_hint,
@@ -102,20 +108,7 @@ def predict_strategy(case: LabelledCase, rules: RulePack) -> Prediction:
     can change, at a fraction of the cost of every router."""
     found = extract(case.prompt, rules, case.today)
     chosen = route(found)
-    evidence: dict[str, list[Evidence]] = {name: [] for name in INTENTS}
-    for match in found.intent_matches:
-        evidence[match.intent].append(
-            Evidence(
-                f'{match.intent} keyword "{match.keyword}"', match.text, match.start, match.end
-            )
-        )
-    place = found.entities.place
-    if place is not None:
-        evidence["place_hint"] = [Evidence(place.rule, place.text, place.start, place.end)]
-    evidence["entities"] = [
-        Evidence(item.reason, item.text, item.start, item.end) for item in found.entities.details
-    ]
-    evidence["strategy"] = [Evidence(chosen.rule, chosen.reason, 0, 0)]
+    evidence = _strategy_evidence(found, chosen)
     return Prediction(
         flags={name: bool(getattr(found.intent, name)) for name in INTENTS},
         strategy=chosen.strategy,
