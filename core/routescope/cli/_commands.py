@@ -351,6 +351,8 @@ def _cmd_batch(args: argparse.Namespace) -> int:
             timings=not args.no_timings,
             block_size=int(size.group(1)) * scale,
             labels=args.labels,
+            routers=args.routers,
+            router_names=tuple(args.router or ()),
         )
         summary = run_batch(args.inputs, args.out, options)
     except KeyboardInterrupt:

@@ -160,13 +160,21 @@ def cmd_suggest(args: argparse.Namespace) -> int:
 
 
 def _score_routers(args: argparse.Namespace) -> int:
-    """`score FILE --routers R [--router NAME]`: each external router on the cases that label
-    its route (`labels.routes.NAME`)."""
+    """`score FILE --routers R [--router NAME]`: each external router (default: those the
+    set labels) on the cases that label its route (`labels.routes.NAME`)."""
+    from ..external import load_routers
     from ..judge import read_labelled, score_routes
     from ._route import open_declared
 
     cases = read_labelled(args.file)
-    routers = open_declared(args.routers, args.router)
+    names = args.router or [
+        name
+        for name in load_routers(args.routers).names
+        if any(c.labels.expected_route(name) is not None for c in cases)
+    ]
+    if not names:
+        raise UsageError(f"no case of {args.file} labels the route of a router of {args.routers}")
+    routers = open_declared(args.routers, names)
     cards = {}
     try:
         for router in routers:

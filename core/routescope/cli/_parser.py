@@ -252,6 +252,15 @@ def build_parser() -> argparse.ArgumentParser:
         help="a labelled set: score the results against it (joined by prompt) and record it "
         "for 'report'",
     )
+    batch.add_argument(
+        "--routers", metavar="FILE", help="a routers file: --router NAME also routes every prompt"
+    )
+    batch.add_argument(
+        "--router",
+        metavar="NAME",
+        action="append",
+        help="an external router of --routers: its decision is a column (again for more)",
+    )
     batch.add_argument("--json", action="store_true", help="print the summary as JSON")
 
     _history(commands)
