@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from . import compare as compare
     from . import contract as contract
     from . import demo as demo
+    from . import external as external
     from . import history as history
     from . import linter as linter
     from . import llm as llm
@@ -42,6 +43,7 @@ if TYPE_CHECKING:
     from ._errors import RecordError as RecordError
     from ._errors import ResearchConfigError as ResearchConfigError
     from ._errors import ResultsError as ResultsError
+    from ._errors import RouterError as RouterError
     from ._errors import RoutescopeError as RoutescopeError
     from ._errors import RulePackError as RulePackError
     from ._errors import SuiteError as SuiteError

@@ -146,6 +146,13 @@ def _cmd_inspect(args: argparse.Namespace) -> int:
     return _write(inspection_text(escaped(result), Style(sys.stdout)))
 
 
+def _cmd_route(args: argparse.Namespace) -> int:
+    from ._route import cmd_route
+
+    args.today = _parse_today(args.today)
+    return cmd_route(args, _read_text(args.text), _write)
+
+
 def _cmd_compare(args: argparse.Namespace) -> int:
     from ._compare import cmd_compare
 
@@ -344,6 +351,8 @@ def _cmd_batch(args: argparse.Namespace) -> int:
             timings=not args.no_timings,
             block_size=int(size.group(1)) * scale,
             labels=args.labels,
+            routers=args.routers,
+            router_names=tuple(args.router or ()),
         )
         summary = run_batch(args.inputs, args.out, options)
     except KeyboardInterrupt:
@@ -399,6 +408,7 @@ def _quality_line(quality: BatchQuality) -> str:
 
 COMMANDS = {
     "inspect": _cmd_inspect,
+    "route": _cmd_route,
     "compare": _cmd_compare,
     "decide": _cmd_decide,
     "tools": _cmd_tools,
