@@ -46,7 +46,7 @@ from ._menus import Entry, MenuSpec, SettingsBar, fill_menus, make_action
 from ._palette import CommandPalette, commands
 from ._presenter import Presenter, PresenterParts
 from ._research_settings import ResearchSettingsDialog
-from ._rules_editor import RulesEditorView
+from ._rules_editor import RulesEditorDock, RulesEditorView
 from ._session import Session
 from ._style import Theme
 from ._view_intents import ViewIntents, sample_catalog
@@ -82,6 +82,8 @@ __all__ = ["HISTORY", "RESULT_TABS", "VIEWS", "MainWindow"]
 _NO_PROMPT = "Type a prompt: results update as you type."
 _LEGEND_HEIGHT = 800
 """The least window height that shows the highlight legend under the prompt."""
+_RULES_DOCK_SHARE, _RULES_DOCK_LEAST = 0.3, 300
+"""The rule pack editor's width when it opens: this share of the window, at least this."""
 
 
 class MainWindow(QMainWindow):
@@ -114,6 +116,7 @@ class MainWindow(QMainWindow):
         super().__init__()
         self._restore = restore
         self._open_history = open_history
+        self._rules_shown = "default"
         self.setWindowTitle("Routescope")
         icon = routescope.resources_root() / "icons" / "routescope.svg"
         self.setWindowIcon(QIcon(QPixmap.fromImage(QImage.fromData(icon.read_bytes()))))
@@ -321,8 +324,13 @@ class MainWindow(QMainWindow):
         session.history.failed.connect(self._restore_last_session)
         if self._open_history:
             session.history.start()
-        self.rules_editor_view = RulesEditorView(self)
+        self.rules_editor_view = RulesEditorView()
+        self.rules_dock = RulesEditorDock(self.rules_editor_view, self)
+        self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, self.rules_dock)
+        self.rules_dock.hide()
+        self.rules_dock.close_requested.connect(self.close_rules_editor)
         connect_rules_editor(self.rules_editor_view, session.rules_editor)
+        session.rules_editor.saved.connect(self._show_rules)
         session.insight.set_enabled(True)  # the live view is shown first
         connect_demo(
             self.demo,
@@ -341,6 +349,9 @@ class MainWindow(QMainWindow):
         super().resizeEvent(event)
 
     def closeEvent(self, event: QCloseEvent) -> None:
+        if not self._settle_rule_edits():
+            event.ignore()
+            return
         save_layout(self)
         self.session.history.save_last_session(self.editor.toPlainText(), self.current_tab())
         self.session.close()
@@ -450,17 +461,59 @@ class MainWindow(QMainWindow):
             focus.copy()
 
     def edit_rules(self) -> None:
-        """File ▸ Edit rule pack… (Ctrl+E): the current pack's TOML, applied as it is edited."""
-        self.session.rules_editor.open()
-        self.rules_editor_view.show()
-        self.rules_editor_view.raise_()
-        self.rules_editor_view.activateWindow()
+        """File ▸ Edit rule pack… (Ctrl+E): the current pack's TOML, applied as it is edited,
+        docked beside the results it changes (already open: it gets the focus)."""
+        dock = self.rules_dock
+        if dock.isHidden():
+            self.session.rules_editor.open()
+            dock.show()
+            if not dock.isFloating():
+                width = max(_RULES_DOCK_LEAST, round(self.width() * _RULES_DOCK_SHARE))
+                self.resizeDocks([dock], [width], Qt.Orientation.Horizontal)
+        dock.raise_()
+        self.rules_editor_view.text_edit.setFocus(Qt.FocusReason.ShortcutFocusReason)
+
+    def close_rules_editor(self) -> bool:
+        """Esc in the rule pack editor, or its close button: unsaved edits are saved or
+        discarded first (the analyst is asked); False when the analyst chose to go on."""
+        if self.rules_dock.isHidden():
+            return True
+        if not self._settle_rule_edits():
+            return False
+        self.session.rules_editor.close()
+        self.rules_dock.hide()
+        self.editor.setFocus(Qt.FocusReason.OtherFocusReason)
+        return True
+
+    def _settle_rule_edits(self) -> bool:
+        """Unsaved edits of the rule pack are live: ask whether to save them or to discard
+        them (the saved pack comes back); False when the analyst cancels (or a save failed,
+        its reason in the editor)."""
+        model = self.session.rules_editor
+        if self.rules_dock.isHidden() or not model.dirty:
+            return True
+        answer = self.dialogs.unsaved_rules(self.session.request.rules.load().name)
+        if answer == "discard":
+            model.revert()
+            return True
+        if answer == "cancel":
+            return False
+        path = None
+        if model.needs_path:
+            path = self.dialogs.save_path("Save rule pack as", "Rule packs (*.toml)")
+            if not path:
+                return False
+        return model.save(path)
 
     def _use_builtin_rules(self) -> None:
+        if not self._settle_rule_edits():
+            return
         self.live.show_banner("")
         self.session.set_rules(routescope.RulesRef.builtin())
 
     def _choose_rules(self) -> None:
+        if not self._settle_rule_edits():
+            return
         path = self.dialogs.open_path("Open rule pack", "Rule packs (*.toml)")
         if path:
             self.open_rules(path)
@@ -528,9 +581,11 @@ class MainWindow(QMainWindow):
         if field in ("request", "today"):
             self.set_today(request.today)
         if field in ("request", "rules"):
-            name = request.rules.load().name
-            source = "built-in" if request.rules.is_builtin else Path(request.rules.source).name
-            self.rules_label.setText(f"{name}  ({source})")
+            self._show_rules()
+            editor = self.session.rules_editor
+            following = not self.rules_dock.isHidden() and not editor.dirty
+            if following and not editor.shows(request.rules):
+                editor.open()  # the editor follows a pack opened elsewhere
         if field in ("request", "search"):
             self.toolsearch_view.show_settings(request.search)
         if field in ("request", "text"):
@@ -540,6 +595,23 @@ class MainWindow(QMainWindow):
             if self.editor.toPlainText() != request.text:
                 self.editor.setPlainText(request.text)
 
+    def _show_rules(self, *_saved: object) -> None:
+        """The pack in use beside the menus: its name and file, `*` while it is an edit not
+        saved."""
+        rules = self.session.request.rules
+        editor = self.session.rules_editor
+        edited = editor.unsaved(rules)
+        name = rules.load().name + ("*" if edited else "")
+        builtin = rules.is_builtin or (edited and editor.is_builtin)
+        source = "built-in" if builtin else Path(rules.source).name
+        note = ", edited" if edited else ""
+        where = "the built-in pack" if builtin else rules.source
+        tooltip = f"rule pack «{rules.load().name}» from {where}"
+        if edited:
+            tooltip += "\nedited in the rule pack editor and not saved (Esc there: save or discard)"
+        self.settings_bar.show_rules(f"{name}  ({source}{note})", tooltip)
+        self._rules_shown = name
+
     def _show_inspection(self, inspection: Inspection | None) -> None:
         self.live.show_inspection(inspection)
         if inspection is None:
@@ -548,7 +620,7 @@ class MainWindow(QMainWindow):
             return
         timings = " · ".join(f"{stage} {us:,.0f} µs" for stage, us in inspection.timings_us.items())
         self.timings_label.setText(
-            f"{timings}    rules: {inspection.rules}    today: {inspection.today.isoformat()}"
+            f"{timings}    rules: {self._rules_shown}    today: {inspection.today.isoformat()}"
         )
         if self.statusBar().currentMessage() == _NO_PROMPT:
             self.statusBar().clearMessage()
