@@ -39,12 +39,12 @@ def make_action(parent: QObject, text: str, slot: Callable[[], object], *keys: K
     return action
 
 
-def fill_menus(window: QMainWindow, menus: Sequence[MenuSpec], *, keys_kept: int) -> None:
-    """Put `menus` in the window's menu bar. The actions of the first `keys_kept` menus are the
-    window's too: their shortcuts then work while presenter mode hides the menu bar (a hidden
-    menu bar's actions take no keys)."""
+def fill_menus(window: QMainWindow, menus: Sequence[MenuSpec]) -> None:
+    """Put `menus` in the window's menu bar. Their actions are the window's too: their
+    shortcuts then work while presenter mode hides the menu bar (a hidden menu bar's actions
+    take no keys)."""
     bar = window.menuBar()
-    for number, (title, entries) in enumerate(menus):
+    for title, entries in menus:
         menu = bar.addMenu(title)
         for entry in entries:
             if entry is None:
@@ -53,8 +53,7 @@ def fill_menus(window: QMainWindow, menus: Sequence[MenuSpec], *, keys_kept: int
                 menu.addMenu(entry)
             else:
                 menu.addAction(entry)
-        if number < keys_kept:
-            window.addActions(menu.actions())
+        window.addActions([action for action in menu.actions() if action.menu() is None])
 
 
 class ElidedLabel(QLabel):

@@ -1,10 +1,11 @@
 """Presenter mode (View ▸ Presenter, F11; issue 20 §2): a state of the main window for a room.
 
 The prompt, the decision badge and its reason in large type, and one result panel (the current
-tab: View ▸ Presenter panel, Ctrl+1 … Ctrl+6); the toolbar, the menus, the status bar, the
-Context pane, the why strip, the legend and the views' tab bar are hidden (F11, Esc or the
-command palette, Ctrl+K, lead back). The window goes full screen where there is a window
-manager and returns to its state, zoom and layout on the way out.
+tab: View ▸ Presenter panel, Ctrl+1 … Ctrl+6) whose type, columns and rows grow with it; the
+toolbar, the menus, the status bar, the Context pane, the why strip, the legend and the views'
+tab bar are hidden (F11, Esc or the command palette, Ctrl+K, lead back; every menu's keys still
+work). The window goes full screen where there is a window manager and returns to its state,
+zoom and layout — every splitter where it was — on the way out.
 """
 
 from __future__ import annotations
@@ -13,9 +14,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QObject, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QObject, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QActionGroup, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import (
+    QAbstractItemView,
     QHeaderView,
     QMainWindow,
     QMenu,
@@ -34,7 +36,12 @@ PRESENTER_ZOOM = 5
 """The 1-point steps presenter mode adds to the window's font (tables and panels); the prompt,
 the badge and the reason get their own large sizes from the style sheet."""
 _PROMPT_HEIGHT = 150
-"""The prompt's height in presenter mode: two lines of its large type."""
+"""The prompt's height in presenter mode: two lines of its large type ..."""
+_SHORT_PROMPT_HEIGHT, _SHORT_WINDOW = 118, 900
+"""... one line in a window less tall than this: the panel gets the room."""
+_COLUMNS_SHARE = 0.85
+"""The most of the panel's width the grown columns take (the last one stretches in the
+rest): at 1024 px the score columns stay on screen, behind no scroll bar."""
 _NO_WINDOW_MANAGER = ("offscreen", "minimal")
 """Platforms without a window manager: full screen would mean nothing there."""
 
@@ -84,6 +91,7 @@ class Presenter(QObject):
         self._parts = parts
         self._on = False
         self._saved: dict[str, object] = {}
+        self._layout = _Layout()
         self._zoom_offset = 0
         self.action = QAction("Presenter", window)
         self.action.setCheckable(True)
@@ -132,6 +140,8 @@ class Presenter(QObject):
         self.toggled.emit(on)
 
     def _remeasure(self) -> None:
+        if not self._on:
+            self._layout.restore_splitters()  # once the type is back to normal size
         for table in self._parts.live.findChildren(QTableView):
             if table.verticalHeader().sectionResizeMode(0) == QHeaderView.ResizeMode.Fixed:
                 continue
@@ -141,9 +151,9 @@ class Presenter(QObject):
     def _enter(self) -> None:
         parts = self._parts
         hidden = parts.hidden()
+        self._layout.keep(parts.window, parts.live)
         self._saved = {
             "visible": {widget: not widget.isHidden() for widget in hidden},
-            "body": parts.body.sizes(),
             "state": parts.window.windowState(),
             "cancel": parts.cancel_research.shortcuts(),
         }
@@ -154,12 +164,17 @@ class Presenter(QObject):
         for widget in hidden:
             widget.setVisible(False)
         parts.show_live()
-        before = parts.zoom.steps
+        before, points = parts.zoom.steps, parts.window.font().pointSizeF()
         parts.zoom.apply(before + PRESENTER_ZOOM)
         self._zoom_offset = parts.zoom.steps - before
         parts.theme.set_presenter(True)
+        if points > 0:  # columns and fixed rows grow with the type, within the panel's width
+            room = round(parts.live.width() * _COLUMNS_SHARE)
+            self._layout.scale(parts.window.font().pointSizeF() / points, room)
         total = sum(parts.body.sizes())
-        parts.body.setSizes([_PROMPT_HEIGHT, max(total - _PROMPT_HEIGHT, 1)])
+        tall = parts.window.height() >= _SHORT_WINDOW
+        prompt = _PROMPT_HEIGHT if tall else _SHORT_PROMPT_HEIGHT
+        parts.body.setSizes([prompt, max(total - prompt, 1)])
         if QGuiApplication.platformName() not in _NO_WINDOW_MANAGER:
             parts.window.showFullScreen()
 
@@ -177,10 +192,94 @@ class Presenter(QObject):
         if isinstance(visible, dict):
             for widget, shown in visible.items():
                 widget.setVisible(shown)
+        self._layout.unscale()
         state = saved.get("state")
         if isinstance(state, Qt.WindowState) and window.windowState() != state:
             window.setWindowState(state)
-        sizes = saved.get("body")
-        if isinstance(sizes, list):
-            parts.body.setSizes(sizes)
+        # The splitters go back where they were now, once the layout has settled at the
+        # normal type (`_remeasure`), and when a window manager has given the window its size
+        # back: until then a panel's minimum still measured at the large type (or the full
+        # screen's width) would squeeze the Context pane.
+        self._layout.restore_splitters()
         self._saved = {}
+
+
+class _Layout(QObject):
+    """What presenter mode changes in the live view's layout and gives back: each splitter's
+    sizes, and the columns and fixed rows of its tables and trees (scaled with the type)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._window: QWidget | None = None
+        self._size = QSize()
+        self._splitters: dict[QSplitter, list[int]] = {}
+        self._columns: dict[QHeaderView, list[int]] = {}
+        self._rows: dict[QHeaderView, int] = {}
+        self._views: list[QAbstractItemView] = []
+
+    def keep(self, window: QWidget, live: QWidget) -> None:
+        """Note the window's size and every splitter's sizes (before presenter mode)."""
+        if self._window is not None:
+            self._window.removeEventFilter(self)
+        self._window, self._size = window, window.size()
+        self._splitters = {splitter: splitter.sizes() for splitter in live.findChildren(QSplitter)}
+        self._views = live.findChildren(QAbstractItemView)
+
+    def scale(self, ratio: float, room: int) -> None:
+        """Widen the columns the views size themselves (not those that stretch or follow
+        their contents) by `ratio`, the type's growth, as far as `room` pixels allow; heighten
+        fixed rows by `ratio`."""
+        self._columns, self._rows = {}, {}
+        for view in self._views:
+            header = getattr(view, "header", None) or getattr(view, "horizontalHeader", None)
+            columns = header() if callable(header) else None
+            if isinstance(columns, QHeaderView) and columns.count():
+                self._columns[columns] = widths = [
+                    columns.sectionSize(i) for i in range(columns.count())
+                ]
+                sized = [i for i in range(len(widths)) if _sized_by_view(columns, i)]
+                total = sum(widths[i] for i in sized)
+                fits = max(1.0, room / total) if total else ratio
+                for section in sized:
+                    columns.resizeSection(section, round(widths[section] * min(ratio, fits)))
+            if isinstance(view, QTableView):
+                rows = view.verticalHeader()
+                if rows.sectionResizeMode(0) == QHeaderView.ResizeMode.Fixed:
+                    self._rows[rows] = rows.defaultSectionSize()
+                    rows.setDefaultSectionSize(round(rows.defaultSectionSize() * ratio))
+
+    def unscale(self) -> None:
+        """The columns and rows as they were."""
+        for columns, widths in self._columns.items():
+            for section, width in enumerate(widths[: columns.count()]):
+                if _sized_by_view(columns, section):
+                    columns.resizeSection(section, width)
+        for rows, size in self._rows.items():
+            rows.setDefaultSectionSize(size)
+        self._columns, self._rows = {}, {}
+
+    def restore_splitters(self) -> None:
+        """Every splitter as it was; again when the window gets its size back (a window
+        manager leaving full screen does that later)."""
+        for splitter, sizes in self._splitters.items():
+            if len(sizes) == splitter.count():
+                splitter.setSizes(sizes)
+        window = self._window
+        if window is not None and window.size() != self._size:
+            window.installEventFilter(self)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        window = self._window
+        back = window is not None and window.size() == self._size
+        if watched is window and event.type() == QEvent.Type.Resize and back:
+            window.removeEventFilter(self)
+            QTimer.singleShot(0, self.restore_splitters)
+        return False
+
+
+def _sized_by_view(header: QHeaderView, section: int) -> bool:
+    """Whether a column's width is the view's to set (not stretched, not the last one that
+    stretches, not following its contents)."""
+    mode = header.sectionResizeMode(section)
+    last = header.stretchLastSection() and section == header.count() - 1
+    return not last and mode in (QHeaderView.ResizeMode.Interactive, QHeaderView.ResizeMode.Fixed)

@@ -242,7 +242,7 @@ class MainWindow(QMainWindow):
         context = self.splitter.widget(0)  # the Context pane
         assert context is not None
         hidden: list[QWidget] = [self.menuBar(), self.statusBar(), context, self.why_strip]
-        return [*hidden, self.views.tabBar(), *self.findChildren(Legend)]
+        return [*hidden, self.views.tabBar(), *self.findChildren(Legend), self.rules_dock]
 
     def _build_menus(self) -> None:
         file: list[Entry] = [self.open_rules_action, self.builtin_rules_action]
@@ -261,7 +261,7 @@ class MainWindow(QMainWindow):
             ("&Research", [*research, self.research_settings_action]),
             ("&Help", [self.help_action, self.about_action]),
         ]
-        fill_menus(self, menus, keys_kept=3)  # File, Edit, View: their keys work presenting
+        fill_menus(self, menus)
 
     def _wire(self) -> None:
         session = self.session
@@ -336,6 +336,8 @@ class MainWindow(QMainWindow):
             self.demo,
             self.demo_label,
             set_prompt=self._show_demo_prompt,
+            prompt_changed=self.editor.textChanged,
+            prompt=self.editor.toPlainText,
             fail=lambda message: self.dialogs.tell("Open demo script", message),
             actions=(self.demo_next_action, self.demo_previous_action),
         )
