@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
     QHeaderView,
     QMainWindow,
     QMenu,
+    QPlainTextEdit,
     QSplitter,
     QTableView,
     QWidget,
@@ -36,9 +37,8 @@ PRESENTER_ZOOM = 5
 """The 1-point steps presenter mode adds to the window's font (tables and panels); the prompt,
 the badge and the reason get their own large sizes from the style sheet."""
 _PROMPT_HEIGHT = 150
-"""The prompt's height in presenter mode: two lines of its large type ..."""
-_SHORT_PROMPT_HEIGHT, _SHORT_WINDOW = 118, 900
-"""... one line in a window less tall than this: the panel gets the room."""
+"""The prompt's height in presenter mode when it cannot be measured; else as tall as one line
+of its large type, or two for a prompt that wraps (the panel gets the rest)."""
 _COLUMNS_SHARE = 0.85
 """The most of the panel's width the grown columns take (the last one stretches in the
 rest): at 1024 px the score columns stay on screen, behind no scroll bar."""
@@ -53,7 +53,8 @@ class PresenterParts:
     Attributes:
         window: goes full screen (where there is a window manager); its state comes back.
         live: the live view, brought to the front (`show_live`); its tables re-measured.
-        body: the splitter of the prompt above the results: the prompt gets two lines.
+        body: the splitter of the prompt above the results: the prompt gets the one or two
+            lines of the large type its text needs (`prompt`, when given, says how many).
         hidden: what presenter mode hides (asked each time: the menu bar, the status bar, the
             Context pane, the why strip, the legends, the views' tab bar).
         cancel_research: gives its key (Esc) up meanwhile.
@@ -70,6 +71,7 @@ class PresenterParts:
     theme: Theme
     show_tab: Callable[[str], None]
     show_live: Callable[[], None]
+    prompt: QPlainTextEdit | None = None
 
 
 class Presenter(QObject):
@@ -92,6 +94,9 @@ class Presenter(QObject):
         self._on = False
         self._saved: dict[str, object] = {}
         self._layout = _Layout()
+        self._prompt_height = 0
+        if parts.prompt is not None:
+            parts.prompt.textChanged.connect(self._fit_prompt)
         self._zoom_offset = 0
         self.action = QAction("Presenter", window)
         self.action.setCheckable(True)
@@ -139,8 +144,30 @@ class Presenter(QObject):
         QTimer.singleShot(0, self._remeasure)
         self.toggled.emit(on)
 
-    def _remeasure(self) -> None:
+    def _fit_prompt(self) -> None:
+        """The prompt's one or two lines of large type (as many as its text needs now)."""
         if not self._on:
+            return
+        body, prompt = self._parts.body, self._parts.prompt
+        if prompt is None:
+            height = _PROMPT_HEIGHT
+        else:
+            lines = min(_visual_lines(prompt), 2)
+            box = body.widget(0)
+            chrome = (prompt.height() - prompt.viewport().height()) + (
+                (box.height() - prompt.height()) if box is not None else 0
+            )
+            margin = round(2 * prompt.document().documentMargin())
+            height = lines * prompt.fontMetrics().lineSpacing() + margin + chrome + 4
+        if height == self._prompt_height:
+            return  # (the panel below moves only when the prompt wraps onto another line)
+        self._prompt_height = height
+        body.setSizes([height, max(sum(body.sizes()) - height, 1)])
+
+    def _remeasure(self) -> None:
+        if self._on:
+            self._fit_prompt()  # laid out at its large type now
+        else:
             self._layout.restore_splitters()  # once the type is back to normal size
         for table in self._parts.live.findChildren(QTableView):
             if table.verticalHeader().sectionResizeMode(0) == QHeaderView.ResizeMode.Fixed:
@@ -171,10 +198,8 @@ class Presenter(QObject):
         if points > 0:  # columns and fixed rows grow with the type, within the panel's width
             room = round(parts.live.width() * _COLUMNS_SHARE)
             self._layout.scale(parts.window.font().pointSizeF() / points, room)
-        total = sum(parts.body.sizes())
-        tall = parts.window.height() >= _SHORT_WINDOW
-        prompt = _PROMPT_HEIGHT if tall else _SHORT_PROMPT_HEIGHT
-        parts.body.setSizes([prompt, max(total - prompt, 1)])
+        self._prompt_height = 0
+        self._fit_prompt()
         if QGuiApplication.platformName() not in _NO_WINDOW_MANAGER:
             parts.window.showFullScreen()
 
@@ -275,6 +300,16 @@ class _Layout(QObject):
             window.removeEventFilter(self)
             QTimer.singleShot(0, self.restore_splitters)
         return False
+
+
+def _visual_lines(editor: QPlainTextEdit) -> int:
+    """How many lines the editor's text takes at its width (1 for an empty one)."""
+    lines, block = 0, editor.document().firstBlock()
+    while block.isValid():
+        layout = block.layout()
+        lines += max(layout.lineCount() if layout is not None else 1, 1)
+        block = block.next()
+    return max(lines, 1)
 
 
 def _sized_by_view(header: QHeaderView, section: int) -> bool:

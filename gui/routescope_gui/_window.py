@@ -230,6 +230,7 @@ class MainWindow(QMainWindow):
                 theme=self.theme,
                 show_tab=self.show_tab,
                 show_live=self._show_live,
+                prompt=self.editor,
             ),
             RESULT_TABS,
         )

@@ -289,3 +289,18 @@ def test_the_demo_caption_goes_when_the_analyst_types_their_own_prompt(  # type:
     qtbot.keyClick(window.editor, Qt.Key.Key_PageDown)  # the script goes on: its caption too
     assert window.editor.toPlainText() == "history of jazz"
     assert window.demo_label.isVisibleTo(window) and window.demo_label.text() == "Demo 2/3"
+
+
+def test_the_prompt_takes_the_lines_of_large_type_its_text_needs(qtbot, window) -> None:  # type: ignore[no-untyped-def]
+    window.resize(1024, 768)
+    window.set_prompt("pizza near me")
+    window.presenter.set_on(True)
+    qtbot.wait(50)  # (the large type is laid out from the event loop)
+    one_line = window.body.sizes()[0]
+    assert window.editor.verticalScrollBar().maximum() == 0
+    window.set_prompt("My GitHub Actions build failed after the upgrade, what changed? " * 2)
+    qtbot.waitUntil(lambda: window.body.sizes()[0] > one_line)
+    assert window.editor.verticalScrollBar().maximum() > 0  # (longer: it scrolls)
+    window.set_prompt("My GitHub Actions build failed after the upgrade, what changed?")
+    qtbot.waitUntil(lambda: window.editor.verticalScrollBar().maximum() == 0)
+    assert window.body.sizes()[0] > one_line
