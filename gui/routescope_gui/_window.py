@@ -13,7 +13,7 @@ import datetime as dt
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QDate, Qt
+from PySide6.QtCore import QDate, QEvent, QObject, Qt
 from PySide6.QtGui import (
     QAction,
     QCloseEvent,
@@ -268,6 +268,7 @@ class MainWindow(QMainWindow):
         session = self.session
         session.changed.connect(self._request_changed)
         self.editor.textChanged.connect(lambda: session.set_text(self.editor.toPlainText()))
+        self.editor.installEventFilter(self)
         self.today_edit.dateChanged.connect(
             lambda date: session.set_today(dt.date(date.year(), date.month(), date.day()))
         )
@@ -344,6 +345,11 @@ class MainWindow(QMainWindow):
         )
         self.tabs.currentChanged.connect(lambda at: self.presenter.show_panel(RESULT_TABS[at]))
         self.presenter.show_panel(RESULT_TABS[0])
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if watched is self.editor and event.type() == QEvent.Type.FocusOut:
+            self.session.history.commit()  # the prompt was left: it is the one settled on
+        return super().eventFilter(watched, event)
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         # Below 800 px the legend's line goes to the result tables (each highlight in the
@@ -424,7 +430,9 @@ class MainWindow(QMainWindow):
         self.session.research.set_settings(settings)
 
     def run_research(self) -> None:
-        """Research ▸ Run (Ctrl+Enter): show the research and run it on the prompt now."""
+        """Research ▸ Run (Ctrl+Enter): show the research and run it on the prompt now (the
+        prompt is recorded in the history now, settled or not)."""
+        self.session.history.commit()
         self.show_tab("Research")
         self.session.research.run()
 
@@ -534,7 +542,9 @@ class MainWindow(QMainWindow):
         self.session.tools.open_catalog(path)
 
     def _page_changed(self) -> None:
-        """Tools are ranked, the prompt researched and compared, only while someone looks."""
+        """Tools are ranked, the prompt researched and compared, only while someone looks;
+        the prompt as it stands goes to the history."""
+        self.session.history.commit()
         self.session.compare.set_enabled(self.views.currentWidget() is self.compare_view)
         live = self.views.currentWidget() is self.live
         self.session.insight.set_enabled(live)
