@@ -9,6 +9,7 @@ again at the next start.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import math
 from collections import deque
@@ -27,6 +28,7 @@ if TYPE_CHECKING:
     from routescope import Inspection, Request
     from routescope.history import Entry, Facets, History, LastSession, Pending, Recorder
     from routescope.history import Session as SessionFile
+    from routescope.toolsearch import Engines
 
 __all__ = ["RECORD_DELAY_MS", "HistoryModel", "HistoryQuery"]
 
@@ -79,18 +81,23 @@ class HistoryModel(QObject):
         path: Path | None = None,
         delay_ms: int = RECORD_DELAY_MS,
         recorder: Recorder | None = None,
+        engines: Engines | None = None,
         parent: QObject | None = None,
     ) -> None:
         """`request` gives the session's current request; `path` is the store's file
         (default: `history.sqlite3` in the user's data folder); `delay_ms`: how long the
         prompt rests before it is recorded; `recorder` decides what is recorded (default: the
-        core's, settling after `delay_ms`)."""
+        core's, settling after `delay_ms`); `engines`: the session's tool search engines (a
+        prompt recorded with a catalog whose engine is loaded gets its top tool)."""
         super().__init__(parent)
         self._request = request
         self._path = path
         self.store: History | None = None
         self.query = HistoryQuery()
         self.recorder: Recorder = recorder or routescope.history.Recorder(settle_s=delay_ms / 1000)
+        self._engines = engines
+        self._offered: tuple[Request, Inspection] | None = None
+        """The request last inspected, with its inspection."""
         self._unwritten: deque[Pending] = deque()
         """Handed over by the recorder, not written yet (the store opens, a write runs)."""
         self._starting = False
@@ -159,11 +166,23 @@ class HistoryModel(QObject):
     def record_soon(self, inspection: Inspection | None) -> None:
         """The request was inspected: record it once the prompt has rested (blank: nothing)."""
         if inspection is None:
+            self._offered = None
             self.recorder.clear()
             self._timer.stop()
             return
-        self.recorder.offer(self._request(), inspection)
+        self._offered = (self._request(), inspection)
+        self.recorder.offer(*self._offered)
         self._timer.start(self._timer.interval())
+
+    def follow(self, field: str) -> None:
+        """The request's `field` changed: a catalog that joined the prompt last inspected
+        (the Tools tab opened) is recorded with it — its top tool, in the prompt's row."""
+        offered, request = self._offered, self._request()
+        if field != "catalog" or offered is None or request.catalog is None:
+            return
+        before, inspection = offered
+        if before.catalog != request.catalog and before.replace(catalog=request.catalog) == request:
+            self.record_soon(inspection)
 
     def commit(self) -> None:
         """Record the prompt now, settled or not: it was run, left, or another tab shown."""
@@ -211,7 +230,22 @@ class HistoryModel(QObject):
                 pending = self._unwritten.popleft()
             except IndexError:  # (all written, here or by a flush on the UI thread)
                 return
-            self.recorder.keep(store, pending)
+            self.recorder.keep(store, self._ranked(pending))
+
+    def _ranked(self, pending: Pending) -> Pending:
+        """`pending` with its catalog's ranking (its top tool), when the catalog's engine is
+        loaded; as it is otherwise (the live inspection ranks no tools)."""
+        catalog = pending.request.catalog
+        if self._engines is None or catalog is None or pending.inspection.tools is not None:
+            return pending
+        engine = self._engines.cached(catalog)
+        if engine is None:
+            return pending
+        try:
+            inspection = routescope.inspect(pending.request, tools=engine)
+        except routescope.RoutescopeError:
+            return pending
+        return dataclasses.replace(pending, inspection=inspection)
 
     # -- the list --------------------------------------------------------------------------
     def search(self, query: HistoryQuery) -> None:

@@ -172,3 +172,26 @@ def test_running_leaving_the_prompt_or_changing_tabs_records_it_at_once(  # type
     window.strategy_view.context_tree.setFocus(Qt.FocusReason.TabFocusReason)  # prompt left
     assert not window.editor.hasFocus()
     qtbot.waitUntil(lambda: sorted(rows()) == ["history of jazz", "pizza near me"])
+
+
+def test_a_prompt_recorded_with_its_catalog_has_its_top_tool_and_one_row(  # type: ignore[no-untyped-def]
+    qtbot, window
+) -> None:
+    history, tools = window.session.history, window.session.tools
+    history.recorder.settle_s = 3600.0
+    qtbot.waitUntil(lambda: history.store is not None, timeout=20_000)
+    store = history.store
+    store.clear(keep_pinned=False)
+    window.set_prompt("why is my container crashing after the deploy?")
+    window.show_tab("Linter")  # recorded without a catalog (the Tools tab never shown)
+    qtbot.waitUntil(lambda: store.count() == 1, timeout=20_000)
+    with qtbot.waitSignal(tools.ranked, timeout=120_000):
+        window.show_tab("Tools")  # the sample catalog joins the request
+    window.show_tab("Plan")
+    qtbot.waitUntil(
+        lambda: (
+            [(e.text, e.summary.top_tool) for e in store.search("")]
+            == [("why is my container crashing after the deploy?", "docker.logs")]
+        ),
+        timeout=20_000,
+    )

@@ -13,6 +13,9 @@ decides, from the latest entry it kept:
   already in the history before (it is a prompt of its own then) or pinned meanwhile;
 - **add** it otherwise.
 
+And when a catalog joins a prompt kept without one (the Tools tab was opened), the entry this
+recorder made for it without the catalog goes (the same conditions): one row per prompt.
+
 No wall clock is read here but through `clock` (tests drive it); nothing here needs Qt.
 """
 
@@ -109,6 +112,8 @@ class Recorder:
         self._clock = clock
         self._pending: Pending | None = None
         self._lock = threading.Lock()
+        self._made: dict[str, int] = {}
+        """The entries keeping made, by their request's fingerprint."""
         self.latest: Kept | None = None
 
     # -- the prompt as it is typed ---------------------------------------------------------
@@ -154,9 +159,24 @@ class Recorder:
             entry = history.record(pending.request, pending.inspection)
             if entry is None:
                 return None
-            if decision == "replace" and latest is not None and entry.id != latest.entry.id:
-                before = history.get(latest.entry.id)
-                if before is not None and before.count == 1 and not before.pinned:
-                    history.delete(before.id)
-            self.latest = Kept(pending.request, entry, pending.since, new=entry.count == 1)
+            request = pending.request
+            if decision == "replace" and latest is not None:
+                _retire(history, entry, latest.entry.id if latest.new else None)
+            if request.catalog is not None:  # the same prompt kept before its catalog joined
+                alone = request.replace(catalog=None).fingerprint()
+                _retire(history, entry, self._made.pop(alone, None))
+            new = entry.count == 1
+            if new:
+                self._made[request.fingerprint()] = entry.id
+            self.latest = Kept(request, entry, pending.since, new=new)
             return entry
+
+
+def _retire(history: History, kept: Entry, entry_id: int | None) -> None:
+    """Delete the entry `kept` stands for now — if it still holds only that one record and
+    is not pinned."""
+    if entry_id is None or entry_id == kept.id:
+        return
+    before = history.get(entry_id)
+    if before is not None and before.count == 1 and not before.pinned:
+        history.delete(before.id)

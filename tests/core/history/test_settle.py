@@ -160,3 +160,13 @@ def test_nothing_is_kept_while_the_history_is_off(tmp_path: Path) -> None:
     pending = recorder.take()
     assert pending is not None and recorder.keep(store, pending) is None
     assert recorder.latest is None
+
+
+def test_a_prompt_whose_catalog_joined_later_keeps_one_row(typist: Typist) -> None:
+    catalog = CatalogRef("/catalog", "0123456789abcdef", "model@1")
+    typist.type("best ramen near Denver open now", rest=2.0)
+    typist.type("How do I install FastAPI on Ubuntu?", rest=2.0)
+    typist.type("best ramen near Denver open now", rest=2.0, catalog=catalog)  # Tools opened
+    rows = {entry.text: entry for entry in typist.history.search("")}
+    assert len(typist.history.search("")) == 2
+    assert rows["best ramen near Denver open now"].catalog == catalog
