@@ -14,8 +14,17 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QEvent, QObject, QSize, Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QActionGroup, QGuiApplication, QKeySequence
+from PySide6.QtCore import (
+    QByteArray,
+    QCoreApplication,
+    QEvent,
+    QObject,
+    QSize,
+    Qt,
+    QTimer,
+    Signal,
+)
+from PySide6.QtGui import QAction, QActionGroup, QGuiApplication, QKeySequence, QResizeEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHeaderView,
@@ -24,6 +33,7 @@ from PySide6.QtWidgets import (
     QPlainTextEdit,
     QSplitter,
     QTableView,
+    QTabWidget,
     QWidget,
 )
 
@@ -190,6 +200,7 @@ class Presenter(QObject):
         self.action.setShortcuts([QKeySequence("F11"), QKeySequence("Esc")])
         for widget in hidden:
             widget.setVisible(False)
+            _lay_out_again(widget.parentWidget())
         parts.show_live()
         before, points = parts.zoom.steps, parts.window.font().pointSizeF()
         parts.zoom.apply(before + PRESENTER_ZOOM)
@@ -217,6 +228,7 @@ class Presenter(QObject):
         if isinstance(visible, dict):
             for widget, shown in visible.items():
                 widget.setVisible(shown)
+                _lay_out_again(widget.parentWidget())
         self._layout.unscale()
         state = saved.get("state")
         if isinstance(state, Qt.WindowState) and window.windowState() != state:
@@ -225,6 +237,7 @@ class Presenter(QObject):
         # normal type (`_remeasure`), and when a window manager has given the window its size
         # back: until then a panel's minimum still measured at the large type (or the full
         # screen's width) would squeeze the Context pane.
+        _settle_layouts()
         self._layout.restore_splitters()
         self._saved = {}
 
@@ -237,7 +250,7 @@ class _Layout(QObject):
         super().__init__()
         self._window: QWidget | None = None
         self._size = QSize()
-        self._splitters: dict[QSplitter, list[int]] = {}
+        self._splitters: dict[QSplitter, QByteArray] = {}
         self._columns: dict[QHeaderView, list[int]] = {}
         self._rows: dict[QHeaderView, int] = {}
         self._views: list[QAbstractItemView] = []
@@ -247,7 +260,9 @@ class _Layout(QObject):
         if self._window is not None:
             self._window.removeEventFilter(self)
         self._window, self._size = window, window.size()
-        self._splitters = {splitter: splitter.sizes() for splitter in live.findChildren(QSplitter)}
+        self._splitters = {
+            splitter: splitter.saveState() for splitter in live.findChildren(QSplitter)
+        }
         self._views = live.findChildren(QAbstractItemView)
 
     def scale(self, ratio: float, room: int) -> None:
@@ -286,9 +301,8 @@ class _Layout(QObject):
     def restore_splitters(self) -> None:
         """Every splitter as it was; again when the window gets its size back (a window
         manager leaving full screen does that later)."""
-        for splitter, sizes in self._splitters.items():
-            if len(sizes) == splitter.count():
-                splitter.setSizes(sizes)
+        for splitter, state in self._splitters.items():
+            splitter.restoreState(state)  # (its shares too: later resizes keep them)
         window = self._window
         if window is not None and window.size() != self._size:
             window.installEventFilter(self)
@@ -300,6 +314,22 @@ class _Layout(QObject):
             window.removeEventFilter(self)
             QTimer.singleShot(0, self.restore_splitters)
         return False
+
+
+def _lay_out_again(parent: QWidget | None) -> None:
+    """Lay `parent`'s children out again: a tab widget whose tab bar was shown again does not
+    by itself (its page would keep the bar's room and cover it) — a resize lays it out."""
+    if isinstance(parent, QTabWidget):
+        QCoreApplication.sendEvent(parent, QResizeEvent(parent.size(), parent.size()))
+    elif parent is not None:
+        QCoreApplication.postEvent(parent, QEvent(QEvent.Type.LayoutRequest))
+
+
+def _settle_layouts() -> None:
+    """Lay the window out now at its normal type and with its parts back (the layout requests
+    that would wait for the event loop), so that sizes set next are kept as they are."""
+    for _ in range(3):  # (a layout done can ask its parent's again)
+        QCoreApplication.sendPostedEvents(None, QEvent.Type.LayoutRequest)
 
 
 def _visual_lines(editor: QPlainTextEdit) -> int:

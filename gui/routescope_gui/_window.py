@@ -13,7 +13,7 @@ import datetime as dt
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QDate, QEvent, QObject, Qt
+from PySide6.QtCore import QByteArray, QDate, QEvent, QObject, Qt
 from PySide6.QtGui import (
     QAction,
     QCloseEvent,
@@ -31,6 +31,7 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QMainWindow,
     QPlainTextEdit,
+    QSplitter,
     QWidget,
 )
 
@@ -117,6 +118,8 @@ class MainWindow(QMainWindow):
         self._restore = restore
         self._open_history = open_history
         self._rules_shown = "default"
+        self._width_before_dock = 0
+        self._before_dock: list[tuple[QSplitter, QByteArray]] = []
         self.setWindowTitle("Routescope")
         icon = routescope.resources_root() / "icons" / "routescope.svg"
         self.setWindowIcon(QIcon(QPixmap.fromImage(QImage.fromData(icon.read_bytes()))))
@@ -361,6 +364,8 @@ class MainWindow(QMainWindow):
         if not self._settle_rule_edits():
             event.ignore()
             return
+        if not self.rules_dock.isHidden():
+            self._hide_rules_dock()  # the layout kept is the panels' own
         save_layout(self)
         self.session.history.save_last_session(self.editor.toPlainText(), self.current_tab())
         self.session.close()
@@ -477,6 +482,9 @@ class MainWindow(QMainWindow):
         dock = self.rules_dock
         if dock.isHidden():
             self.session.rules_editor.open()
+            self._width_before_dock = self.width()
+            # The panels give the editor room: their splitters' shares come back when it goes.
+            self._before_dock = [(splitter, splitter.saveState()) for splitter in self._splitters]
             dock.show()
             if not dock.isFloating():
                 width = max(_RULES_DOCK_LEAST, round(self.width() * _RULES_DOCK_SHARE))
@@ -492,9 +500,30 @@ class MainWindow(QMainWindow):
         if not self._settle_rule_edits():
             return False
         self.session.rules_editor.close()
-        self.rules_dock.hide()
+        self._hide_rules_dock()
         self.editor.setFocus(Qt.FocusReason.OtherFocusReason)
         return True
+
+    @property
+    def _splitters(self) -> tuple[QSplitter, ...]:
+        return (self.splitter, self.body)
+
+    def _hide_rules_dock(self) -> None:
+        """The editor goes; the panels get their width back, split as before it came, and a
+        window the editor had to widen (no wider than it needed) its width."""
+        needed = self.minimumSizeHint().width()
+        self.rules_dock.hide()
+        layout = self.layout()
+        if layout is not None:
+            layout.activate()  # the live view has its width back now, not at the next pass
+        before = self._width_before_dock
+        if before < self.width() <= needed and not self.isMaximized() and not self.isFullScreen():
+            self.resize(before, self.height())
+            if layout is not None:
+                layout.activate()
+        for splitter, state in self._before_dock:
+            splitter.restoreState(state)
+        self._before_dock = []
 
     def _settle_rule_edits(self) -> bool:
         """Unsaved edits of the rule pack are live: ask whether to save them or to discard

@@ -304,3 +304,14 @@ def test_the_prompt_takes_the_lines_of_large_type_its_text_needs(qtbot, window) 
     window.set_prompt("My GitHub Actions build failed after the upgrade, what changed?")
     qtbot.waitUntil(lambda: window.editor.verticalScrollBar().maximum() == 0)
     assert window.body.sizes()[0] > one_line
+
+
+def test_leaving_lays_the_window_out_as_it_was_at_once(qtbot, window) -> None:  # type: ignore[no-untyped-def]
+    """No event loop turn needed: the views' tab bar has its room back (the live page does
+    not cover it) and the splitters are where they were — a window closed right away keeps
+    them so."""
+    qtbot.wait(20)  # (laid out once)
+    before = (window.live.geometry(), window.splitter.sizes(), window.body.sizes())
+    window.presenter.action.trigger()
+    window.presenter.action.trigger()
+    assert (window.live.geometry(), window.splitter.sizes(), window.body.sizes()) == before

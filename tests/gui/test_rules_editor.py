@@ -212,3 +212,33 @@ def test_closing_the_window_with_unsaved_edits_asks_first(  # type: ignore[no-un
     assert not editing.close() and editing.isVisible()
     assert packs == ["edited"]
     asked(editing, "discard")
+
+
+def test_closing_the_editor_gives_the_panels_their_split_back(qtbot, window: MainWindow) -> None:  # type: ignore[no-untyped-def]
+    from PySide6.QtCore import QSettings
+
+    from routescope_gui._window_state import SETTINGS
+
+    window.resize(1024, 768)
+    qtbot.wait(20)  # (layout passes run from the event loop)
+    before = window.splitter.sizes()
+    window.edit_rules_action.trigger()
+    qtbot.waitUntil(lambda: sum(window.splitter.sizes()) < sum(before))  # room for the editor
+    assert window.close_rules_editor()
+    assert window.splitter.sizes() == before
+    # closed with the editor open, the window keeps the panels' own split for the next start
+    window.edit_rules_action.trigger()
+    qtbot.waitUntil(lambda: sum(window.splitter.sizes()) < sum(before))
+    window.close()
+    state = QSettings(*SETTINGS).value("window/splitter/context")
+    assert window.splitter.sizes() == before and state == window.splitter.saveState()
+
+
+def test_a_window_the_editor_widened_gets_its_width_back(qtbot, window: MainWindow) -> None:  # type: ignore[no-untyped-def]
+    window.resize(700, 700)
+    qtbot.wait(20)
+    before, split = window.width(), window.splitter.sizes()
+    window.edit_rules_action.trigger()
+    qtbot.waitUntil(lambda: window.width() > before)  # its least width, beside the panels'
+    assert window.close_rules_editor()
+    assert window.width() == before and window.splitter.sizes() == split
