@@ -92,7 +92,7 @@ class Session(QObject):
         current = self._current
         self.engines = routescope.toolsearch.Engines(cache=cache)
         """One engine per catalog, shared by the tools, compare and insight models."""
-        self.inspection = InspectionModel(current, parent=self, tools=self._engine)
+        self.inspection = InspectionModel(current, parent=self, engines=self.engines)
         self.tools = ToolsModel(current, engines=self.engines, parent=self)
         self.research = ResearchModel(
             current, cache=cache, search=research_search, keys=keys, reports=reports, parent=self

@@ -118,11 +118,12 @@ def _write(text: str) -> int:
 
 
 def _cmd_inspect(args: argparse.Namespace) -> int:
-    from .._inspect import inspect, warm_up
+    from .._inspect import inspect, inspect_all, inspection_json, warm_up
 
     # JSON holds every router, the sample catalog's ranking included; text mode ranks tools
     # only for a catalog named on the command line.
     wants_tools = not args.no_tools and (args.json or args.catalog is not None)
+    # (loaded here to report its skipped entries; `inspect_all` finds its engine kept)
     catalog, tools = _tools(args.catalog) if wants_tools else (None, None)
     request = Request.build(
         _read_text(args.text),
@@ -134,7 +135,11 @@ def _cmd_inspect(args: argparse.Namespace) -> int:
     # The first prompt of a process compiles the pack's patterns (tens of milliseconds): done on
     # a warm-up prompt first, the timings shown are those of routing this one, as in a batch.
     warm_up(request.rules.load())
-    result = inspect(request, tools=tools)
+    if args.json and not args.counterfactuals:
+        # The window's "Export inspection as JSON" is this same call and serializer.
+        request, result = inspect_all(request, engines=_engines(), tools=wants_tools)
+    else:
+        result = inspect(request, tools=tools)
     if args.counterfactuals:
         from ._compare import inspect_why
 
@@ -142,7 +147,7 @@ def _cmd_inspect(args: argparse.Namespace) -> int:
     if tools is not None:
         _report(tools)
     if args.json:
-        return _write(to_json(result))
+        return _write(inspection_json(result))
     return _write(inspection_text(escaped(result), Style(sys.stdout)))
 
 
