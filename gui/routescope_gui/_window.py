@@ -32,6 +32,7 @@ from PySide6.QtWidgets import (
     QMainWindow,
     QPlainTextEdit,
     QSplitter,
+    QVBoxLayout,
     QWidget,
 )
 
@@ -41,6 +42,7 @@ from ._demo_model import DemoModel
 from ._dialogs import Dialogs
 from ._editor import Legend
 from ._file_intents import FileIntents
+from ._find_bar import Findable, FindBar
 from ._help import show_about, show_help
 from ._live_view import RESULT_TABS, LiveView
 from ._menus import Entry, MenuSpec, SettingsBar, fill_menus, make_action
@@ -79,6 +81,14 @@ if TYPE_CHECKING:
     from routescope.research import ResearchSettings
 
 __all__ = ["HISTORY", "RESULT_TABS", "VIEWS", "MainWindow"]
+
+
+def _findable(widget: QWidget) -> bool:
+    """A table, tree or list, or a read-only text panel (the prompt is not one)."""
+    if isinstance(widget, QPlainTextEdit):
+        return widget.isReadOnly()
+    return isinstance(widget, QAbstractItemView)
+
 
 _NO_PROMPT = "Type a prompt: results update as you type."
 _LEGEND_HEIGHT = 800
@@ -174,6 +184,7 @@ class MainWindow(QMainWindow):
         self.save_case_action = act(self, "Save as regression case…", files.choose_case)
         self.quit_action = act(self, "Quit", self.close, "Ctrl+Q")
         self.copy_action = act(self, "Copy", self.copy, keys.Copy)
+        self.find_action = act(self, "Find in panel…", self.find_in_panel, keys.Find)
         self.tab_actions = [
             self._tab_action(name, number)
             for number, name in enumerate((*RESULT_TABS, *VIEWS), start=1)
@@ -220,7 +231,15 @@ class MainWindow(QMainWindow):
         self.views = views = ViewTabs(live)
         self.regress_view, self.batch_view = views.regress_view, views.batch_view
         self.compare_view, self.history_view = views.compare_view, views.history_view
-        self.setCentralWidget(views)
+        self.find_bar = FindBar()
+        self.find_bar.closed.connect(self._found)
+        central = QWidget()
+        column = QVBoxLayout(central)
+        column.setContentsMargins(0, 0, 0, 0)
+        column.setSpacing(0)
+        column.addWidget(views, 1)
+        column.addWidget(self.find_bar)
+        self.setCentralWidget(central)
         self.zoom_state = Zoom(self, self.theme)
         self.presenter = Presenter(
             PresenterParts(
@@ -260,7 +279,7 @@ class MainWindow(QMainWindow):
         research = [self.research_action, self.cancel_research_action]
         menus: list[MenuSpec] = [
             ("&File", [*file, None, self.quit_action]),
-            ("&Edit", [self.copy_action]),
+            ("&Edit", [self.copy_action, self.find_action]),
             ("&View", view),
             ("&Research", [*research, self.research_settings_action]),
             ("&Help", [self.help_action, self.about_action]),
@@ -475,6 +494,46 @@ class MainWindow(QMainWindow):
             copy_selection(focus)
         elif isinstance(focus, QPlainTextEdit | QLineEdit):
             focus.copy()
+
+    def find_in_panel(self) -> None:
+        """Edit ▸ Find in panel (Ctrl+F): filter the rows of the table or tree in focus — from
+        the prompt, the result tab's — or find in a text panel (Raw JSON)."""
+        found = self._find_target()
+        if found is not None:
+            self.find_bar.open_on(*found)
+
+    def _find_target(self) -> tuple[Findable, str] | None:
+        widget = QApplication.focusWidget()
+        while widget is not None and widget is not self:
+            if _findable(widget) and widget.isVisible():
+                return widget, self._panel_name(widget)  # type: ignore[return-value]
+            widget = widget.parentWidget()
+        live = self.views.currentWidget() is self.live
+        page = self.tabs.currentWidget() if live else self.views.currentWidget()
+        if page is None:
+            return None
+        shown = [
+            view
+            for view in (
+                page,
+                *page.findChildren(QAbstractItemView),
+                *page.findChildren(QPlainTextEdit),
+            )
+            if _findable(view) and view.isVisible()
+        ]
+        if not shown:
+            return None
+        largest = max(shown, key=lambda view: view.width() * view.height())
+        return largest, self._panel_name(largest)  # type: ignore[return-value]
+
+    def _panel_name(self, view: QWidget) -> str:
+        if view is self.strategy_view.context_tree:
+            return "Context"
+        return self.current_tab()
+
+    def _found(self) -> None:
+        """The find bar closed: the focus goes back where it was found."""
+        self.editor.setFocus(Qt.FocusReason.OtherFocusReason)
 
     def edit_rules(self) -> None:
         """File ▸ Edit rule pack… (Ctrl+E): the current pack's TOML, applied as it is edited,

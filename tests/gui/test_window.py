@@ -259,7 +259,7 @@ def test_menus_name_every_action_with_its_shortcut(window) -> None:  # type: ign
             "Open demo script…",
             "Quit",
         ],
-        "&Edit": ["Copy"],
+        "&Edit": ["Copy", "Find in panel…"],
         "&View": [
             "Plan",
             "Linter",
@@ -288,6 +288,7 @@ def test_menus_name_every_action_with_its_shortcut(window) -> None:  # type: ign
         window.open_rules_action: "Ctrl+O",
         window.quit_action: "Ctrl+Q",
         window.copy_action: "Ctrl+C",
+        window.find_action: "Ctrl+F",
         window.help_action: "F1",
         window.tab_actions[1]: "Ctrl+2",
         window.research_action: "Ctrl+Return",
