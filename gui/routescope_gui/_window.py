@@ -17,6 +17,7 @@ from PySide6.QtCore import QByteArray, QDate, QEvent, QObject, Qt
 from PySide6.QtGui import (
     QAction,
     QCloseEvent,
+    QGuiApplication,
     QIcon,
     QImage,
     QKeySequence,
@@ -185,6 +186,9 @@ class MainWindow(QMainWindow):
         self.quit_action = act(self, "Quit", self.close, "Ctrl+Q")
         self.copy_action = act(self, "Copy", self.copy, keys.Copy)
         self.find_action = act(self, "Find in panel…", self.find_in_panel, keys.Find)
+        self.copy_command_action = act(
+            self, "Copy as command line", self.copy_command_line, "Ctrl+Shift+C"
+        )
         self.tab_actions = [
             self._tab_action(name, number)
             for number, name in enumerate((*RESULT_TABS, *VIEWS), start=1)
@@ -279,7 +283,7 @@ class MainWindow(QMainWindow):
         research = [self.research_action, self.cancel_research_action]
         menus: list[MenuSpec] = [
             ("&File", [*file, None, self.quit_action]),
-            ("&Edit", [self.copy_action, self.find_action]),
+            ("&Edit", [self.copy_action, self.copy_command_action, self.find_action]),
             ("&View", view),
             ("&Research", [*research, self.research_settings_action]),
             ("&Help", [self.help_action, self.about_action]),
@@ -494,6 +498,24 @@ class MainWindow(QMainWindow):
             copy_selection(focus)
         elif isinstance(focus, QPlainTextEdit | QLineEdit):
             focus.copy()
+
+    def copy_command_line(self) -> str:
+        """Edit ▸ Copy as command line (Ctrl+Shift+C): the `routescope inspect …` line that
+        routes the prompt as the live view does (its date, rule pack file, context, catalog and
+        search settings), quoted for a shell; what it cannot carry is said. Returns it."""
+        request = self.session.request
+        if not request.text.strip():
+            self.statusBar().showMessage("nothing to copy: type a prompt first")
+            return ""
+        from routescope.cli import command_line
+
+        line = command_line(request)
+        QGuiApplication.clipboard().setText(line.text)
+        said = "; ".join(line.caveats)
+        self.statusBar().showMessage(
+            f"command line copied — but {said}" if said else f"command line copied: {line.text}"
+        )
+        return line.text
 
     def find_in_panel(self) -> None:
         """Edit ▸ Find in panel (Ctrl+F): filter the rows of the table or tree in focus — from

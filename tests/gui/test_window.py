@@ -259,7 +259,7 @@ def test_menus_name_every_action_with_its_shortcut(window) -> None:  # type: ign
             "Open demo script…",
             "Quit",
         ],
-        "&Edit": ["Copy", "Find in panel…"],
+        "&Edit": ["Copy", "Copy as command line", "Find in panel…"],
         "&View": [
             "Plan",
             "Linter",
@@ -288,6 +288,7 @@ def test_menus_name_every_action_with_its_shortcut(window) -> None:  # type: ign
         window.open_rules_action: "Ctrl+O",
         window.quit_action: "Ctrl+Q",
         window.copy_action: "Ctrl+C",
+        window.copy_command_action: "Ctrl+Shift+C",
         window.find_action: "Ctrl+F",
         window.help_action: "F1",
         window.tab_actions[1]: "Ctrl+2",
@@ -389,3 +390,49 @@ def test_the_first_size_fits_the_screen_and_the_geometry_is_remembered(qtbot, ql
     second = MainWindow()
     qtbot.addWidget(second)
     assert (second.width(), second.height()) == (700, 500)
+
+
+def test_copy_as_command_line_reproduces_the_live_view(  # type: ignore[no-untyped-def]
+    qtbot, window, tmp_path, capsys
+) -> None:
+    """Ctrl+Shift+C: the copied `routescope inspect …` line, split as a shell does and run,
+    gives the live view's inspection — prompt, date, rule pack, context, search settings."""
+    import json
+    import shlex
+
+    from routescope.cli import main as routescope_main
+    from routescope.contract import parse_context
+    from routescope.toolsearch import SearchSettings
+
+    pack = tmp_path / "my pack.toml"
+    text = routescope.RulesRef.builtin().text.replace('name = "default"', 'name = "mine"', 1)
+    pack.write_text(text, encoding="utf-8")
+    assert window.open_rules(pack)
+    window.session.set_context(
+        parse_context({"last_action": {"tool": "lend_execute", "status": "cancelled"}})
+    )
+    window.session.set_search(SearchSettings(fusion="canonical"))
+    window.set_prompt("Try again with 100 USDC — it's 'safe'?\nthanks")
+    qtbot.waitUntil(lambda: window.session.inspection.result is not None)
+    window.activateWindow()
+    window.editor.setFocus()
+    qtbot.waitUntil(lambda: window.editor.hasFocus())
+    qtbot.keyClick(
+        window.editor,
+        Qt.Key.Key_C,
+        Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier,
+    )
+    line = QGuiApplication.clipboard().text()
+    assert line.startswith("routescope inspect 'Try again") and "--no-tools" in line
+    assert window.statusBar().currentMessage() == f"command line copied: {line}"
+    words = shlex.split(line)
+    capsys.readouterr()
+    assert routescope_main(["inspect", "--json", *words[2:]]) == 0
+    printed = json.loads(capsys.readouterr().out)
+    live = window.session.inspection.result
+    assert live is not None and live.decision is not None
+    shown = json.loads(routescope.inspection_json(live))
+    for data in (printed, shown):
+        data.pop("timings_us")
+    assert printed == shown and printed["rules"] == "mine"
+    assert printed["decision"]["agent"] == live.decision.agent
