@@ -171,7 +171,7 @@ class FindBar(QWidget):
         if model is not None:
             self._filter_rows(view, model, QModelIndex(), word, shown_above=False)
         matched = len(self._matches)
-        total = _count_rows(model) if model is not None else 0
+        total = model.rowCount() if model is not None else 0
         self.count.setText("" if not word else f"{matched} of {total} rows")
         self._at = -1
         if self._matches:
@@ -266,7 +266,8 @@ class FindBar(QWidget):
         if index.isValid():
             target.setCurrentIndex(index)
             target.scrollTo(index)
-        total = _count_rows(target.model())
+        model = target.model()
+        total = model.rowCount() if model is not None else 0
         self.count.setText(f"{self._at + 1} of {len(self._matches)} matches · {total} rows")
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
@@ -292,12 +293,3 @@ def _index(kept: QPersistentModelIndex) -> QModelIndex:
     if not kept.isValid() or model is None:
         return QModelIndex()
     return model.index(kept.row(), kept.column(), kept.parent())
-
-
-def _count_rows(model: QAbstractItemModel | None, parent: _Index | None = None) -> int:
-    """The rows of a model, nested rows included."""
-    if model is None:
-        return 0
-    parent = parent if parent is not None else QModelIndex()
-    rows = model.rowCount(parent)
-    return rows + sum(_count_rows(model, model.index(row, 0, parent)) for row in range(rows))
