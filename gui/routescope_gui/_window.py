@@ -53,6 +53,7 @@ from ._research_settings import ResearchSettingsDialog
 from ._rules_editor import RulesEditorDock, RulesEditorView
 from ._session import Session
 from ._style import Theme
+from ._timing_bar import TimingBar
 from ._view_intents import ViewIntents, sample_catalog
 from ._view_tabs import HISTORY, VIEWS, ViewTabs
 from ._widgets import copy_selection
@@ -157,8 +158,11 @@ class MainWindow(QMainWindow):
         self.zoom_state.apply(Zoom.saved())
         # The timings sit in a permanent widget: a menu's hints (transient messages) replace
         # only the message beside it.
+        self.timing_bar = TimingBar()
+        self.timing_bar.setVisible(False)
         self.timings_label = QLabel("")
         self.timings_label.setObjectName("timings")
+        self.statusBar().addPermanentWidget(self.timing_bar)
         self.statusBar().addPermanentWidget(self.timings_label)
         self.statusBar().showMessage(_NO_PROMPT)
         self.editor.setFocus()
@@ -737,13 +741,21 @@ class MainWindow(QMainWindow):
 
     def _show_inspection(self, inspection: Inspection | None) -> None:
         self.live.show_inspection(inspection)
+        self.timing_bar.show_timings(inspection.timings_us if inspection else None)
+        self.timing_bar.setVisible(inspection is not None)
         if inspection is None:
             self.timings_label.setText("")
             self.statusBar().showMessage(_NO_PROMPT)
             return
-        timings = " · ".join(f"{stage} {us:,.0f} µs" for stage, us in inspection.timings_us.items())
+        # The stages' µs and shares are the bar's (and its tooltip's): the line keeps its room
+        # for the messages beside it.
+        total = inspection.timings_us.get("total", sum(inspection.timings_us.values()))
         self.timings_label.setText(
-            f"{timings}    rules: {self._rules_shown}    today: {inspection.today.isoformat()}"
+            f"total {total:,.0f} µs    rules: {self._rules_shown}    "
+            f"today: {inspection.today.isoformat()}"
+        )
+        self.timings_label.setToolTip(
+            " · ".join(f"{stage} {us:,.0f} µs" for stage, us in inspection.timings_us.items())
         )
         if self.statusBar().currentMessage() == _NO_PROMPT:
             self.statusBar().clearMessage()

@@ -46,7 +46,21 @@ def test_typing_updates_every_panel(qtbot, window) -> None:  # type: ignore[no-u
     assert {h.label for h in window.editor.spans_at(prompt.index("install"))} == {"tech"}
     assert len(window.editor.extraSelections()) == 3
     status = window.timings_label.text()
-    assert "extract" in status and "µs" in status and "today: 2026-02-05" in status
+    assert status.startswith("total ") and "µs" in status and "today: 2026-02-05" in status
+    assert "extract" in window.timings_label.toolTip()
+    # the stages' shares in the bar beside it, each stage's µs in its tooltip
+    bar = window.timing_bar
+    assert bar.isVisible() and [name for name, _us, _share in bar.shares] == [
+        "extract",
+        "route",
+        "plan",
+        "sanitize",
+        "lint",
+        "decide",
+        "task",
+    ]
+    assert abs(sum(share for _name, _us, share in bar.shares) - 1) < 1e-9
+    assert "extract" in bar.toolTip() and "%" in bar.toolTip()
 
 
 def test_results_follow_every_edit(qtbot, window) -> None:  # type: ignore[no-untyped-def]
@@ -62,7 +76,7 @@ def test_results_follow_every_edit(qtbot, window) -> None:  # type: ignore[no-un
     assert window.strategy_view.plan_table.plan_model.rowCount() == 0
     assert window.editor.extraSelections() == []
     assert window.statusBar().currentMessage().startswith("Type a prompt")
-    assert window.timings_label.text() == ""
+    assert window.timings_label.text() == "" and not window.timing_bar.isVisible()
 
 
 def test_hidden_tabs_are_filled_when_shown(qtbot, window) -> None:  # type: ignore[no-untyped-def]
