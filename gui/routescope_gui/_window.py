@@ -516,8 +516,13 @@ class MainWindow(QMainWindow):
         line = command_line(request)
         QGuiApplication.clipboard().setText(line.text)
         said = "; ".join(line.caveats)
+        # The line's shape (its long values elided: the status line is short); all of it is
+        # on the clipboard.
+        shape = " ".join(
+            word if word.startswith("-") or len(word) <= 12 else "…" for word in line.argv
+        )
         self.statusBar().showMessage(
-            f"command line copied — but {said}" if said else f"command line copied: {line.text}"
+            f"command line copied — but {said}" if said else f"copied: {shape}"
         )
         return line.text
 
