@@ -49,6 +49,8 @@ if TYPE_CHECKING:
     from ._errors import SuiteError as SuiteError
     from ._inspect import Inspection as Inspection
     from ._inspect import inspect as inspect
+    from ._inspect import inspect_all as inspect_all
+    from ._inspect import inspection_json as inspection_json
     from ._inspect import warm_up as warm_up
     from ._outcome import Outcome as Outcome
     from ._request import CatalogRef as CatalogRef

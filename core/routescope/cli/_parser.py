@@ -46,13 +46,23 @@ def build_parser() -> argparse.ArgumentParser:
     _common(run, "the prompt; '-' reads it from stdin")
     run.add_argument("--today", metavar="YYYY-MM-DD", help="the date the routers see")
     run.add_argument("--rules", metavar="FILE", help="a TOML rule pack (default: built-in)")
-    run.add_argument("--context", metavar="FILE", help="router contract context (JSON)")
+    run.add_argument(
+        "--context",
+        metavar="FILE|JSON",
+        help="router contract context: a JSON file, or the JSON object itself",
+    )
     run.add_argument(
         "--catalog",
         metavar="PATH",
         help="rank this catalog's tools too (with --json: the sample catalog by default)",
     )
     run.add_argument("--no-tools", action="store_true", help="skip the tool search")
+    run.add_argument(
+        "--search",
+        metavar="JSON",
+        help="the tool search's settings that differ from the defaults, as a JSON object "
+        """(e.g. '{"fusion": "canonical", "k": 5}')""",
+    )
     run.add_argument(
         "--counterfactuals",
         action="store_true",
@@ -103,7 +113,9 @@ def build_parser() -> argparse.ArgumentParser:
         "decide", help="the router contract's decision and tool plan for one user turn"
     )
     _common(contract, "the user's text; '-' reads stdin")
-    contract.add_argument("--context", metavar="FILE", help="router context as JSON")
+    contract.add_argument(
+        "--context", metavar="FILE|JSON", help="router context: a JSON file, or the JSON itself"
+    )
     contract.add_argument("--rules", metavar="FILE", help="a TOML rule pack (default: built-in)")
 
     tools = commands.add_parser(
