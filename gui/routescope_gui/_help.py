@@ -88,8 +88,10 @@ the regression cases the edit changes counted</td></tr>
 <tr><td>Ctrl+9</td><td>Compare</td></tr>
 <tr><td>Ctrl+H</td><td>History: the prompts inspected, searchable; Enter reopens one</td></tr>
 <tr><td>Ctrl+C</td><td>copy the selected rows of a table or tree, tab-separated</td></tr>
-<tr><td>Ctrl+F</td><td>find in the panel in focus: filter its rows (Enter, Shift+Enter step)</td></tr>
-<tr><td>Ctrl+Shift+C</td><td>copy the routescope inspect line that reproduces the live view</td></tr>
+<tr><td>Ctrl+F</td><td>find in the panel in focus: filter its rows
+(Enter, Shift+Enter step)</td></tr>
+<tr><td>Ctrl+Shift+C</td><td>copy the routescope inspect line that reproduces
+the live view</td></tr>
 <tr><td>Ctrl+Q</td><td>quit</td></tr>
 </table>
 <p>The command line does the same without a window: <code>routescope inspect "…"</code>.</p>

@@ -50,7 +50,7 @@ def launch(args: argparse.Namespace) -> int:
 
 async def _start(app: QApplication, args: argparse.Namespace) -> int:
     try:
-        rules = routescope.RulesRef.from_path(args.rules) if args.rules else None
+        rules = routescope.RulesRef.given(args.rules) if args.rules else None
         search = _search_settings(args)
     except routescope.RoutescopeError as exc:
         print(f"routescope-gui: error: {exc}", file=sys.stderr)

@@ -174,6 +174,9 @@ class MainWindow(QMainWindow):
         keys, act = QKeySequence.StandardKey, make_action
         self.open_rules_action = act(self, "Open rule pack…", self._choose_rules, keys.Open)
         self.builtin_rules_action = act(self, "Built-in rules", self._use_builtin_rules)
+        self.refined_rules_action = act(
+            self, "Built-in refined rules", lambda: self._use_named_rules("refined")
+        )
         self.edit_rules_action = act(self, "Edit rule pack…", self.edit_rules, "Ctrl+E")
         self.open_catalog_action = act(self, "Open catalog…", self._choose_catalog)
         self.open_suite_action = act(self, "Open suite…", self.asks.choose_suite)
@@ -276,7 +279,11 @@ class MainWindow(QMainWindow):
         return [*hidden, self.views.tabBar(), *self.findChildren(Legend), self.rules_dock]
 
     def _build_menus(self) -> None:
-        file: list[Entry] = [self.open_rules_action, self.builtin_rules_action]
+        file: list[Entry] = [
+            self.open_rules_action,
+            self.builtin_rules_action,
+            self.refined_rules_action,
+        ]
         file += [self.edit_rules_action, self.open_catalog_action, self.open_suite_action, None]
         file += [self.save_session_action, self.open_session_action, self.export_json_action]
         file += [self.export_markdown_action, self.save_case_action, self.open_demo_action]
@@ -636,10 +643,14 @@ class MainWindow(QMainWindow):
         return model.save(path)
 
     def _use_builtin_rules(self) -> None:
+        self._use_named_rules("default")
+
+    def _use_named_rules(self, name: str) -> None:
+        """A pack shipped with Routescope: `default` (the seeds) or `refined` (issue 26)."""
         if not self._settle_rule_edits():
             return
         self.live.show_banner("")
-        self.session.set_rules(routescope.RulesRef.builtin())
+        self.session.set_rules(routescope.RulesRef.named(name))
 
     def _choose_rules(self) -> None:
         if not self._settle_rule_edits():

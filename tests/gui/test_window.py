@@ -455,3 +455,10 @@ def test_copy_as_command_line_reproduces_the_live_view(  # type: ignore[no-untyp
         data.pop("timings_us")
     assert printed == shown and printed["rules"] == "mine"
     assert printed["decision"]["agent"] == live.decision.agent
+
+
+def test_the_refined_pack_is_one_menu_entry_away(qtbot, window) -> None:  # type: ignore[no-untyped-def]
+    window.refined_rules_action.trigger()
+    assert window.session.request.rules.load().name == "refined"
+    window.builtin_rules_action.trigger()
+    assert window.session.request.rules.is_builtin
