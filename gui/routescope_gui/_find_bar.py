@@ -22,7 +22,7 @@ from PySide6.QtCore import (
     QTimer,
     Signal,
 )
-from PySide6.QtGui import QColor, QKeyEvent, QTextCharFormat, QTextCursor, QTextDocument
+from PySide6.QtGui import QKeyEvent, QTextCharFormat, QTextCursor, QTextDocument
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHBoxLayout,
@@ -37,6 +37,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ._style import colour
+
 __all__ = ["FindBar", "Findable", "row_matches"]
 
 Findable = QAbstractItemView | QPlainTextEdit
@@ -44,8 +46,6 @@ Findable = QAbstractItemView | QPlainTextEdit
 
 _Index = QModelIndex | QPersistentModelIndex
 _MODEL_SIGNALS = ("modelReset", "rowsInserted", "rowsRemoved", "dataChanged", "layoutChanged")
-_MATCH = QColor("#ffd54f")
-"""A match in a text panel: amber, with dark text, in both schemes."""
 
 
 def row_matches(model: QAbstractItemModel, row: int, parent: _Index, word: str) -> bool:
@@ -240,8 +240,8 @@ class FindBar(QWidget):
 
     def _highlight(self, editor: QPlainTextEdit) -> None:
         found = QTextCharFormat()
-        found.setBackground(_MATCH)
-        found.setForeground(QColor("#263238"))
+        found.setBackground(colour("trace"))  # amber with the dark ink, in both schemes
+        found.setForeground(colour("ink"))
         selections = []
         for place in self._places:
             selection = QTextEdit.ExtraSelection()

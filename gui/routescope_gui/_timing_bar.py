@@ -12,6 +12,7 @@ from PySide6.QtGui import QColor, QPainter, QPaintEvent, QPalette
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
 from ._style import accent
+from ._style import colour as role_colour
 
 __all__ = ["STAGE_ACCENTS", "TimingBar", "stage_shares"]
 
@@ -94,8 +95,9 @@ class TimingBar(QWidget):
         painter.fillRect(frame, palette.color(QPalette.ColorRole.Base))
         metrics = self.fontMetrics()
         for name, box in self.segments():
-            colour = accent(STAGE_ACCENTS[name]) if name in STAGE_ACCENTS else QColor("#90a4ae")
-            painter.fillRect(box, colour)
+            known = name in STAGE_ACCENTS
+            fill = accent(STAGE_ACCENTS[name]) if known else role_colour("chart_grey")
+            painter.fillRect(box, fill)
             for text in (name, name[:1]):
                 if metrics.horizontalAdvance(text) + 4 <= box.width():
                     painter.setPen(QColor("white"))
