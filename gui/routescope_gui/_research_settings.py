@@ -38,6 +38,11 @@ _SEARCH_LABELS = {
     "tavily": "Tavily (API key)",
     "brave": "Brave Search (API key)",
 }
+_GROUNDING_LABELS = {
+    "auto": "From the goal (time-sensitive, local and price goals need it)",
+    "required": "Required: escalate unless pages meet the target",
+    "not_required": "Not required: weak research proceeds on the model prior, warned",
+}
 _MODEL_LABELS = {
     "heuristic": "Heuristic (offline, no model)",
     "openai": "OpenAI-compatible (OpenAI, Ollama, vLLM, llama.cpp)",
@@ -48,7 +53,7 @@ class ResearchSettingsDialog(QDialog):
     """Edits a `ResearchSettings`; `settings()` is the result, `typed_keys()` the keys typed.
 
     Attributes:
-        search, searxng_url, llm, llm_url, model, max_attempts: the fields.
+        search, searxng_url, llm, llm_url, model, max_attempts, grounding: the fields.
         key_fields: one password field per key variable.
         problem: why the settings cannot run ("" when they can).
     """
@@ -66,6 +71,7 @@ class ResearchSettingsDialog(QDialog):
         self.llm_url = _line(settings.llm_url, "http://localhost:11434/v1")
         self.model = _line(settings.model, "gpt-4o-mini")
         self.max_attempts = QSpinBox(minimum=1, maximum=10, value=settings.max_attempts)
+        self.grounding = _combo(_GROUNDING_LABELS, settings.grounding)
         self.key_fields: dict[str, QLineEdit] = {}
         self.problem = ""
         self._problem_label = QLabel()
@@ -83,6 +89,7 @@ class ResearchSettingsDialog(QDialog):
         form.addRow("Model URL", self.llm_url)
         form.addRow("Model name", self.model)
         form.addRow("Attempts at most", self.max_attempts)
+        form.addRow("Grounding", self.grounding)
         layout = QVBoxLayout(self)
         layout.addLayout(form)
         layout.addWidget(self._keys_box(research.KEY_VARIABLES))
@@ -141,6 +148,7 @@ class ResearchSettingsDialog(QDialog):
             llm_url=self.llm_url.text().strip(),
             model=self.model.text().strip(),
             max_attempts=self.max_attempts.value(),
+            grounding=self.grounding.currentData(),
         )
 
     def typed_keys(self) -> dict[str, str]:

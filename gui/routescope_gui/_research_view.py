@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QEvent, QItemSelectionModel, QObject, Qt, QUrl, Signal
 from PySide6.QtGui import QFont, QGuiApplication
 from PySide6.QtWidgets import (
+    QComboBox,
     QFrame,
     QGraphicsOpacityEffect,
     QHBoxLayout,
@@ -57,6 +58,7 @@ if TYPE_CHECKING:
     from routescope.research import (
         Attempt,
         DeepResearchResult,
+        Grounding,
         NextStep,
         PageRead,
         ResearchSettings,
@@ -90,6 +92,13 @@ _WHERE = Qt.ItemDataRole.UserRole + 1
 """Item data of a row: (attempt index,) or (attempt index, page index)."""
 _DIMMED = 0.4
 """The opacity of a result that belongs to another prompt than the run under way."""
+GROUNDING_LABELS = {
+    "auto": "Grounding: from the goal",
+    "required": "Grounding: required",
+    "not_required": "Grounding: not required",
+}
+"""The window's grounding toggle: derived from the goal (time-sensitive, local or price goals
+need pages that answer them), or the user's word."""
 
 
 class ResearchView(QWidget):
@@ -110,16 +119,20 @@ class ResearchView(QWidget):
         report_link: a link to the report saved for the run shown.
         table: the attempts, their pages underneath; detail: the selected row spelled out.
         run_button, cancel_button, settings_button, save_button, copy_button: the controls.
+        grounding: the grounding toggle (from the goal, required, not required).
 
     Signals:
         run_requested: Run, or "Re-run for the new prompt"; cancel_requested: Cancel (also in
-            the stale bar); settings_requested, save_requested: the other buttons.
+            the stale bar); settings_requested, save_requested: the other buttons;
+            grounding_changed: the toggle, set by the analyst (its mode).
     """
 
     run_requested = Signal()
     cancel_requested = Signal()
     settings_requested = Signal()
     save_requested = Signal()
+    grounding_changed = Signal(str)
+    """The grounding toggle was set by the analyst: `auto`, `required` or `not_required`."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -158,10 +171,22 @@ class ResearchView(QWidget):
         self.save_button.clicked.connect(self.save_requested)
         self.copy_button = _button("Copy report", "copy the run's report as Markdown")
         self.copy_button.clicked.connect(self.copy_report)
+        self.grounding = QComboBox()
+        for mode, label in GROUNDING_LABELS.items():
+            self.grounding.addItem(label, mode)
+        self.grounding.setToolTip(
+            "whether research needs pages that answer the goal: from the goal (time-sensitive, "
+            "local or price goals do, and weak evidence for them escalates), or your word"
+        )
+        self.grounding.setAccessibleName("grounding")
+        self.grounding.activated.connect(
+            lambda _: self.grounding_changed.emit(self.grounding.currentData())
+        )
         for button in (self.save_button, self.copy_button):
             button.setEnabled(False)
         self._controls = QHBoxLayout()  # the backends and the run's buttons
         self._controls.addWidget(self.backends, 1)
+        self._controls.addWidget(self.grounding, 0, Qt.AlignmentFlag.AlignTop)
         for button in (self.run_button, self.cancel_button, self.settings_button):
             self._controls.addWidget(button, 0, Qt.AlignmentFlag.AlignTop)
         self._status_row = QHBoxLayout()  # the run's state and the report's buttons
@@ -256,6 +281,7 @@ class ResearchView(QWidget):
         settings = settings or routescope.research.ResearchSettings()
         how = "runs as you type" if settings.offline else "Ctrl+Enter runs · Esc cancels"
         text = settings.describe()
+        self.grounding.setCurrentIndex(max(0, self.grounding.findData(settings.grounding)))
         self.backends.setText(f"<b>{html.escape(text)}</b> — {how}")
         self.backends.setToolTip(text)
 
@@ -529,10 +555,27 @@ def _summary(result: DeepResearchResult) -> str:
         f"</b> — {html.escape(step.reason)}</span>",
         f"<span style='color:{tone}'>stopped: {html.escape(result.termination_reason)}</span>",
     ]
+    if result.grounding is not None:
+        lines.append(grounding_text(result.grounding))
     red = css("bad")
     lines += [f"<span style='color:{red}'>⚠ {html.escape(w)}</span>" for w in result.warnings]
     lines += [f"note: {html.escape(note)}" for note in result.notes]
     return "<br>".join(lines)
+
+
+def grounding_text(grounding: Grounding) -> str:
+    """Which grounding applied and why, as HTML: the goal's words behind it in bold."""
+    state = "required" if grounding.required else "not required"
+    where = "from the goal" if grounding.source == "goal" else "set by you"
+    tone = css("warn_ink" if grounding.required else "muted")
+    reason = html.escape(grounding.reason)
+    for cue in sorted({c.text for c in grounding.cues}, key=len, reverse=True)[:6]:
+        quoted = html.escape(repr(cue))
+        reason = reason.replace(quoted, f"<b>{quoted}</b>", 1)
+    return (
+        f"<span style='color:{tone}'>grounding <b>{state}</b> ({where})</span> — "
+        f"<span>{reason}</span>"
+    )
 
 
 def _button(text: str, tip: str) -> QPushButton:

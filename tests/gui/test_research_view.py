@@ -392,3 +392,52 @@ def test_a_score_s_digits_stand_whole_beside_its_bar(  # type: ignore[no-untyped
     ]
     assert inked  # the digits are drawn, in a colour that stands out on the row
     assert min(y for _x, y in inked) > cell.top() and max(y for _x, y in inked) < cell.bottom()
+
+
+def test_the_verdict_says_which_grounding_applied_and_why(view: ResearchView) -> None:
+    grounding = routescope.research.derive_grounding("today's price of gold per ounce")
+    result = dataclasses.replace(_result(), grounding=grounding)
+    view.show_result(result)
+    summary = view.summary.text()
+    assert "grounding <b>required</b> (from the goal)" in summary
+    assert "<b>&#x27;price&#x27;</b>" in summary  # the goal's words behind it, in bold
+    assert css("warn_ink") in summary.split("grounding <b>")[0].rsplit("<span", 1)[1]
+    waived = routescope.research.derive_grounding("today's price of gold", override=False)
+    view.show_result(dataclasses.replace(_result(), grounding=waived))
+    assert "grounding <b>not required</b> (set by you)" in view.summary.text()
+    assert "the goal alone would need it" in view.summary.text()
+
+
+def test_the_grounding_toggle_follows_the_settings_and_asks_for_a_change(
+    view: ResearchView,
+) -> None:
+    asked = record(view.grounding_changed)
+    view.show_backends(ResearchSettings(grounding="required"))
+    assert view.grounding.currentData() == "required" and asked == []  # shown, not asked
+    view.grounding.setCurrentIndex(view.grounding.findData("not_required"))
+    view.grounding.activated.emit(view.grounding.currentIndex())
+    assert asked == ["not_required"]
+    assert [view.grounding.itemData(i) for i in range(view.grounding.count())] == [
+        "auto",
+        "required",
+        "not_required",
+    ]
+
+
+def test_the_window_toggle_reruns_the_prompt_with_grounding_required(
+    qtbot,  # type: ignore[no-untyped-def]
+    research_window: MainWindow,
+) -> None:
+    window, model = research_window, research_window.session.research
+    window.show_tab("Research")
+    with qtbot.waitSignal(model.finished, timeout=30_000) as first:
+        window.set_prompt(GOAL)
+    assert first.args[0].grounding.source == "goal"
+    view = window.research_view
+    view.grounding.setCurrentIndex(view.grounding.findData("required"))
+    with qtbot.waitSignal(model.finished, timeout=30_000) as second:
+        view.grounding.activated.emit(view.grounding.currentIndex())
+    result = second.args[0]
+    assert (result.grounding.required, result.grounding.source) == (True, "setting")
+    assert model.settings is not None and model.settings.grounding == "required"
+    assert "grounding <b>required</b> (set by you)" in view.summary.text()

@@ -98,6 +98,7 @@ async def run_research(
     `offline` makes the offline search (default: the machine's documentation index)."""
     import httpx
 
+    from ._grounding import derive_grounding, mode_override
     from ._quality import infer_stack
     from ._run import ResearchOptions
 
@@ -118,6 +119,7 @@ async def run_research(
                 max_attempts=settings.max_attempts,
                 stack_hint=stack_hint or infer_stack(goal, project_context).hint,
                 project_context=project_context,
+                grounding=derive_grounding(goal, override=mode_override(settings.grounding)),
                 model=model,
             ),
             on_attempt=on_attempt,

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from ..llm import ChatClient
 from ._asking import evaluate, first_query, next_query
 from ._evidence import assess
+from ._grounding import Grounding
 from ._models import SearchHit, SearchResponse
 from ._page_evidence import MAX_SOURCE_CHARS, Source
 from ._provider_contract import SearchProvider
@@ -89,6 +90,15 @@ async def _attempt(run: Run, index: int, query: str, source: str) -> Attempt:
     )
 
 
+def _grounding(options: ResearchOptions) -> Grounding:
+    """The run's grounding: the options' own, else what `requires_grounding` says."""
+    if options.grounding is not None:
+        return options.grounding
+    if options.requires_grounding:
+        return Grounding(True, "setting", reason="grounding required by the caller")
+    return Grounding(False, "setting", reason="")
+
+
 def _stop_reason(attempts: list[Attempt], thresholds: Thresholds) -> StopReason | None:
     """Why to stop after the latest attempt, or None to go on."""
     last = attempts[-1]
@@ -135,7 +145,7 @@ async def deep_research(
         budgets,
         thresholds,
         max_attempts,
-        options.requires_grounding,
+        _grounding(options),
         options.model,
         GoalTerms(goal, search),
     )

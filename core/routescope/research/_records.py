@@ -11,6 +11,7 @@ from typing import Protocol
 from ._answers import Evaluation
 from ._evidence import AttemptEvidence, ScoreReason
 from ._goal_terms import GoalTerm
+from ._grounding import Grounding
 from ._models import SearchHit
 from ._page_evidence import PageEvidence
 from ._quality import NextStep, StopReason
@@ -141,3 +142,5 @@ class DeepResearchResult:
     """Why the loop stopped, as data (`termination_reason` is its text)."""
     goal_terms: tuple[GoalTerm, ...] = ()
     """The goal's terms the pages were matched against, with their weights."""
+    grounding: Grounding | None = None
+    """Whether the goal needed external grounding, who decided and why."""

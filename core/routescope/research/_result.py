@@ -50,6 +50,7 @@ def research_result(
         run.max_attempts,
         requires_grounding=run.requires_grounding,
         thresholds=thresholds,
+        grounding_reason=run.grounding.reason,
     )
     top = attempts[best] if best is not None else None
     findings: list[Finding] = []
@@ -85,4 +86,5 @@ def research_result(
         notes=notes,
         stop=stop,
         goal_terms=run.terms.terms or (),
+        grounding=run.grounding,
     )

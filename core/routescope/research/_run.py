@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 
 from ..llm import ChatClient
 from ._goal_terms import GoalTerm, goal_terms, lookup_words
+from ._grounding import Grounding
 from ._provider_contract import SearchProvider
 from ._quality import Thresholds
 from ._records import Budgets, PageReader
@@ -25,6 +26,10 @@ class ResearchOptions:
     stack_hint: str | None = None
     project_context: str | None = None
     requires_grounding: bool = False
+    """Escalate when no attempt meets the target (used when `grounding` is None)."""
+    grounding: Grounding | None = None
+    """Whether the goal needs external grounding and why (`derive_grounding`); wins over
+    `requires_grounding`."""
     budgets: Budgets = field(default_factory=Budgets)
     thresholds: Thresholds = field(default_factory=Thresholds)
     model: str = ""
@@ -57,6 +62,10 @@ class Run:
     budgets: Budgets
     thresholds: Thresholds
     max_attempts: int
-    requires_grounding: bool
+    grounding: Grounding
     model: str
     terms: GoalTerms
+
+    @property
+    def requires_grounding(self) -> bool:
+        return self.grounding.required

@@ -11,10 +11,12 @@ from typing import Literal, get_args
 from urllib.parse import urlsplit
 
 __all__ = [
+    "GROUNDING_MODES",
     "KEY_VARIABLES",
     "MAX_ATTEMPTS",
     "MODEL_NAMES",
     "SEARCH_NAMES",
+    "GroundingMode",
     "ModelName",
     "ResearchSettings",
     "SearchName",
@@ -31,6 +33,10 @@ KEY_VARIABLES: dict[str, str] = {
 }
 """The environment variable (and key-store name) of each backend that takes a key."""
 MAX_ATTEMPTS = 10
+GroundingMode = Literal["auto", "required", "not_required"]
+GROUNDING_MODES: tuple[GroundingMode, ...] = get_args(GroundingMode)
+"""Whether research needs external grounding: `auto` derives it from the goal (time-sensitive,
+local, price); `required` and `not_required` are the user's word."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,6 +49,9 @@ class ResearchSettings:
     llm_url: str = ""
     model: str = "gpt-4o-mini"
     max_attempts: int = 3
+    grounding: GroundingMode = "auto"
+    """`auto`: derived from the goal; `required` / `not_required`: set by the user (the
+    command line's `--require-grounding/--no-require-grounding`, the window's toggle)."""
 
     @property
     def offline(self) -> bool:
@@ -58,6 +67,8 @@ class ResearchSettings:
             return f"unknown model backend {self.llm!r} (one of {', '.join(MODEL_NAMES)})"
         if not 1 <= self.max_attempts <= MAX_ATTEMPTS:
             return f"max attempts must be from 1 to {MAX_ATTEMPTS}"
+        if self.grounding not in GROUNDING_MODES:
+            return f"unknown grounding {self.grounding!r} (one of {', '.join(GROUNDING_MODES)})"
         if self.search == "searxng" and not _http_url(self.searxng_url):
             return "SearXNG needs the http(s) URL of an instance with JSON output"
         if self.search in KEY_VARIABLES and not keys.get(KEY_VARIABLES[self.search]):
