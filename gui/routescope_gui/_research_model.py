@@ -303,7 +303,9 @@ class ResearchModel(QObject):
 
 
 def _offline_search(cache: Path | None) -> OfflineSearch:
-    return routescope.research.OfflineSearch(cache=cache)
+    search = routescope.research.OfflineSearch(cache=cache)
+    search.wait_for_passages = False  # the first runs go on terms alone while they are built
+    return search
 
 
 class _OnceSearch:

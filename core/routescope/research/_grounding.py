@@ -56,6 +56,10 @@ _VENUES = (
     r"theat(?:er|re)s?|museums?|attractions|venues?|gyms?|supermarkets?|grocer(?:y|ies)|"
     r"gas stations?|parking|babysitters?|cleaners?|maids?|plumbers?|electricians?)"
 )
+_CURRENCIES = (
+    r"(?:euros?|dollars?|pounds? sterling|yen|rupees?|pesos?|francs?|yuan|rubles?|bitcoins?|"
+    r"usd|eur|gbp|jpy|nzd|aud|cad|chf|inr|btc)"
+)
 _CUES: tuple[tuple[GroundingFlag, bool, str], ...] = (
     # (flag, counts on a goal about software too, pattern)
     # when it is asked
@@ -76,6 +80,9 @@ _CUES: tuple[tuple[GroundingFlag, bool, str], ...] = (
     ("time_sensitive", True, r"(?:current|latest|newest|upcoming) (?:version|release|news)\w*"),
     ("time_sensitive", True, r"(?:when does|when is|when will) .{0,40}(?:come out|start|open|air)"),
     ("time_sensitive", False, r"what time is it|(?:next|new) (?:episode|season|game|match)"),
+    ("time_sensitive", True, r"on time|delayed|running late|(?:arrival|departure|boarding) time"),
+    ("time_sensitive", True, rf"(?:value|rate|worth|price) of (?:the |a |one )?{_CURRENCIES}"),
+    ("time_sensitive", True, rf"{_CURRENCIES} (?:to|in|into|against|relative to|equals) "),
     (
         "time_sensitive",
         False,
@@ -125,6 +132,10 @@ _CUE_PATTERNS = tuple(
     for flag, tech_ok, pattern in _CUES
 )
 _YEAR = "4-digit year"
+_NOT_A_PURCHASE = re.compile(
+    r"^\W+(?:way|ways|practice|practices|method|methods|approach|option|time|place to start)\b",
+    re.IGNORECASE,
+)
 _BARE_TIME_WORDS = frozenset({"latest", "current", "new", "newest", "now", "recent", "updated"})
 """The router's time words that say nothing of time by themselves (the latest line of a file,
 the current directory, a new list, "now" in a sentence): they count when a word of
@@ -187,6 +198,8 @@ def _router_cues(goal: str, rules: RulePack) -> tuple[list[GroundingCue], bool]:
         word = goal[match.start : match.end]
         if match.keyword == _YEAR:
             continue  # a year may be history as well as now: the router cannot tell which
+        if match.intent == "purchase" and _NOT_A_PURCHASE.match(goal[match.end : match.end + 30]):
+            continue  # "the best way to…" chooses a method, not a product
         if (
             match.intent == "time_sensitive"
             and word.lower() in _BARE_TIME_WORDS

@@ -53,6 +53,7 @@ StopKind = Literal[
     "refused",
     "deadline",
     "model_failed",
+    "model_refused",
 ]
 """Why the research loop stopped:
 
@@ -63,7 +64,9 @@ StopKind = Literal[
 - `not_improving`: the latest attempt scored no better than an earlier one.
 - `refused`: the provider refused access (401/403): every further search fails alike.
 - `deadline`: the run's deadline came first.
-- `model_failed`: the model did not answer the refiner's prompt."""
+- `model_failed`: the model did not answer the refiner's prompt.
+- `model_refused`: the model refused access (401/403) or its quota is used up: every further
+  call fails alike."""
 
 TRANSIENT: frozenset[StopKind] = frozenset({"deadline", "model_failed"})
 """Stops that say nothing about the research itself: another run may do better."""
@@ -75,6 +78,7 @@ Rule = Literal[
     "nothing_read",
     "grounding_hopeless",
     "grounding_weak",
+    "model_refused",
     "stopped_early",
     "research_done",
 ]
@@ -200,6 +204,18 @@ def decide_next_step(
     def step(outcome: Outcome, rule: Rule, reason: str) -> NextStep:
         return NextStep(outcome, reason, warnings, rule, grounding_reason)
 
+    if stop is not None and stop.kind == "model_refused":
+        found = (
+            f"the evidence so far: best attempt {index + 1}, relevance {best.relevance:.1f}, "
+            f"coverage {best.coverage:.1f}"
+            if best is not None and index is not None and read
+            else "nothing read"
+        )
+        return step(
+            "escalate",
+            "model_refused",
+            f"{stop.text}; {found}: fix the model's access before relying on research",
+        )
     if best is not None and index is not None and meets_target(best, thresholds):
         return step(
             "proceed",
@@ -324,6 +340,8 @@ class StackHint:
 
     hint: str | None
     evidence: list[tuple[str, int, int]]
+    language: str | None = None
+    """The language family alone ("Python"), when one was found."""
 
 
 # (family, words); the first family with evidence names the language, the others the kind.
@@ -360,5 +378,6 @@ def infer_stack(goal: str, project_context: str | None = None) -> StackHint:
     language, kind = first(_LANGUAGES), first(_KINDS)
     unique = list(dict.fromkeys(evidence))
     if kind == "Vite React frontend":
-        return StackHint(kind, unique)
-    return StackHint(" ".join(part for part in (language, kind) if part) or None, unique)
+        return StackHint(kind, unique, language)
+    hint = " ".join(part for part in (language, kind) if part) or None
+    return StackHint(hint, unique, language)

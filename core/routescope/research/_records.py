@@ -61,7 +61,8 @@ class Budgets:
 
 @dataclass(frozen=True, slots=True)
 class Finding:
-    """A page the best attempt read, with what it supports of the goal."""
+    """A page read (in any attempt: `attempt` says which), with what it supports of the goal;
+    the findings are the pages most relevant to the goal across attempts."""
 
     url: str
     title: str
@@ -97,6 +98,11 @@ class Attempt:
     terms it supports and its relevance, and the scores and reasons that follow (heuristic).
     With the heuristic model the attempt's scores are these; None only for an attempt made
     by hand."""
+    check: str = ""
+    """Why the scores are not the model's (`_checked`): capped at what the pages support, or
+    the evidence's because the model failed; "" when they are the model's own."""
+    disagreement: str = ""
+    """The model and the pages disagree on this attempt (one sentence), "" when they do not."""
 
     @property
     def fetched(self) -> int:

@@ -12,6 +12,7 @@ from ._grounding import Grounding
 from ._provider_contract import SearchProvider
 from ._quality import Thresholds
 from ._records import Budgets, PageReader
+from ._semantic import Semantics
 from ._termstats import corpus_frequencies
 
 __all__ = ["GoalTerms", "ResearchOptions", "Run"]
@@ -33,6 +34,8 @@ class ResearchOptions:
     budgets: Budgets = field(default_factory=Budgets)
     thresholds: Thresholds = field(default_factory=Thresholds)
     model: str = ""
+    semantics: Semantics | None = None
+    """The embedding model's reading of the goal (None: term evidence only)."""
 
 
 class GoalTerms:
@@ -65,6 +68,7 @@ class Run:
     grounding: Grounding
     model: str
     terms: GoalTerms
+    semantics: Semantics | None = None
 
     @property
     def requires_grounding(self) -> bool:

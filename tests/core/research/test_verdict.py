@@ -48,6 +48,7 @@ def stop(kind: StopKind | None, made: int) -> StopReason | None:
         "refused": f"the provider refused access (403) in attempt {made}",
         "deadline": f"run deadline of 60 s reached in attempt {made + 1}",
         "model_failed": "refiner failed (timeout): no further attempt",
+        "model_refused": "refiner: the model refused access (401): check its key",
     }[kind]
     return StopReason(kind, text, made)
 
@@ -85,6 +86,9 @@ CASES: list[tuple[list[Scores], StopKind | None, bool, str, str, tuple[str, ...]
     ([NOTHING], "model_failed", False, "research_again", "nothing_read_retry", ("refiner",)),
     ([PARTIAL], "model_failed", False, "research_again", "stopped_early", ("refiner failed",)),
     ([HOPELESS], "model_failed", True, "escalate", "grounding_hopeless", ("all 1",)),
+    # model_refused: a key or quota problem escalates with its reason, whatever was read
+    ([GOOD], "model_refused", False, "escalate", "model_refused", ("401", "relevance 0.8")),
+    ([NOTHING], "model_refused", False, "escalate", "model_refused", ("nothing read",)),
     # not stopped yet (the planner asks between attempts)
     ([PARTIAL], None, False, "research_again", "stopped_early", ("not stopped yet",)),
     ([GOOD], None, False, "proceed", "target_met", ("0.7 ≥ 0.6",)),
@@ -190,11 +194,15 @@ def test_decide_invariants(
     # A stop with attempts left that is not researched again says why.
     if reason is not None and len(attempts) < max_attempts and step.rule == "research_done":
         assert reason.text in step.reason
-    # Any attempt that meets the target means proceed.
-    if any(meets_target(a, thresholds) for a in attempts):
+    # Any attempt that meets the target means proceed (unless the model refuses access).
+    if any(meets_target(a, thresholds) for a in attempts) and kind != "model_refused":
         assert step.outcome == "proceed" and step.rule == "target_met"
+    if kind == "model_refused":
+        assert (step.outcome, step.rule) == ("escalate", "model_refused")
     # Grounding required and no attempt meets the target: never proceed.
     met = any(meets_target(a, thresholds) for a in attempts)
+    if kind == "model_refused":
+        return
     if grounding and not met:
         assert step.outcome != "proceed"
     # A proceed short of the target is always warned; the warning follows the best attempt.
@@ -211,6 +219,8 @@ def test_decide_invariants(
 def test_more_evidence_never_turns_proceed_into_escalate_without_grounding(
     attempts: list[Scores], kind: StopKind | None
 ) -> None:
+    if kind == "model_refused":  # a key problem escalates whatever the evidence
+        return
     before = decide_next_step(attempts, stop(kind, len(attempts)), 5)
     better = [Scores(1.0, 1.0, 1.0, 1), *attempts]
     after = decide_next_step(better, stop(kind, len(better)), 5)
