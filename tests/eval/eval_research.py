@@ -39,7 +39,7 @@ import os
 import sys
 import time
 import tomllib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -48,6 +48,7 @@ from tests.eval import _metrics
 
 if TYPE_CHECKING:
     from routescope.research import DeepResearchResult, OfflineSearch, ResearchSettings
+    from routescope.research._corpus import OfflineDocument
 
 ROOT = Path(__file__).resolve().parents[2]
 GOALS = Path(__file__).with_name("research_goals.toml")
@@ -470,6 +471,10 @@ def _num(value: float) -> str:
     return "—" if math.isnan(value) else f"{value:.2f}"
 
 
+def _count(value: float) -> str:
+    return f"{value:g}"
+
+
 def table(by_part: dict[str, Figures]) -> str:
     header = (
         "| part | goals (ans./unans.) | found | BM25 | embedding | read in any attempt | "
@@ -496,7 +501,7 @@ def table(by_part: dict[str, Figures]) -> str:
 def target_lines(found: Sequence[Target]) -> str:
     lines = ["| part | target | figure | goal | |", "| --- | --- | ---: | ---: | --- |"]
     for t in found:
-        shown = {"score": _num, "count": lambda v: f"{v:g}"}.get(t.kind, _pct)(t.value)
+        shown = {"score": _num, "count": _count}.get(t.kind, _pct)(t.value)
         lines.append(
             f"| {t.part} | {t.name} | {shown} | {t.goal} | {'met' if t.met else 'MISSED'} |"
         )
@@ -549,6 +554,7 @@ def parse(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--max-attempts", type=int, default=3)
     parser.add_argument("--json", type=Path, default=OUTPUT, help="where the JSON goes")
     parser.add_argument("--details", action="store_true", help="one block per goal")
+    parser.add_argument("--no-embedding", action="store_true", help="no embedding-model baseline")
     parser.add_argument("--check", action="store_true", help="exit 1 when a target is missed")
     return parser.parse_args(argv)
 
@@ -560,7 +566,6 @@ def main(
     out: Callable[[str], None] = print,
 ) -> int:
     """Run the eval; `search` replaces the machine's offline index (tests)."""
-    from routescope.research import OfflineSearch
 
     args = parse(argv)
     goals = load_goals(args.goals)
@@ -576,14 +581,27 @@ def main(
     if problem is not None:
         out(f"eval_research: {problem}")
         return 2
-    search = search or OfflineSearch()
+    search = search or eval_search()
     stats = search.open()
     out(
         f"research eval: {len(goals)} goals, offline index of {stats.documents} documents, "
         f"{settings.describe()}, at most {settings.max_attempts} attempts"
     )
+    embedding: Baseline | None = None
+    if not args.no_embedding:
+        vectors = search.passage_vectors()
+        if vectors is None:
+            out(f"embedding baseline: none ({search.semantic_note or 'keyword-only search'})")
+        else:
+            out(
+                f"passage vectors: {vectors.count} passages of {len(vectors.urls)} documents "
+                f"({vectors.model_id}; built in {vectors.build_seconds:g} s, cached)"
+            )
+
+            embedding = _semantic_baseline(search)
+
     started = time.perf_counter()
-    outcomes = asyncio.run(run_goals(goals, settings, search, keys=keys))
+    outcomes = asyncio.run(run_goals(goals, settings, search, keys=keys, embedding=embedding))
     seconds = time.perf_counter() - started
     parts = [p for p in PARTS if any(o.part == p for o in outcomes)]
     by_part = {p: figures([o for o in outcomes if o.part == p]) for p in parts}
@@ -617,6 +635,78 @@ def main(
     out(f"wrote {args.json}")
     missed = [t for t in found if not t.met]
     return 1 if args.check and missed else 0
+
+
+_EXTRAS = ("gui", "semantic", "research", "batch", "places", "dev")
+"""The extras `make eval` installs (the Makefile's `.dev-installed`)."""
+
+
+def project_distributions() -> frozenset[str]:
+    """The distributions Routescope and the extras `make eval` installs require, transitively
+    (normalised names): the packages every checkout's eval corpus holds, whatever else the
+    environment has."""
+    import importlib.metadata
+
+    from packaging.requirements import InvalidRequirement, Requirement
+    from packaging.utils import canonicalize_name
+
+    seen: set[str] = set()
+    todo: list[tuple[str, frozenset[str]]] = [("routescope", frozenset(_EXTRAS))]
+    while todo:
+        name, extras = todo.pop()
+        try:
+            dist = importlib.metadata.distribution(name)
+        except importlib.metadata.PackageNotFoundError:
+            continue
+        for line in dist.requires or []:
+            try:
+                requirement = Requirement(line)
+            except InvalidRequirement:
+                continue
+            marker = requirement.marker
+            if marker is not None and not any(
+                marker.evaluate({"extra": extra}) for extra in (extras or {""})
+            ):
+                continue
+            key = canonicalize_name(requirement.name)
+            if key not in seen:
+                seen.add(key)
+                todo.append((requirement.name, frozenset(requirement.extras)))
+    return frozenset(seen - {"routescope"})
+
+
+def eval_search(cache: Path | None = None) -> OfflineSearch:
+    """The offline search over the eval's corpus: the machine's standard library and pydoc
+    topics, and of its installed distributions only those Routescope's extras require
+    (`project_distributions`): other packages an environment happens to hold would change
+    what answers a goal."""
+    import hashlib
+
+    from routescope.research import OfflineSearch
+    from routescope.research._corpus import machine_documents, machine_key, normalised_name
+
+    allowed = project_distributions()
+
+    def documents() -> Iterator[OfflineDocument]:
+        for document in machine_documents():
+            if document.kind != "package":
+                yield document
+                continue
+            name = normalised_name(document.title.split(" ", 1)[0])
+            if name in allowed:
+                yield document
+
+    key = hashlib.sha256(f"{machine_key()}|eval|{','.join(sorted(allowed))}".encode()).hexdigest()
+    return OfflineSearch(cache, documents=documents, key=key, semantic=True)
+
+
+def _semantic_baseline(search: OfflineSearch) -> Baseline:
+    """The embedding model alone: documents ranked by their best passage for the raw goal."""
+
+    def rank(goal: str, k: int) -> Ranked:
+        return [(url, score) for url, score, _ in search.rank_semantic(goal, k)]
+
+    return rank
 
 
 def _clean(value: Any) -> Any:
