@@ -60,6 +60,7 @@ if TYPE_CHECKING:
         DeepResearchResult,
         Grounding,
         NextStep,
+        PageEvidence,
         PageRead,
         ResearchSettings,
     )
@@ -78,6 +79,17 @@ _COLUMN_TIPS = (
     "0.5·relevance + 0.3·coverage + 0.2·confidence",
 )
 _BAR_COLUMNS = (4, 5, 6, 7)
+_FINDING_COLUMNS = ("#", "Finding", "Attempt", "Relevance", "Meaning", "Terms", "Answers")
+_FINDING_TIPS = (
+    "the findings: the best pages read across attempts, best first",
+    "the page (hover: its URL and the passage nearest the goal)",
+    "the attempt that read it (★ the best attempt)",
+    "the page's relevance to the goal: its meaning and its terms together (0–1)",
+    "how near the page's nearest passage comes to the goal (embedding model, 0–1)",
+    "the weighted share of the goal's terms the page holds (0–1)",
+    "the goal's aspects the page answers",
+)
+_FINDING_WIDTHS = (32, 220, 76, 80, 80, 80, 160)
 _WIDTHS = (56, 200, 116, 100, 80, 86, 76, 64)
 OUTCOME_TONES = {
     "proceed": "good",
@@ -222,6 +234,8 @@ class ResearchView(QWidget):
         self.caption.setObjectName("caption")
         self.caption.setVisible(False)
         self.table.installEventFilter(self)
+        self.findings = self._findings_table()
+        self.findings.currentItemChanged.connect(lambda *_: self._show_finding())
         self.detail = QTextBrowser()
         self.detail.setObjectName("detail")
         self.detail.setOpenExternalLinks(True)
@@ -229,9 +243,11 @@ class ResearchView(QWidget):
         splitter = QSplitter(Qt.Orientation.Vertical)
         splitter.setObjectName("research")
         splitter.addWidget(self.table)
+        splitter.addWidget(self.findings)
         splitter.addWidget(self.detail)
-        splitter.setStretchFactor(0, 1)
+        splitter.setStretchFactor(0, 2)
         splitter.setStretchFactor(1, 1)
+        splitter.setStretchFactor(2, 2)
         splitter.setChildrenCollapsible(False)
         self._result_area = QWidget()
         area = QVBoxLayout(self._result_area)
@@ -242,7 +258,13 @@ class ResearchView(QWidget):
         # Faded as a whole while it belongs to another run (the table's header stays: it names
         # the columns, whatever run the rows are of).
         self._dims: list[QGraphicsOpacityEffect] = []
-        for widget in (self.summary, self.report_link, self.table.viewport(), self.detail):
+        for widget in (
+            self.summary,
+            self.report_link,
+            self.table.viewport(),
+            self.findings.viewport(),
+            self.detail,
+        ):
             effect = QGraphicsOpacityEffect(widget)
             effect.setOpacity(_DIMMED)
             effect.setEnabled(False)
@@ -266,6 +288,27 @@ class ResearchView(QWidget):
         for column, width in enumerate(_WIDTHS):
             table.setColumnWidth(column, width)
         header_view.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)  # the query
+        enable_copy(table)
+        return table
+
+    def _findings_table(self) -> QTreeWidget:
+        table = QTreeWidget()
+        table.setObjectName("findings")
+        table.setHeaderLabels(list(_FINDING_COLUMNS))
+        header = table.headerItem()
+        for column, tip in enumerate(_FINDING_TIPS):
+            header.setToolTip(column, tip)
+        bar = BarDelegate(table, sample="0.00")
+        for column in (3, 4, 5):
+            table.setItemDelegateForColumn(column, bar)
+        table.setRootIsDecorated(False)
+        table.setUniformRowHeights(True)
+        table.setAlternatingRowColors(True)
+        header_view = table.header()
+        header_view.setStretchLastSection(False)
+        for column, width in enumerate(_FINDING_WIDTHS):
+            table.setColumnWidth(column, width)
+        header_view.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
         enable_copy(table)
         return table
 
@@ -305,6 +348,7 @@ class ResearchView(QWidget):
             set_tone(self.summary, "")
             self.report_link.setVisible(False)
             self._rows_goal = self._running_goal
+            ensure_children(self.findings, 0)
             self._undim()
             for button in (self.save_button, self.copy_button):
                 button.setEnabled(False)
@@ -415,6 +459,7 @@ class ResearchView(QWidget):
             self.summary.setText("")
             set_tone(self.summary, "")
             ensure_children(self.table, 0)
+            ensure_children(self.findings, 0)
             self._show_detail()
             return
         self._rows_goal = result.goal
@@ -437,6 +482,7 @@ class ResearchView(QWidget):
             row.setExpanded(attempt.query in expanded)
         if self.table.currentItem() is None and result.best is not None:
             self._make_current(rows[result.best])
+        self._show_findings(result)
         self._show_detail()
 
     def expand_best(self) -> None:
@@ -498,6 +544,59 @@ class ResearchView(QWidget):
         for number, (child, page) in enumerate(zip(pages, attempt.pages, strict=True)):
             _show_page(child, page, page_evidence(attempt, page.url))
             child.setData(0, _WHERE, (attempt.index, number))
+
+    # -- the findings ------------------------------------------------------------------------
+    def _show_findings(self, result: DeepResearchResult) -> None:
+        """The best pages read across attempts, best first: where each was read, how near its
+        meaning comes to the goal, its terms' share and the aspects it answers."""
+        rows = ensure_children(self.findings, len(result.findings))
+        for number, (row, finding) in enumerate(zip(rows, result.findings, strict=True), 1):
+            evidence = finding.evidence
+            relevance = evidence.relevance if evidence is not None else None
+            meaning = evidence.semantic_relevance if evidence is not None else None
+            terms = evidence.term_relevance if evidence is not None else None
+            if terms is None and evidence is not None and meaning is None:
+                terms = evidence.relevance  # read on terms alone
+            answers = _answers(evidence)
+            passage = evidence.passage if evidence is not None else ""
+            in_best = finding.attempt == result.best
+            where = f"{finding.attempt + 1}{' ★' if in_best else ''}"
+            values = (relevance, meaning, terms)
+            fill_row(
+                row,
+                [
+                    str(number),
+                    finding.title or finding.url,
+                    where,
+                    *(f"{v:.2f}" if isinstance(v, float) else "—" for v in values),
+                    answers or "—",
+                ],
+                [
+                    finding.url,
+                    f"{finding.url}\n{passage}" if passage else finding.url,
+                    "read in the best attempt"
+                    if in_best
+                    else f"read in attempt {finding.attempt + 1}, not the best attempt",
+                    evidence.reason if evidence is not None else None,
+                    "how near the page's nearest passage comes to the goal (embedding model)",
+                    "the weighted share of the goal's terms the page holds",
+                    "the goal's aspects the page answers",
+                ],
+            )
+            for column, value in zip((3, 4, 5), values, strict=True):
+                row.setData(column, BAR_ROLE, value if isinstance(value, float) else None)
+            row.setData(0, _WHERE, (finding.attempt, finding.url))
+
+    def _show_finding(self) -> None:
+        item = self.findings.currentItem()
+        where = item.data(0, _WHERE) if item is not None else None
+        if not where:
+            return
+        attempts = {attempt.index: attempt for attempt in self._shown_attempts()}
+        attempt = attempts.get(where[0])
+        page = next((p for p in attempt.pages if p.url == where[1]), None) if attempt else None
+        if attempt is not None and page is not None:
+            self.detail.setHtml(page_detail(page, attempt))
 
     # -- the detail pane ---------------------------------------------------------------------
     def _show_detail(self) -> None:
@@ -563,12 +662,23 @@ def _summary(result: DeepResearchResult) -> str:
     return "<br>".join(lines)
 
 
+def _answers(evidence: PageEvidence | None) -> str:
+    """The goal's aspects a page answers: "the goal" when it asks for one thing."""
+    if evidence is None or evidence.similarity is None:
+        return ""
+    if len(evidence.aspect_scores) <= 1:
+        return "the goal" if evidence.answers else ""
+    return f"{len(evidence.answers)} of {len(evidence.aspect_scores)}: " + "; ".join(
+        evidence.answers
+    )
+
+
 def grounding_text(grounding: Grounding) -> str:
     """Which grounding applied and why, as HTML: the goal's words behind it in bold."""
     state = "required" if grounding.required else "not required"
     where = "from the goal" if grounding.source == "goal" else "set by you"
     tone = css("warn_ink" if grounding.required else "muted")
-    reason = html.escape(grounding.reason)
+    reason = html.escape(grounding.reason.split(": ", 1)[-1])
     for cue in sorted({c.text for c in grounding.cues}, key=len, reverse=True)[:6]:
         quoted = html.escape(repr(cue))
         reason = reason.replace(quoted, f"<b>{quoted}</b>", 1)

@@ -441,3 +441,48 @@ def test_the_window_toggle_reruns_the_prompt_with_grounding_required(
     assert (result.grounding.required, result.grounding.source) == (True, "setting")
     assert model.settings is not None and model.settings.grounding == "required"
     assert "grounding <b>required</b> (set by you)" in view.summary.text()
+
+
+def _semantic_result() -> DeepResearchResult:
+    from routescope.research._evidence import assess
+    from routescope.research._goal_terms import goal_terms
+    from routescope.research._page_evidence import Source
+    from routescope.research._records import Finding
+
+    goal = "save a dict to disk and reopen it later"
+    aspects = ["save a dict to disk", "reopen it later"]
+    sources = [
+        Source(
+            PAGES[0].url, "A page", "text", "", 0.62, "shelve(): a persistent dict", (0.6, 0.55)
+        ),
+    ]
+    evidence = assess(goal_terms(goal), sources, aspects=aspects)
+    first = dataclasses.replace(_result().attempts[0], evidence=evidence)
+    second = _result().attempts[1]
+    finding = Finding(PAGES[0].url, "A page", "", 0, evidence.pages[0])
+    return dataclasses.replace(
+        _result(),
+        attempts=[first, second],
+        findings=[finding],
+        notes=["the best page ('A page') was read in attempt 1, not in the best attempt (2)"],
+    )
+
+
+def test_the_findings_show_the_best_pages_across_attempts_with_their_meaning(
+    view: ResearchView,
+) -> None:
+    result = _semantic_result()
+    view.show_result(result)
+    assert view.findings.topLevelItemCount() == 1
+    row = view.findings.topLevelItem(0)
+    assert row is not None
+    assert [row.text(c) for c in range(7)][:3] == ["1", "A page", "1"]  # not the best attempt
+    assert row.text(4) == "1.00" and row.text(6).startswith("2 of 2:")
+    assert "not the best attempt" in row.toolTip(2)
+    assert "was read in attempt 1, not in the best attempt" in view.summary.text()
+    view.findings.setCurrentItem(row)
+    detail = view.detail.toPlainText()
+    assert "meaning: 1.00" in detail and "shelve(): a persistent dict" in detail
+    assert "answers: save a dict to disk, reopen it later" in detail
+    view.show_result(None)
+    assert view.findings.topLevelItemCount() == 0

@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from ._grounding import GroundingCue as GroundingCue
     from ._grounding import derive_grounding as derive_grounding
     from ._offline import OfflineSearch as OfflineSearch
+    from ._page_evidence import PageEvidence as PageEvidence
     from ._quality import NextStep as NextStep
     from ._quality import decide_next_step as decide_next_step
     from ._records import Attempt as Attempt
