@@ -38,6 +38,7 @@ def cmd_research(args: argparse.Namespace, goal: str) -> int:
         model=args.model,
         max_attempts=args.max_attempts,
         grounding=_GROUNDING[args.require_grounding],
+        **({"allowed_hosts": args.allowed_hosts} if args.allowed_hosts is not None else {}),
     )
     store = research.KeyStore()
     keys = store.keys()

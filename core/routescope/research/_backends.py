@@ -48,13 +48,15 @@ def _provider(
     return kind(client, keys[KEY_VARIABLES[settings.search]])
 
 
-def _reader(provider: SearchProvider) -> PageReader:
+def _reader(provider: SearchProvider, settings: ResearchSettings) -> PageReader:
+    from ._fetch import SafeFetcher
     from ._offline import OfflineReader, OfflineSearch
+    from ._policy import WebPolicy
     from ._reader import WebReader
 
     if isinstance(provider, OfflineSearch):
         return OfflineReader(provider)
-    return WebReader()
+    return WebReader(SafeFetcher(WebPolicy(allowed_hosts=settings.allowlist())))
 
 
 def _model(
@@ -143,7 +145,7 @@ async def run_research(
         result = await deep_research(
             goal,
             search=provider,
-            reader=_reader(provider),
+            reader=_reader(provider, settings),
             llm=chat,
             options=ResearchOptions(
                 max_attempts=settings.max_attempts,
