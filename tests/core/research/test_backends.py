@@ -111,3 +111,13 @@ def test_the_reader_fetches_under_the_settings_allowlist() -> None:
     assert policy.allowed_hosts == ("example.org",)
     assert policy.verdict("https://docs.example.org/x").allowed
     assert not policy.verdict("https://other.net/x").allowed
+
+
+def test_a_blank_stack_hint_switches_the_inference_off() -> None:
+    from routescope.research._backends import _stack
+
+    assert _stack("open a page in the browser", " ", None) == ""
+    assert _stack("open a page in the browser", None, None) == ""  # no language named
+    assert _stack("read a file with pytest fixtures", None, None) == "Python"
+    assert _stack("style the buttons", None, "A Flask API server in Python") == "Python backend"
+    assert _stack("anything", "Rust CLI", None) == "Rust CLI"
