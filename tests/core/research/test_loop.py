@@ -63,9 +63,7 @@ class FakeSearch:
 
 
 class FakeReader:
-    def __init__(
-        self, text: str = "Copy a PySide6 table selection to the clipboard with QTableView."
-    ) -> None:
+    def __init__(self, text: str = "QTableView selection copy clipboard") -> None:
         self.text = text
 
     async def read(self, urls: Sequence[str]) -> list[PageRead]:
