@@ -264,6 +264,7 @@ def test_menus_name_every_action_with_its_shortcut(window) -> None:  # type: ign
         "&File": [
             "Open rule pack…",
             "Built-in rules",
+            "Built-in refined rules",
             "Edit rule pack…",
             "Open catalog…",
             "Open suite…",
