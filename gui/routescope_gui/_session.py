@@ -12,7 +12,8 @@ signals:
 - `batch` (`BatchModel`): batches over logs, their progress and reports;
 - `compare` (`CompareModel`): the request beside a side B, and suites under both sides;
 - `insight` (`InsightModel`): why the routers decided — counterfactuals, close calls, traces;
-- `history` (`HistoryModel`): the inspected prompts kept, searched and reopened.
+- `history` (`HistoryModel`): the inspected prompts kept, searched and reopened;
+- `judge` (`JudgeModel`): the analyst's judgments, in judged sets of the history store.
 
 Slow work never runs on the UI thread: each model has its worker lanes (`_lanes`). The
 routers are imported on first use, not with this module, so the window can be painted before
@@ -33,6 +34,7 @@ from ._compare_model import CompareModel
 from ._history_model import HistoryModel
 from ._insight_model import InsightModel
 from ._inspection_model import InspectionModel
+from ._judge_model import JudgeModel
 from ._regress_model import RegressModel
 from ._research_model import ResearchModel, SearchFactory
 from ._rules_editor_model import RulesEditorModel
@@ -102,6 +104,8 @@ class Session(QObject):
         self.compare = CompareModel(current, engines=self.engines, parent=self)
         self.insight = InsightModel(current, engines=self.engines, parent=self)
         self.history = HistoryModel(current, path=history, parent=self)
+        self.judge = JudgeModel(lambda: self.history.store, parent=self)  # (judged sets)
+        self.history.opened.connect(self.judge.start)
         self.rules_editor = RulesEditorModel(current, parent=self)
         self.rules_editor.applied.connect(self.set_rules)
         self.inspection.inspected.connect(self.history.record_soon)
@@ -152,6 +156,7 @@ class Session(QObject):
                 self.insight,
                 self.history,
                 self.rules_editor,
+                self.judge,
             )
         )
 
@@ -213,6 +218,7 @@ class Session(QObject):
         self.batch.close()
         self.compare.close()
         self.insight.close()
+        self.judge.close()
         self.history.close()
         self.rules_editor.close()
 

@@ -41,6 +41,7 @@ from ._dialogs import Dialogs
 from ._editor import Legend
 from ._file_intents import FileIntents
 from ._help import show_about, show_help
+from ._judging import Judging
 from ._live_view import RESULT_TABS, LiveView
 from ._menus import Entry, MenuSpec, SettingsBar, fill_menus, make_action
 from ._palette import CommandPalette, commands
@@ -323,6 +324,7 @@ class MainWindow(QMainWindow):
             session.history.start()
         self.rules_editor_view = RulesEditorView(self)
         connect_rules_editor(self.rules_editor_view, session.rules_editor)
+        self.judging = Judging(self)  # judgments, the Quality view, suggestions
         session.insight.set_enabled(True)  # the live view is shown first
         connect_demo(
             self.demo,

@@ -1,0 +1,97 @@
+"""The window's judging, wired in one place so the window only calls `Judging(window)`: the live
+view's judge (an Expected column in the Context tree, the judge bar under it), Judge… from the
+History and Batch lists (a dialog with the same judging), and what each says in the status bar.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QObject
+from PySide6.QtWidgets import QBoxLayout
+
+from ._judge_controls import ContextJudge, JudgeBar, ask_text
+from ._judge_dialog import JudgeDialog
+
+if TYPE_CHECKING:
+    from routescope import Inspection, Request
+
+    from ._window import MainWindow
+
+__all__ = ["Judging"]
+
+
+class Judging(QObject):
+    """The judging parts of a window.
+
+    Attributes:
+        model: the session's `JudgeModel`; bar: the judge bar under the Context tree;
+        live: the live view's `ContextJudge`; dialog: the Judge… dialog (made on first use);
+        ask: asks a line of text (tests replace it).
+    """
+
+    def __init__(self, window: MainWindow) -> None:
+        super().__init__(window)
+        self.window = window
+        session = window.session
+        self.model = session.judge
+        self.ask = ask_text(window)
+        self.bar = JudgeBar()
+        context_box = window.splitter.widget(0)  # the Context pane: the bar goes under the tree
+        assert context_box is not None
+        layout = context_box.layout()
+        assert isinstance(layout, QBoxLayout)
+        layout.addWidget(self.bar)
+        self.live = ContextJudge(
+            window.strategy_view.context_tree,
+            self.bar,
+            self.model,
+            ask=lambda *question: self.ask(*question),
+            parent=self,
+        )
+        self.dialog: JudgeDialog | None = None
+        self.model.judged.connect(self._judged)
+        self.model.set_changed.connect(lambda _name: self._refresh())
+        self.model.sets_changed.connect(lambda _sets, _current: self._refresh())
+        session.inspection.inspected.connect(self._inspected)
+        session.inspection.failed.connect(lambda _message: self.live.show_subject(None))
+        say = window.statusBar().showMessage
+        self.model.done.connect(say)
+        self.model.failed.connect(say)
+        window.history_view.judge_requested.connect(self.judge_history_entry)
+        window.batch_view.judge_requested.connect(session.batch.judge_prompt)
+        session.batch.prompt_judged.connect(lambda request: self.judge_request(request, "a batch"))
+
+    def _judges(self) -> list[ContextJudge]:
+        return [self.live] + ([self.dialog.judge] if self.dialog is not None else [])
+
+    def _judged(self, prompt: str, today: dt.date) -> None:
+        for judge in self._judges():
+            judge.judged(prompt, today)
+
+    def _refresh(self) -> None:
+        for judge in self._judges():
+            judge.refresh()
+
+    def _inspected(self, inspection: Inspection | None) -> None:
+        self.live.show_inspection(self.window.session.request, inspection)
+
+    # -- Judge… ------------------------------------------------------------------------------
+    def judge_request(self, request: Request, where: str) -> JudgeDialog:
+        """Judge `request`'s prompt in the Judge… dialog (`where` it comes from)."""
+        dialog = self.dialog
+        if dialog is None:
+            dialog = self.dialog = JudgeDialog(
+                self.model, lambda *question: self.ask(*question), self.window
+            )
+            self.model.decided.connect(dialog.show_decision)
+        dialog.judge_request(request, where)
+        self.model.decide(request)
+        return dialog
+
+    def judge_history_entry(self, entry_id: int) -> None:
+        """Judge a prompt of the history, on its date, with the pack it was inspected with."""
+        request = self.model.entry_request(entry_id)
+        if request is not None:
+            self.judge_request(request, "the history")
