@@ -1,6 +1,8 @@
 """The window's judging, wired in one place so the window only calls `Judging(window)`: the live
 view's judge (an Expected column in the Context tree, the judge bar under it), Judge… from the
-History and Batch lists (a dialog with the same judging), and what each says in the status bar.
+History and Batch lists (a dialog with the same judging), the Quality view (a tab after the
+others: the pack scored on the current judged set, live as the pack changes, scored only while
+it is shown), and what each says in the status bar.
 """
 
 from __future__ import annotations
@@ -13,13 +15,18 @@ from PySide6.QtWidgets import QBoxLayout
 
 from ._judge_controls import ContextJudge, JudgeBar, ask_text
 from ._judge_dialog import JudgeDialog
+from ._quality_view import QualityView
 
 if TYPE_CHECKING:
     from routescope import Inspection, Request
+    from routescope.judge import LabelledCase
 
     from ._window import MainWindow
 
-__all__ = ["Judging"]
+__all__ = ["QUALITY", "Judging"]
+
+QUALITY = "Quality"
+"""The Quality view's tab (View ▸ Quality, Ctrl+Shift+Q)."""
 
 
 class Judging(QObject):
@@ -28,7 +35,7 @@ class Judging(QObject):
     Attributes:
         model: the session's `JudgeModel`; bar: the judge bar under the Context tree;
         live: the live view's `ContextJudge`; dialog: the Judge… dialog (made on first use);
-        ask: asks a line of text (tests replace it).
+        quality_view: the Quality tab; ask: asks a line of text (tests replace it).
     """
 
     def __init__(self, window: MainWindow) -> None:
@@ -59,9 +66,38 @@ class Judging(QObject):
         say = window.statusBar().showMessage
         self.model.done.connect(say)
         self.model.failed.connect(say)
+        self._build_quality()
         window.history_view.judge_requested.connect(self.judge_history_entry)
         window.batch_view.judge_requested.connect(session.batch.judge_prompt)
         session.batch.prompt_judged.connect(lambda request: self.judge_request(request, "a batch"))
+
+    def _build_quality(self) -> None:
+        window, session = self.window, self.window.session
+        self.quality_view = view = QualityView()
+        window.views.add_view(QUALITY, view)
+        quality = session.quality
+        quality.scoring.connect(view.show_scoring)
+        quality.scored.connect(view.show_result)
+        quality.failed.connect(view.show_error)
+        self.model.sets_changed.connect(
+            lambda _sets, current: view.show_set(current, self.model.size)
+        )
+        view.open_prompt_requested.connect(self.open_case)
+        window.views.currentChanged.connect(
+            lambda _index: quality.set_enabled(window.views.currentWidget() is view)
+        )
+        view.show_set(self.model.current, self.model.size)
+
+    def open_case(self, case: LabelledCase) -> None:
+        """A judged prompt in the live view, on its date (with its context), to judge again."""
+        from routescope.contract import RouterContext
+
+        session = self.window.session
+        context = RouterContext.model_validate(case.context) if case.context else None
+        session.open_request(
+            session.request.replace(text=case.prompt, today=case.today, context=context)
+        )
+        self.window.show_tab("Plan")
 
     def _judges(self) -> list[ContextJudge]:
         return [self.live] + ([self.dialog.judge] if self.dialog is not None else [])

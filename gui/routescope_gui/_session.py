@@ -13,7 +13,8 @@ signals:
 - `compare` (`CompareModel`): the request beside a side B, and suites under both sides;
 - `insight` (`InsightModel`): why the routers decided — counterfactuals, close calls, traces;
 - `history` (`HistoryModel`): the inspected prompts kept, searched and reopened;
-- `judge` (`JudgeModel`): the analyst's judgments, in judged sets of the history store.
+- `judge` (`JudgeModel`): the analyst's judgments, in judged sets of the history store;
+- `quality` (`QualityModel`): the pack scored on the current judged set.
 
 Slow work never runs on the UI thread: each model has its worker lanes (`_lanes`). The
 routers are imported on first use, not with this module, so the window can be painted before
@@ -35,6 +36,7 @@ from ._history_model import HistoryModel
 from ._insight_model import InsightModel
 from ._inspection_model import InspectionModel
 from ._judge_model import JudgeModel
+from ._quality_model import QualityModel
 from ._regress_model import RegressModel
 from ._research_model import ResearchModel, SearchFactory
 from ._rules_editor_model import RulesEditorModel
@@ -106,6 +108,11 @@ class Session(QObject):
         self.history = HistoryModel(current, path=history, parent=self)
         self.judge = JudgeModel(lambda: self.history.store, parent=self)  # (judged sets)
         self.history.opened.connect(self.judge.start)
+        self.quality = QualityModel(
+            current, lambda: (self.judge.current, self.judge.cases()), parent=self
+        )
+        self.judge.set_changed.connect(self.quality.set_changed)
+        self.changed.connect(self.quality.follow)
         self.rules_editor = RulesEditorModel(current, parent=self)
         self.rules_editor.applied.connect(self.set_rules)
         self.inspection.inspected.connect(self.history.record_soon)
@@ -157,6 +164,7 @@ class Session(QObject):
                 self.history,
                 self.rules_editor,
                 self.judge,
+                self.quality,
             )
         )
 
@@ -219,6 +227,7 @@ class Session(QObject):
         self.compare.close()
         self.insight.close()
         self.judge.close()
+        self.quality.close()
         self.history.close()
         self.rules_editor.close()
 

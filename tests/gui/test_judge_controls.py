@@ -5,6 +5,7 @@ History and Batch lists opens the same judging for that row's prompt and date.""
 from __future__ import annotations
 
 import datetime as dt
+import uuid
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QMenu, QTreeWidgetItem
@@ -25,6 +26,9 @@ IQBAL = "Who was Mohammad Iqbal to the State of Pakistan?"
 def _ready(qtbot, window: MainWindow, prompt: str) -> ContextJudge:  # type: ignore[no-untyped-def]
     qtbot.waitUntil(lambda: window.session.history.store is not None, timeout=20_000)
     qtbot.waitUntil(lambda: not window.session.judge.busy, timeout=20_000)
+    if not window.property("test_set"):  # a set of its own: the tests' windows share a history
+        window.session.judge.use_set(f"controls {uuid.uuid4().hex}")
+        window.setProperty("test_set", True)
     window.set_prompt(prompt)
     judge = window.judging.live
     qtbot.waitUntil(lambda: judge.subject is not None and judge.subject.prompt == prompt)
@@ -65,7 +69,10 @@ def test_a_flag_judged_by_key_shows_expected_beside_decided(qtbot, window) -> No
     qtbot.keyClick(tree, Qt.Key.Key_R)  # right: tech is off
     assert tech.text(EXPECTED) == "✓ off" and tech.background(EXPECTED).color() == colour("hit")
     store = window.session.history.store
-    qtbot.waitUntil(lambda: store.judgment(IQBAL, TODAY) == Labels(local=False, tech=False))
+    current = window.session.judge.current
+    qtbot.waitUntil(
+        lambda: store.judgment(IQBAL, TODAY, set_name=current) == Labels(local=False, tech=False)
+    )
     qtbot.keyClick(tree, Qt.Key.Key_Delete)  # forget the tech label
     assert tech.text(EXPECTED) == "" and window.session.judge.judgment(IQBAL, TODAY) == Labels(
         local=False
@@ -128,6 +135,7 @@ def test_a_new_prompt_shows_its_own_judgment(qtbot, window) -> None:  # type: ig
 
 def test_judge_from_the_history_list(qtbot, window) -> None:  # type: ignore[no-untyped-def]
     qtbot.waitUntil(lambda: window.session.history.store is not None, timeout=20_000)
+    window.session.judge.use_set(f"history {uuid.uuid4().hex}")
     store = window.session.history.store
     day = dt.date(2025, 3, 1)
     request = routescope.Request.build(IQBAL, today=day)
@@ -158,6 +166,7 @@ def test_judge_from_the_history_list(qtbot, window) -> None:  # type: ignore[no-
 
 
 def test_judge_from_a_batch_list(qtbot, window) -> None:  # type: ignore[no-untyped-def]
+    window.session.judge.use_set(f"batch {uuid.uuid4().hex}")
     prompts = window.batch_view.prompt_list
     ref = PromptRef("log.txt", 3, IQBAL, 3)
     prompts.prompt_model._set(
