@@ -15,6 +15,7 @@ from PySide6.QtWidgets import QBoxLayout
 
 from ._judge_controls import ContextJudge, JudgeBar, ask_text
 from ._judge_dialog import JudgeDialog
+from ._judgments_menu import JudgmentsAsks, JudgmentsMenu
 from ._quality_view import QualityView
 
 if TYPE_CHECKING:
@@ -26,7 +27,7 @@ if TYPE_CHECKING:
 __all__ = ["QUALITY", "Judging"]
 
 QUALITY = "Quality"
-"""The Quality view's tab (View ▸ Quality, Ctrl+Shift+Q)."""
+"""The Quality view's tab (Judgments ▸ Quality, Ctrl+Shift+Q)."""
 
 
 class Judging(QObject):
@@ -35,7 +36,8 @@ class Judging(QObject):
     Attributes:
         model: the session's `JudgeModel`; bar: the judge bar under the Context tree;
         live: the live view's `ContextJudge`; dialog: the Judge… dialog (made on first use);
-        quality_view: the Quality tab; ask: asks a line of text (tests replace it).
+        quality_view: the Quality tab; menu: the Judgments menu; ask: asks a line of text
+        (tests replace it, and the menu's `asks`).
     """
 
     def __init__(self, window: MainWindow) -> None:
@@ -67,6 +69,7 @@ class Judging(QObject):
         self.model.done.connect(say)
         self.model.failed.connect(say)
         self._build_quality()
+        self._build_menu()
         window.history_view.judge_requested.connect(self.judge_history_entry)
         window.batch_view.judge_requested.connect(session.batch.judge_prompt)
         session.batch.prompt_judged.connect(lambda request: self.judge_request(request, "a batch"))
@@ -87,6 +90,22 @@ class Judging(QObject):
             lambda _index: quality.set_enabled(window.views.currentWidget() is view)
         )
         view.show_set(self.model.current, self.model.size)
+
+    def _build_menu(self) -> None:
+        window, model = self.window, self.model
+        self.menu = menu = JudgmentsMenu(JudgmentsAsks.modal(window), window)
+        bar = window.menuBar()
+        menus = [action for action in bar.actions() if action.menu() is not None]
+        bar.insertMenu(menus[-1], menu)  # before Help
+        window.addActions([a for a in menu.actions() if a.menu() is None and a.isEnabled()])
+        menu.set_requested.connect(model.use_set)
+        menu.merge_requested.connect(model.merge_into)
+        menu.import_requested.connect(model.import_file)
+        menu.export_requested.connect(model.export)
+        menu.quality_requested.connect(lambda: window.show_tab(QUALITY))
+        model.sets_changed.connect(menu.show_sets)
+        model.set_changed.connect(lambda _name: menu.show_sets(model.sets, model.current))
+        menu.show_sets(model.sets, model.current)
 
     def open_case(self, case: LabelledCase) -> None:
         """A judged prompt in the live view, on its date (with its context), to judge again."""

@@ -284,6 +284,16 @@ def test_menus_name_every_action_with_its_shortcut(window) -> None:  # type: ign
             "Command palette…",
         ],
         "&Research": ["Run research", "Cancel research", "Research settings…"],
+        "&Judgments": [
+            window.judging.menu.current_action.text(),  # "Judging into «judged» (N prompts)"
+            "New judged set…",
+            "Switch to",
+            "Merge into another set…",
+            "Import labelled file…",
+            "Export as labelled set…",
+            "Quality",
+            "Suggestions…",
+        ],
         "&Help": ["Routescope help", "About Routescope"],
     }
     shortcuts = {
