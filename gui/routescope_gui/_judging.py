@@ -1,8 +1,9 @@
 """The window's judging, wired in one place so the window only calls `Judging(window)`: the live
 view's judge (an Expected column in the Context tree, the judge bar under it), Judge… from the
-History and Batch lists (a dialog with the same judging), the Quality view (a tab after the
-others: the pack scored on the current judged set, live as the pack changes, scored only while
-it is shown), and what each says in the status bar.
+History and Batch lists (a dialog with the same judging), the Judgments menu, the Quality view
+(a tab after the others: the pack scored on the current judged set, live as the pack changes,
+scored only while it is shown), the Suggestions list docked beside the rule pack editor (its
+Apply makes the edit in the editor's text), and what each says in the status bar.
 """
 
 from __future__ import annotations
@@ -10,22 +11,28 @@ from __future__ import annotations
 import datetime as dt
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QObject
+from PySide6.QtCore import QObject, Qt
+from PySide6.QtGui import QTextCursor
 from PySide6.QtWidgets import QBoxLayout
+
+import routescope
 
 from ._judge_controls import ContextJudge, JudgeBar, ask_text
 from ._judge_dialog import JudgeDialog
 from ._judgments_menu import JudgmentsAsks, JudgmentsMenu
 from ._quality_view import QualityView
+from ._suggestions_view import SuggestionsDock, SuggestionsView
 
 if TYPE_CHECKING:
     from routescope import Inspection, Request
-    from routescope.judge import LabelledCase
+    from routescope.judge import LabelledCase, PackEdit
 
     from ._window import MainWindow
 
 __all__ = ["QUALITY", "Judging"]
 
+_DOCK_SHARE, _DOCK_LEAST = 0.34, 200
+"""The suggestions' height when they open: this share of the window, at least this."""
 QUALITY = "Quality"
 """The Quality view's tab (Judgments ▸ Quality, Ctrl+Shift+Q)."""
 
@@ -36,8 +43,9 @@ class Judging(QObject):
     Attributes:
         model: the session's `JudgeModel`; bar: the judge bar under the Context tree;
         live: the live view's `ContextJudge`; dialog: the Judge… dialog (made on first use);
-        quality_view: the Quality tab; menu: the Judgments menu; ask: asks a line of text
-        (tests replace it, and the menu's `asks`).
+        quality_view: the Quality tab; suggestions_view, suggestions_dock: the suggestions;
+        menu: the Judgments menu; ask: asks a line of text (tests replace it, and the menu's
+        `asks`).
     """
 
     def __init__(self, window: MainWindow) -> None:
@@ -69,6 +77,7 @@ class Judging(QObject):
         self.model.done.connect(say)
         self.model.failed.connect(say)
         self._build_quality()
+        self._build_suggestions()
         self._build_menu()
         window.history_view.judge_requested.connect(self.judge_history_entry)
         window.batch_view.judge_requested.connect(session.batch.judge_prompt)
@@ -91,6 +100,57 @@ class Judging(QObject):
         )
         view.show_set(self.model.current, self.model.size)
 
+    def _build_suggestions(self) -> None:
+        window, session = self.window, self.window.session
+        self.suggestions_view = view = SuggestionsView()
+        self.suggestions_dock = dock = SuggestionsDock(view, window)
+        window.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, dock)
+        dock.hide()
+        model = session.suggestions
+        model.suggesting.connect(view.show_suggesting)
+        model.suggested.connect(view.show_result)
+        model.failed.connect(view.show_error)
+        view.refresh_requested.connect(model.refresh)
+        view.apply_requested.connect(self.apply_edit)
+        dock.visibilityChanged.connect(lambda _shown: model.set_enabled(not dock.isHidden()))
+        self.quality_view.suggestions_requested.connect(self.show_suggestions)
+
+    def show_suggestions(self) -> None:
+        """Judgments ▸ Suggestions… (Ctrl+Shift+G): the list, beside the rule pack editor."""
+        dock, window = self.suggestions_dock, self.window
+        if dock.isHidden():
+            dock.show()
+            if not dock.isFloating():
+                height = max(_DOCK_LEAST, round(window.height() * _DOCK_SHARE))
+                window.resizeDocks([dock], [height], Qt.Orientation.Vertical)
+        dock.raise_()
+        window.session.suggestions.set_enabled(True)
+
+    def apply_edit(self, edit: PackEdit) -> bool:
+        """Make a suggested edit in the rule pack editor's text (opened on the current pack
+        when it is closed), as an edit the analyst could undo; the editor then validates,
+        applies and counts it as it does any edit. False (and why, in the list) when the
+        editor's text is not a valid pack."""
+        window = self.window
+        editor = window.session.rules_editor
+        if not window.rules_editor_view.isVisible():
+            window.edit_rules()
+        text_edit = window.rules_editor_view.text_edit
+        try:
+            edited = edit.apply_text(text_edit.toPlainText(), editor.source or "<editor>")
+        except routescope.RoutescopeError as exc:
+            self.suggestions_view.show_applied(f"cannot apply: {exc}")
+            return False
+        cursor = text_edit.textCursor()
+        cursor.beginEditBlock()
+        cursor.select(QTextCursor.SelectionType.Document)
+        cursor.insertText(edited)  # (one step of the editor's undo)
+        cursor.endEditBlock()
+        self.suggestions_view.show_applied(
+            f"applied: {edit.describe()} — the editor counts the regression cases it changes"
+        )
+        return True
+
     def _build_menu(self) -> None:
         window, model = self.window, self.model
         self.menu = menu = JudgmentsMenu(JudgmentsAsks.modal(window), window)
@@ -103,6 +163,7 @@ class Judging(QObject):
         menu.import_requested.connect(model.import_file)
         menu.export_requested.connect(model.export)
         menu.quality_requested.connect(lambda: window.show_tab(QUALITY))
+        menu.suggestions_requested.connect(self.show_suggestions)
         model.sets_changed.connect(menu.show_sets)
         model.set_changed.connect(lambda _name: menu.show_sets(model.sets, model.current))
         menu.show_sets(model.sets, model.current)

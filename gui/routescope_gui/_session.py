@@ -14,7 +14,8 @@ signals:
 - `insight` (`InsightModel`): why the routers decided — counterfactuals, close calls, traces;
 - `history` (`HistoryModel`): the inspected prompts kept, searched and reopened;
 - `judge` (`JudgeModel`): the analyst's judgments, in judged sets of the history store;
-- `quality` (`QualityModel`): the pack scored on the current judged set.
+- `quality` (`QualityModel`): the pack scored on the current judged set;
+- `suggestions` (`SuggestionsModel`): pack edits the set's errors suggest, with their gain.
 
 Slow work never runs on the UI thread: each model has its worker lanes (`_lanes`). The
 routers are imported on first use, not with this module, so the window can be painted before
@@ -40,6 +41,7 @@ from ._quality_model import QualityModel
 from ._regress_model import RegressModel
 from ._research_model import ResearchModel, SearchFactory
 from ._rules_editor_model import RulesEditorModel
+from ._suggest_model import SuggestionsModel
 from ._tools_model import ToolsModel
 
 if TYPE_CHECKING:
@@ -111,8 +113,12 @@ class Session(QObject):
         self.quality = QualityModel(
             current, lambda: (self.judge.current, self.judge.cases()), parent=self
         )
-        self.judge.set_changed.connect(self.quality.set_changed)
-        self.changed.connect(self.quality.follow)
+        self.suggestions = SuggestionsModel(
+            current, lambda: (self.judge.current, self.judge.cases()), parent=self
+        )
+        for judged in (self.quality, self.suggestions):
+            self.judge.set_changed.connect(judged.set_changed)
+            self.changed.connect(judged.follow)
         self.rules_editor = RulesEditorModel(current, parent=self)
         self.rules_editor.applied.connect(self.set_rules)
         self.inspection.inspected.connect(self.history.record_soon)
@@ -165,6 +171,7 @@ class Session(QObject):
                 self.rules_editor,
                 self.judge,
                 self.quality,
+                self.suggestions,
             )
         )
 
@@ -228,6 +235,7 @@ class Session(QObject):
         self.insight.close()
         self.judge.close()
         self.quality.close()
+        self.suggestions.close()
         self.history.close()
         self.rules_editor.close()
 
