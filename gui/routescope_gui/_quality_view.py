@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QBrush, QShowEvent
+from PySide6.QtGui import QBrush, QResizeEvent, QShowEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QAbstractScrollArea,
@@ -270,6 +270,9 @@ class QualityView(QWidget):
         self.body.setStretchFactor(0, 0)
         self.body.setStretchFactor(1, 1)
         self.body.setChildrenCollapsible(False)
+        self._dragged = False
+        """Whether the analyst moved the split: it stays where they put it."""
+        self.body.splitterMoved.connect(lambda *_args: setattr(self, "_dragged", True))
         for table in (self.flags, self.strategy, self.linter, self.figures):
             table.currentCellChanged.connect(
                 lambda row, column, _r, _c, table=table: self._pick(table, row, column)
@@ -336,7 +339,7 @@ class QualityView(QWidget):
         """The figures get the height they need (up to `_FIGURES_SHARE` of the view), the
         prompts the rest."""
         total = sum(self.body.sizes())
-        if total <= 0:
+        if total <= 0 or self._dragged:
             return
         widget = self._figures_area.widget()
         wanted = widget.sizeHint().height() + 4 if widget is not None else 0
@@ -346,6 +349,11 @@ class QualityView(QWidget):
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)
         self._fit_split()
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        if not self._dragged and event.size().height() != event.oldSize().height():
+            self._fit_split()  # (a dock opened under the view: the figures keep their share)
 
     def _show_notes(self, notes: Sequence[VocabularyNote]) -> None:
         lines = []
