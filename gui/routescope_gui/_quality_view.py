@@ -225,6 +225,7 @@ class QualityView(QWidget):
         self.figures = _table(_FIGURE_HEADERS)
         figure_box = _box("Place, entities and more", self.figures)
         top = QWidget()
+        self._flag_box = flag_box
         grid = QGridLayout(top)
         grid.setContentsMargins(0, 0, 0, 0)
         grid.addWidget(flag_box, 0, 0)
@@ -343,8 +344,12 @@ class QualityView(QWidget):
             return
         widget = self._figures_area.widget()
         wanted = widget.sizeHint().height() + 4 if widget is not None else 0
-        figures = min(wanted, round(total * _FIGURES_SHARE))
-        self.body.setSizes([figures, total - figures])
+        room = round(total * _FIGURES_SHARE)
+        if wanted > room:  # short of room: cut under the first row of figures (it scrolls)
+            boxes = (self._flag_box, self.strategy_box)
+            first = max(box.sizeHint().height() for box in boxes) + 4
+            wanted = first if first <= room else room
+        self.body.setSizes([wanted, total - wanted])
 
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)
