@@ -41,7 +41,7 @@ from ._dialogs import Dialogs
 from ._editor import Legend
 from ._file_intents import FileIntents
 from ._help import show_about, show_help
-from ._judging import Judging
+from ._judging import QUALITY, Judging
 from ._live_view import RESULT_TABS, LiveView
 from ._menus import Entry, MenuSpec, SettingsBar, fill_menus, make_action
 from ._palette import CommandPalette, commands
@@ -520,7 +520,7 @@ class MainWindow(QMainWindow):
             self.set_prompt(last.prompt)
         elif shown == last.prompt:  # shown before the first paint, not inspected yet
             self.session.set_text(shown)
-        if last.tab in (*RESULT_TABS, *VIEWS, HISTORY):
+        if last.tab in (*RESULT_TABS, *VIEWS, HISTORY, QUALITY):
             self.show_tab(last.tab)
 
     # -- rendering -----------------------------------------------------------------------
