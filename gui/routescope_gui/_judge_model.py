@@ -224,7 +224,7 @@ class JudgeModel(QObject):
 
     def cases(self) -> list[LabelledCase]:
         """The current set's judged prompts as labelled cases, in the order they were judged
-        (their ids `SET:N`, as an export numbers them)."""
+        (their ids `SET:N`, as an export numbers them; a split set's part in `part`)."""
         from routescope.judge import LabelledCase
 
         return [
@@ -234,6 +234,7 @@ class JudgeModel(QObject):
                 labels=case.labels,
                 today=case.today,
                 context=case.context,
+                extra=case.extra,
                 where=case.where,
             )
             for number, case in enumerate(self._cases.values(), 1)
@@ -271,7 +272,12 @@ class JudgeModel(QObject):
         else:
             self._cases.pop(key, None)  # (the latest judgment last, as the store orders them)
             self._cases[key] = LabelledCase(
-                id=prompt, prompt=prompt, labels=labels, today=today, context=context
+                id=prompt,
+                prompt=prompt,
+                labels=labels,
+                today=today,
+                context=context,
+                extra=old.extra if old else {},  # (its part of a split set stays)
             )
             given = dict(fields)
             self._queue(lambda store: _keep(store, prompt, today, given, name, context, labels))

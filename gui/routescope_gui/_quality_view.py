@@ -19,6 +19,7 @@ from PySide6.QtGui import QBrush, QResizeEvent, QShowEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QAbstractScrollArea,
+    QComboBox,
     QFrame,
     QGridLayout,
     QGroupBox,
@@ -40,7 +41,15 @@ from ._widgets import enable_copy
 
 if TYPE_CHECKING:
     from routescope.batch import VocabularyNote
-    from routescope.judge import Confusion, Evidence, LabelledCase, Miss, Prediction, SetScore
+    from routescope.judge import (
+        Confusion,
+        Evidence,
+        LabelledCase,
+        Miss,
+        Prediction,
+        Scorecard,
+        SetScore,
+    )
 
 __all__ = ["NO_JUDGMENTS", "QualityView", "Scored", "figure"]
 
@@ -165,7 +174,8 @@ class QualityView(QWidget):
     Attributes:
         result: the scores shown (None: none); title, status, notes: the header's lines;
         flags, strategy, linter, figures: the tables of figures; prompts: the prompts of the
-        figure picked, under `caption`; macro: the macro-F1 line.
+        figure picked, under `caption`; macro: the macro-F1 line; part: the part of a split
+        set whose figures are shown (hidden for a set without parts).
 
     Signals:
         open_prompt_requested: emitted with a labelled case to open in the live view.
@@ -200,8 +210,14 @@ class QualityView(QWidget):
         self.hint.setWordWrap(True)
         self.hint.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignHCenter)
         self._build_tables()
+        self.part_label = QLabel("figures of the")
+        self.part = QComboBox()
+        self.part.setToolTip("a split set's figures on the whole set or on one of its parts")
+        self.part.currentIndexChanged.connect(lambda _index: self._part_chosen())
         header = QHBoxLayout()
         header.addWidget(self.title, 1)
+        header.addWidget(self.part_label)
+        header.addWidget(self.part)
         header.addWidget(self.status)
         header.addWidget(self.suggest_button)
         layout = QVBoxLayout(self)
@@ -312,11 +328,14 @@ class QualityView(QWidget):
         if result is None:
             self.status.setText("")
             self.notes.setVisible(False)
+            self.part.setVisible(False)
+            self.part_label.setVisible(False)
             self._list(_Cell(_PICK, "", ()))
             return
-        card = result.score.whole
+        self._show_parts(result.score)
+        card = self.card()
         self._misses = {(miss.case, miss.field): miss for miss in card.misses}
-        self._title(result.set_name, result.pack, card.cases)
+        self._title(result.set_name, result.pack, result.score.whole.cases)
         took = result.seconds
         self.status.setText(
             f"scored in {took * 1000:.0f} ms" if took < 1 else f"scored in {took:.1f} s"
@@ -360,6 +379,31 @@ class QualityView(QWidget):
         if not self._dragged and event.size().height() != event.oldSize().height():
             self._fit_split()  # (a dock opened under the view: the figures keep their share)
 
+    def card(self) -> Scorecard:
+        """The scorecard shown: the whole set's, or the part's chosen."""
+        assert self.result is not None
+        score = self.result.score
+        chosen = self.part.currentData()
+        return score.parts.get(chosen, score.whole) if isinstance(chosen, str) else score.whole
+
+    def _show_parts(self, score: SetScore) -> None:
+        """A split set's parts to choose from (hidden for a set without parts)."""
+        chosen = self.part.currentData()
+        self.part.blockSignals(True)
+        self.part.clear()
+        self.part.addItem(f"whole set ({score.whole.cases})", None)
+        for name, card in score.parts.items():
+            self.part.addItem(f"{name} part ({card.cases})", name)
+        index = self.part.findData(chosen) if chosen is not None else 0
+        self.part.setCurrentIndex(max(index, 0))
+        self.part.blockSignals(False)
+        self.part.setVisible(bool(score.parts))
+        self.part_label.setVisible(bool(score.parts))
+
+    def _part_chosen(self) -> None:
+        if self.result is not None:
+            self.show_result(self.result)
+
     def _show_notes(self, notes: Sequence[VocabularyNote]) -> None:
         lines = []
         for note in notes:
@@ -376,7 +420,7 @@ class QualityView(QWidget):
 
     def _fill_flags(self) -> None:
         assert self.result is not None
-        card = self.result.score.whole
+        card = self.card()
         table = self.flags
         table.setRowCount(0)
         for name, flag in card.flags.items():
@@ -454,7 +498,7 @@ class QualityView(QWidget):
 
     def _fill_figures(self) -> None:
         assert self.result is not None
-        card = self.result.score.whole
+        card = self.card()
         table = self.figures
         table.setRowCount(0)
         rows: list[tuple[str, str, list[str], list[str], str, str]] = []

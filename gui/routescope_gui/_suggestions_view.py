@@ -148,7 +148,7 @@ class SuggestionsView(QWidget):
             f"</b> from «{html.escape(result.set_name)}» ({len(result.cases)} prompts)"
         )
         held = (
-            "gains: on the set / on its held-out part"
+            "gains: on the tuning part / on the held-out part"
             if result.held_out
             else "gains measured on the set itself (it has no held-out part)"
         )

@@ -196,3 +196,39 @@ def test_a_linter_vocabulary_that_does_not_fit_says_what_to_do(qtbot, qloop) -> 
     assert "the linter's anchors match nothing in 24 of 24 prompts" in text
     assert "point [linter] anchors at your codebase" in text
     assert view.result is not None and view.result.cases["c0"].today == dt.date(2026, 1, 1)
+
+
+def test_a_split_set_shows_each_part(qtbot, window, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    qtbot.waitUntil(lambda: window.session.history.store is not None, timeout=20_000)
+    model = window.session.judge
+    model.use_set(f"split {uuid.uuid4().hex}")
+    labelled = tmp_path / "split.jsonl"
+    lines = [
+        {"prompt": prompt, "labels": labels, "part": "tune" if n % 2 else "heldout"}
+        for n, (prompt, labels) in enumerate(JUDGED)
+    ]
+    labelled.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    model.import_file(labelled)
+    qtbot.waitUntil(lambda: model.size == len(JUDGED), timeout=20_000)
+    assert {case.part for case in model.cases()} == {"tune", "heldout"}
+    view = window.judging.quality_view
+    with qtbot.waitSignal(window.session.quality.scored, timeout=30_000):
+        window.show_tab(QUALITY)
+    assert view.part.isVisibleTo(view)
+    assert [view.part.itemText(i) for i in range(view.part.count())] == [
+        f"whole set ({len(JUDGED)})",
+        "heldout part (5)",
+        "tune part (4)",
+    ]
+    view.part.setCurrentIndex(1)
+    assert view.card().cases == 5
+    labelled_total = sum(int(_text(view.flags, row, 7)) for row in range(view.flags.rowCount()))
+    held = view.result.score.parts["heldout"]  # type: ignore[union-attr]
+    assert labelled_total == sum(flag.labelled for flag in held.flags.values())
+    # a judgment in the window keeps the prompt's part
+    first = next(c for c in model.cases() if c.prompt == JUDGED[0][0])
+    model.judge(first.prompt, first.today, {"purchase": False})
+    again = [c for c in model.cases() if c.prompt == JUDGED[0][0]]
+    assert [c.part for c in again] == ["heldout"] and again[0].labels.purchase is False
+    qtbot.waitUntil(lambda: not model.busy, timeout=20_000)
+    assert [c.part for c in model.cases() if c.prompt == JUDGED[0][0]] == ["heldout"]

@@ -115,3 +115,22 @@ def test_an_invalid_editor_text_is_not_edited(qtbot, window) -> None:  # type: i
     assert not window.judging.apply_edit(view.result.suggestions[0].edit)
     assert view.status.text().startswith("cannot apply:")
     assert window.rules_editor_view.text_edit.toPlainText() == "[intents\nbroken = "
+
+
+def test_a_split_set_shows_the_held_out_gain(qtbot) -> None:  # type: ignore[no-untyped-def]
+    cases = [
+        LabelledCase(f"s:{n}", prompt, Labels(**labels), TODAY, extra={"part": part})  # type: ignore[arg-type]
+        for n, ((prompt, labels), part) in enumerate(
+            zip(JUDGED, ["tune", "heldout"] * 3, strict=True), 1
+        )
+    ]
+    made = suggest_for("s", cases, routescope.RulesRef.builtin())
+    assert made is not None and made.held_out and made.suggestions
+    view = SuggestionsView()
+    qtbot.addWidget(view)
+    view.show_result(made)
+    assert not view.tree.isColumnHidden(2)
+    first, best = view.suggestion_rows()[0], made.suggestions[0]
+    assert best.heldout is not None and first.text(2) == f"{best.heldout.gain:+.3f}"
+    assert "on the held-out part: Δ macro-F1" in first.toolTip(2)
+    assert "gains: on the tuning part / on the held-out part" in view.status.text()
