@@ -103,6 +103,10 @@ the regression cases the edit changes counted</td></tr>
 <tr><td>Ctrl+Shift+G</td><td>Suggestions: pack edits with their measured gain</td></tr>
 <tr><td>Ctrl+Shift+J</td><td>a new judged set</td></tr>
 <tr><td>Ctrl+C</td><td>copy the selected rows of a table or tree, tab-separated</td></tr>
+<tr><td>Ctrl+F</td><td>find in the panel in focus: filter its rows
+(Enter, Shift+Enter step)</td></tr>
+<tr><td>Ctrl+Shift+C</td><td>copy the routescope inspect line that reproduces
+the live view</td></tr>
 <tr><td>Ctrl+Q</td><td>quit</td></tr>
 </table>
 <p>The command line does the same without a window: <code>routescope inspect "…"</code>.</p>

@@ -1,9 +1,10 @@
-"""Judging a decision where it is shown: an Expected column in the Context tree and a bar under
-it. Each row of the tree (an intent flag, the place hint, an entity) is marked right or wrong
-from its context menu or its key — R right, W wrong, Y/N expected on/off, E (F2) edit the
-expected place, X strike an entity, A add one, Del forget the label — and the bar sets the
-expected strategy and linter class. What was expected is shown beside what was decided: a
-mismatch is marked ✗ on the miss colour, with the evidence of the decision in its tooltip.
+"""Judging a decision where it is shown: an Expected column in the Context tree (shown while the
+prompt is judged) and a bar under it. Each row of the tree (an intent flag, the place hint, an
+entity) is marked right or wrong from its context menu or its key — R right, W wrong, Y/N
+expected on/off, E (F2) edit the expected place, X strike an entity, A add one, Del forget the
+label — and the bar sets the expected strategy and linter class. What was expected is shown
+beside what was decided: a mismatch is marked ✗ on the miss colour, with the evidence of the
+decision in its tooltip.
 
 The verdicts are the judge's (`routescope.judge.verdicts`): the same ones the Quality view and
 `routescope score` count. Judgments go to the current judged set (`JudgeModel`).
@@ -35,6 +36,7 @@ from PySide6.QtWidgets import (
 
 import routescope
 
+from ._menus import ElidedLabel
 from ._style import colour, css
 
 if TYPE_CHECKING:
@@ -61,7 +63,7 @@ _CLASSES = ("guided", "semi", "vague")
 _NOT_JUDGED = "not judged — right-click it, or press R (right) or W (wrong)"
 _KEYS = "R right · W wrong · Y/N on/off · E place · X strike · A add entity · Del forget"
 
-_EXPECTED_WIDTH = 96
+_EXPECTED_WIDTH = 88
 """The widest the Expected column grows (its texts are short; its tooltips say it all)."""
 
 AskText = Callable[[str, str, str], "str | None"]
@@ -169,7 +171,8 @@ class JudgeBar(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("judgeBar")
-        self.set_label = QLabel("")
+        # (a long set name is elided: the Context pane keeps its width)
+        self.set_label = ElidedLabel("", max_width=300, min_chars=14)
         self.set_label.setObjectName("muted")
         self.all_right = QPushButton("✓ All as decided")
         self.all_right.setToolTip(
@@ -233,9 +236,10 @@ class JudgeBar(QWidget):
         return (self.strategy, self.linter)[which].currentData()
 
     def show_set(self, name: str, prompts: int) -> None:
-        self.set_label.setText(f"judging into «{name}» · {prompts} prompt{'s' * (prompts != 1)}")
+        text = f"judging into «{name}» · {prompts} prompt{'s' * (prompts != 1)}"
+        self.set_label.setText(text)
         self.set_label.setToolTip(
-            f"judgments go to the judged set «{name}» of the history "
+            f"{text}: judgments go to this judged set of the history "
             "(Judgments ▸ to make, switch, merge, import or export sets)"
         )
 
@@ -367,10 +371,14 @@ class ContextJudge(QObject):
         self._show_set()
         subject = self.subject
         self.bar.show_subject(subject is not None)
+        judged = self.labels()
+        # The Expected column shows while the prompt is judged: a narrow Context pane keeps
+        # its Evidence column in sight otherwise (the bar says how to judge).
+        self.tree.setColumnHidden(EXPECTED, judged is None)
         if subject is None:
             self.verdicts = {}
             return
-        labels = self.labels() or Labels()
+        labels = judged or Labels()
         case = LabelledCase("shown", subject.prompt, labels, subject.today)
         self.verdicts = verdicts(case, subject.decided)
         self._fill_tree(labels)

@@ -51,7 +51,7 @@ def launch(args: argparse.Namespace) -> int:
 
 async def _start(app: QApplication, args: argparse.Namespace) -> int:
     try:
-        rules = routescope.RulesRef.from_path(args.rules) if args.rules else None
+        rules = routescope.RulesRef.given(args.rules) if args.rules else None
         search = _search_settings(args)
     except routescope.RoutescopeError as exc:
         print(f"routescope-gui: error: {exc}", file=sys.stderr)
@@ -266,11 +266,11 @@ async def _researched(window: MainWindow) -> bool:
 
 
 async def _grab(window: MainWindow, args: argparse.Namespace) -> int:
-    """Save the window (or the rule-pack editor over it) as `args.screenshot`."""
+    """Save the window (with the rule-pack editor docked beside the results) as
+    `args.screenshot`."""
     shot: QWidget = window
-    if getattr(args, "rules_editor", False):  # the rule-pack editor, over the window
+    if getattr(args, "rules_editor", False):  # the rule-pack editor, docked
         window.edit_rules()
-        shot = window.rules_editor_view
         await _settled(lambda: window.session.rules_editor.busy)
     await asyncio.sleep(0.1)  # let the new contents lay themselves out before the grab
     if not shot.grab().save(args.screenshot):

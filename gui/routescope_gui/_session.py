@@ -98,7 +98,7 @@ class Session(QObject):
         current = self._current
         self.engines = routescope.toolsearch.Engines(cache=cache)
         """One engine per catalog, shared by the tools, compare and insight models."""
-        self.inspection = InspectionModel(current, parent=self, tools=self._engine)
+        self.inspection = InspectionModel(current, parent=self, engines=self.engines)
         self.tools = ToolsModel(current, engines=self.engines, parent=self)
         self.research = ResearchModel(
             current, cache=cache, search=research_search, keys=keys, reports=reports, parent=self
@@ -107,7 +107,7 @@ class Session(QObject):
         self.batch = BatchModel(current, parent=self)
         self.compare = CompareModel(current, engines=self.engines, parent=self)
         self.insight = InsightModel(current, engines=self.engines, parent=self)
-        self.history = HistoryModel(current, path=history, parent=self)
+        self.history = HistoryModel(current, path=history, engines=self.engines, parent=self)
         self.judge = JudgeModel(lambda: self.history.store, parent=self)  # (judged sets)
         self.history.opened.connect(self.judge.start)
         self.quality = QualityModel(
@@ -123,6 +123,7 @@ class Session(QObject):
         self.rules_editor.applied.connect(self.set_rules)
         self.inspection.inspected.connect(self.history.record_soon)
         self.history.request_opened.connect(self.open_request)
+        self.changed.connect(self.history.follow)  # (a catalog adopted too: `_adopt_catalog`)
         self._followers = (self.inspection, self.tools, self.research, self.compare, self.insight)
         self.inspection.inspected.connect(self.insight.set_inspection)
         self.inspection.failed.connect(lambda _message: self.insight.set_inspection(None))

@@ -200,8 +200,8 @@ def bounded_tip(text: str, width: int = TIP_WIDTH) -> str:
 
 def selection_as_tsv(view: QAbstractItemView) -> str:
     """The selected cells of a table or tree as tab-separated text: one line per row, in display
-    order, with the columns any selected row uses in the order they are shown (the current cell
-    when nothing is selected)."""
+    order, with the columns any selected row uses in the order they are shown, hidden ones left
+    out (the current cell when nothing is selected)."""
     selection = view.selectionModel()
     indexes = selection.selectedIndexes() if selection is not None else []
     if not indexes and view.currentIndex().isValid():
@@ -212,7 +212,9 @@ def selection_as_tsv(view: QAbstractItemView) -> str:
         cell = "" if text is None else " ".join(str(text).split())  # no tab or newline inside
         rows.setdefault(_position(index), {})[index.column()] = cell
     shown_at = _column_order(view)
-    columns = sorted({column for cells in rows.values() for column in cells}, key=shown_at)
+    hidden = view.isColumnHidden if isinstance(view, QTreeView | QTableView) else None
+    used = {column for cells in rows.values() for column in cells}
+    columns = sorted((c for c in used if hidden is None or not hidden(c)), key=shown_at)
     return "\n".join(
         "\t".join(rows[key].get(column, "") for column in columns) for key in sorted(rows)
     )

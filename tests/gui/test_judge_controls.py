@@ -18,6 +18,7 @@ from routescope_gui._batch_prompts import _PromptRow
 from routescope_gui._judge_controls import EXPECTED, ContextJudge
 from routescope_gui._style import colour
 from tests._support import TODAY
+from tests.gui._own_history import own_window  # noqa: F401 (`window`: a history of its own)
 from tests.gui._support import record
 
 IQBAL = "Who was Mohammad Iqbal to the State of Pakistan?"

@@ -14,6 +14,7 @@ from routescope_gui import MainWindow
 from routescope_gui._judging import QUALITY
 from routescope_gui._judgments_menu import JudgmentsMenu
 from tests._support import TODAY
+from tests.gui._own_history import own_window  # noqa: F401 (`window`: a history of its own)
 
 
 def _menu(qtbot, window: MainWindow) -> JudgmentsMenu:  # type: ignore[no-untyped-def]

@@ -20,6 +20,7 @@ from routescope_gui._quality_model import QualityModel
 from routescope_gui._quality_view import NO_JUDGMENTS, QualityView, figure
 from routescope_gui._style import colour
 from tests._support import TODAY, routescope_cli
+from tests.gui._own_history import own_window  # noqa: F401 (`window`: a history of its own)
 from tests.gui._support import record
 
 JUDGED: list[tuple[str, dict[str, object]]] = [

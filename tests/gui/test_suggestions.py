@@ -14,6 +14,7 @@ from routescope_gui import MainWindow
 from routescope_gui._suggest_model import suggest_for
 from routescope_gui._suggestions_view import SuggestionsView
 from tests._support import TODAY
+from tests.gui._own_history import own_window  # noqa: F401 (`window`: a history of its own)
 
 NONE = {"tech": False, "purchase": False, "troubleshooting": False, "time_sensitive": False}
 JUDGED: list[tuple[str, dict[str, object]]] = [
@@ -115,6 +116,7 @@ def test_an_invalid_editor_text_is_not_edited(qtbot, window) -> None:  # type: i
     assert not window.judging.apply_edit(view.result.suggestions[0].edit)
     assert view.status.text().startswith("cannot apply:")
     assert window.rules_editor_view.text_edit.toPlainText() == "[intents\nbroken = "
+    window.session.rules_editor.revert()  # (nothing unsaved to ask about when the window closes)
 
 
 def test_a_split_set_shows_the_held_out_gain(qtbot) -> None:  # type: ignore[no-untyped-def]

@@ -45,6 +45,11 @@ class BatchOptions:
     block_size: int = DEFAULT_BLOCK_BYTES
     max_line_bytes: int = MAX_LINE_BYTES
     labels: str | Path | None = None
+    routers: str | Path | None = None
+    """A routers file (`routescope.external`): each of `router_names` also routes every prompt,
+    its decision a `routers.NAME` field of the record (Parquet: `router_NAME_*` columns),
+    within the router's declared concurrency and rate, shared by the workers."""
+    router_names: tuple[str, ...] = ()
 
     def check(self) -> None:
         """BatchError (one line) for options no batch can run with."""
@@ -59,5 +64,7 @@ class BatchOptions:
             raise BatchError("the block size must be at least 4,096 bytes")
         if self.max_line_bytes < 1024:
             raise BatchError("the line limit must be at least 1,024 bytes")
+        if bool(self.router_names) != (self.routers is not None):
+            raise BatchError("--router NAME goes with --routers FILE (and needs at least one)")
         if self.k is not None and (self.catalog is None or self.k < 1):
             raise BatchError("k (how many tools) is at least 1, and goes with a catalog")

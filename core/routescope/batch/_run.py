@@ -71,6 +71,7 @@ def run_batch(
     rules_ref = rules if isinstance(rules, RulesRef) else RulesRef.given(rules)
     catalog_ref, catalog_id, notes = _catalog(catalog)
     labels = None if options.labels is None else LabelsFile.read(options.labels)
+    routers_file, routers_id = _routers(options)
     files = expand_inputs(inputs)
     paths = out_paths(out)
     if paths.parquet:
@@ -86,7 +87,7 @@ def run_batch(
         for index, file in enumerate(files)
         if file.format in ("csv", "tsv")
     }
-    kept = {
+    kept: dict[str, object] = {
         "rules": rules_ref.digest,
         "field": field,
         "catalog": catalog_id,
@@ -95,6 +96,8 @@ def run_batch(
         "parquet": paths.parquet,
         "max_line_bytes": max_line_bytes,
     }
+    if routers_id is not None:  # (absent without routers: older states stay compatible)
+        kept["routers"] = routers_id
     given_today = None if options.today is None else options.today.isoformat()
     output, state = open_output(paths, files, kept, given_today, default_today().isoformat())
     summary = Summary(paths, state, len(files), options.engine, options.workers, notes, started)
@@ -114,6 +117,9 @@ def run_batch(
         k=k or DEFAULT_K,
         timings=timings,
         max_line_bytes=max_line_bytes,
+        routers=routers_file,
+        router_names=options.router_names,
+        share=options.workers,
     )
     hooks = _Hooks(progress, on_chunk, on_progress, cancel)
     try:
@@ -129,10 +135,27 @@ def run_batch(
     if paths.parquet:
         from ._parquet import write_parquet
 
-        write_parquet(paths.journal, paths.out)
+        write_parquet(paths.journal, paths.out, routers=options.router_names)
     finish(paths, state)
     quality = None if labels is None else batch_quality(paths.out, labels)
     return summary.build(already_complete=False, quality=quality)
+
+
+def _routers(options: BatchOptions) -> tuple[str | None, dict[str, object] | None]:
+    """The routers file (absolute) and what a resumed batch must find the same: the file's
+    digest and the names routed (RouterError now, before anything is written, for a file
+    that does not read or a name it does not declare)."""
+    if options.routers is None:
+        return None, None
+    import hashlib
+
+    from ..external import load_routers
+
+    declared = load_routers(options.routers)
+    for name in options.router_names:
+        declared.spec(name)
+    digest = hashlib.sha256(declared.path.read_bytes()).hexdigest()[:16]
+    return str(declared.path.resolve()), {"digest": digest, "names": list(options.router_names)}
 
 
 def _field_path(field: str | None) -> tuple[str, ...] | None:

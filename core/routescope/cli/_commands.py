@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import datetime as dt
 import functools
 import json
@@ -23,6 +24,7 @@ from ._terminal import escape, escaped
 
 if TYPE_CHECKING:
     from ..batch import BatchQuality, BatchSummary
+    from ..contract import RouterContext
     from ..toolsearch import Engines, ToolSearch
 
 # Each command imports what only it needs when it runs: `decide` never loads the strategy
@@ -58,6 +60,34 @@ def _parse_today(value: str | None) -> dt.date | None:
     except ValueError as exc:
         shown = escape(repr(value))
         raise UsageError(f"--today: expected a date as YYYY-MM-DD, got {shown} ({exc})") from None
+
+
+def _context(value: str | None) -> RouterContext | str | None:
+    """`--context`: a file's path, or the JSON object itself (what "copy as command line"
+    writes: the command then needs no file beside it)."""
+    if value is not None and value.lstrip().startswith("{"):
+        from ..contract import parse_context
+
+        return parse_context(value, "--context")
+    return value
+
+
+def _search(value: str | None) -> SearchSettings | None:
+    """`--search`: the tool search's settings that differ from the defaults, as JSON."""
+    if value is None:
+        return None
+    try:
+        data = json.loads(value)
+    except json.JSONDecodeError as exc:
+        raise UsageError(f"--search: not JSON ({exc.msg} at character {exc.pos})") from None
+    if not isinstance(data, dict):
+        raise UsageError("--search: expected a JSON object of search settings")
+    known = [field.name for field in dataclasses.fields(SearchSettings)]
+    unknown = sorted(str(key) for key in data if key not in known)
+    if unknown:
+        shown = escape(repr(unknown[0][:80]))
+        raise UsageError(f"--search: no setting {shown} (the settings: {', '.join(known)})")
+    return SearchSettings(**data)
 
 
 _MAX_PROBLEMS_SHOWN = 20
@@ -118,23 +148,29 @@ def _write(text: str) -> int:
 
 
 def _cmd_inspect(args: argparse.Namespace) -> int:
-    from .._inspect import inspect, warm_up
+    from .._inspect import inspect, inspect_all, inspection_json, warm_up
 
     # JSON holds every router, the sample catalog's ranking included; text mode ranks tools
     # only for a catalog named on the command line.
     wants_tools = not args.no_tools and (args.json or args.catalog is not None)
+    # (loaded here to report its skipped entries; `inspect_all` finds its engine kept)
     catalog, tools = catalog_tools(args.catalog) if wants_tools else (None, None)
     request = Request.build(
         _read_text(args.text),
         today=_parse_today(args.today),
         rules=args.rules,
-        context=args.context,
+        context=_context(args.context),
         catalog=catalog,
+        search=_search(args.search),
     )
     # The first prompt of a process compiles the pack's patterns (tens of milliseconds): done on
     # a warm-up prompt first, the timings shown are those of routing this one, as in a batch.
     warm_up(request.rules.load())
-    result = inspect(request, tools=tools)
+    if args.json and not args.counterfactuals:
+        # The window's "Export inspection as JSON" is this same call and serializer.
+        request, result = inspect_all(request, engines=_engines(), tools=wants_tools)
+    else:
+        result = inspect(request, tools=tools)
     if args.counterfactuals:
         from ._compare import inspect_why
 
@@ -142,8 +178,15 @@ def _cmd_inspect(args: argparse.Namespace) -> int:
     if tools is not None:
         _report(tools)
     if args.json:
-        return _write(to_json(result))
+        return _write(inspection_json(result))
     return _write(inspection_text(escaped(result), Style(sys.stdout)))
+
+
+def _cmd_route(args: argparse.Namespace) -> int:
+    from ._route import cmd_route
+
+    args.today = _parse_today(args.today)
+    return cmd_route(args, _read_text(args.text), _write)
 
 
 def _cmd_compare(args: argparse.Namespace) -> int:
@@ -156,7 +199,7 @@ def _cmd_decide(args: argparse.Namespace) -> int:
     from .._input import validate_text
     from ..contract import decide
 
-    request = Request.build(_read_text(args.text), rules=args.rules, context=args.context)
+    request = Request.build(_read_text(args.text), rules=args.rules, context=_context(args.context))
     rules = request.rules.load()
     if not rules.contract.enabled:
         raise UsageError(f"the router contract is disabled by rule pack {rules.name!r}")
@@ -344,6 +387,8 @@ def _cmd_batch(args: argparse.Namespace) -> int:
             timings=not args.no_timings,
             block_size=int(size.group(1)) * scale,
             labels=args.labels,
+            routers=args.routers,
+            router_names=tuple(args.router or ()),
         )
         summary = run_batch(args.inputs, args.out, options)
     except KeyboardInterrupt:
@@ -399,6 +444,7 @@ def _quality_line(quality: BatchQuality) -> str:
 
 COMMANDS = {
     "inspect": _cmd_inspect,
+    "route": _cmd_route,
     "compare": _cmd_compare,
     "decide": _cmd_decide,
     "tools": _cmd_tools,

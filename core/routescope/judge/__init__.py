@@ -34,6 +34,9 @@ if TYPE_CHECKING:
     from ._predict import prediction_of_inspection as prediction_of_inspection
     from ._read import MAX_SET_BYTES as MAX_SET_BYTES
     from ._read import read_labelled as read_labelled
+    from ._routes import NO_ROUTE as NO_ROUTE
+    from ._routes import RouteScore as RouteScore
+    from ._routes import score_routes as score_routes
     from ._score import predict_all as predict_all
     from ._score import score_set as score_set
     from ._suggest import Effect as Effect

@@ -8,13 +8,12 @@ from typing import TYPE_CHECKING, Protocol
 
 from .._stages import run_stages
 from ..rules import INTENTS, IntentName, RulePack
-from ..strategy import StrategyDecision, extract, route
+from ..strategy import QueryContext, StrategyDecision, extract, route
 from ._labels import LabelledCase, Strategy
 
 if TYPE_CHECKING:
     from ..contract import RouterDecision
     from ..linter import LintResult
-    from ..strategy import QueryContext
     from ..toolsearch import ToolSearch, ToolSearchResult
 
 __all__ = ["Evidence", "Prediction", "predict", "predict_strategy", "prediction_of_inspection"]
@@ -58,19 +57,33 @@ class Prediction:
     the contract off): their labels are not scored."""
 
 
+def _strategy_evidence(found: QueryContext, chosen: StrategyDecision) -> dict[str, list[Evidence]]:
+    """The strategy router's evidence by field: each flag's keywords, the place's rule, each
+    entity's reason, the strategy's rule."""
+    evidence: dict[str, list[Evidence]] = {name: [] for name in INTENTS}
+    for match in found.intent_matches:
+        evidence[match.intent].append(
+            Evidence(
+                f'{match.intent} keyword "{match.keyword}"', match.text, match.start, match.end
+            )
+        )
+    place = found.entities.place
+    if place is not None:
+        evidence["place_hint"] = [Evidence(place.rule, place.text, place.start, place.end)]
+    evidence["entities"] = [
+        Evidence(item.reason, item.text, item.start, item.end) for item in found.entities.details
+    ]
+    evidence["strategy"] = [Evidence(chosen.rule, chosen.reason, 0, 0)]
+    return evidence
+
+
 def predict(case: LabelledCase, rules: RulePack, tools: ToolSearch | None = None) -> Prediction:
     """Run the routers on the case (lean: the evidence of the fields scored is kept)."""
     from ..contract import RouterContext
 
     context = RouterContext.model_validate(case.context) if case.context else None
     stages = run_stages(case.prompt, case.today, rules, context, tools, lean=True)
-    return _prediction(
-        stages.context,
-        stages.strategy,
-        stages.lint,
-        stages.decision,
-        stages.tools,
-    )
+    return _prediction(stages.context, stages.strategy, stages.lint, stages.decision, stages.tools)
 
 
 class Inspected(Protocol):
@@ -112,13 +125,12 @@ def _prediction(
     decision: RouterDecision | None,
     tools: ToolSearchResult | None,
 ) -> Prediction:
-    evidence = _context_evidence(found)
-    evidence["strategy"] = [Evidence(chosen.rule, chosen.reason, 0, 0)]
+    """Every router's decision on the fields a label can check, with its evidence."""
+    evidence = _strategy_evidence(found, chosen)
     evidence["linter_class"] = [Evidence(lint.classification.rule, lint.query, 0, len(lint.query))]
-    intent = found.intent
     ranked = tools.results if tools is not None else []
     return Prediction(
-        flags={name: bool(getattr(intent, name)) for name in INTENTS},
+        flags={name: bool(getattr(found.intent, name)) for name in INTENTS},
         strategy=chosen.strategy,
         strategy_rule=chosen.rule,
         place_hint=found.entities.place_hint,
@@ -133,31 +145,12 @@ def _prediction(
     )
 
 
-def _context_evidence(found: QueryContext) -> dict[str, list[Evidence]]:
-    """The evidence of the flags, the place hint and the entities."""
-    evidence: dict[str, list[Evidence]] = {name: [] for name in INTENTS}
-    for match in found.intent_matches:
-        evidence[match.intent].append(
-            Evidence(
-                f'{match.intent} keyword "{match.keyword}"', match.text, match.start, match.end
-            )
-        )
-    place = found.entities.place
-    if place is not None:
-        evidence["place_hint"] = [Evidence(place.rule, place.text, place.start, place.end)]
-    evidence["entities"] = [
-        Evidence(item.reason, item.text, item.start, item.end) for item in found.entities.details
-    ]
-    return evidence
-
-
 def predict_strategy(case: LabelledCase, rules: RulePack) -> Prediction:
     """The strategy router's fields alone (flags, strategy, place, entities): what a pack edit
     can change, at a fraction of the cost of every router."""
     found = extract(case.prompt, rules, case.today)
     chosen = route(found)
-    evidence = _context_evidence(found)
-    evidence["strategy"] = [Evidence(chosen.rule, chosen.reason, 0, 0)]
+    evidence = _strategy_evidence(found, chosen)
     return Prediction(
         flags={name: bool(getattr(found.intent, name)) for name in INTENTS},
         strategy=chosen.strategy,
