@@ -203,11 +203,13 @@ class JudgeBar(QWidget):
         grid.setContentsMargins(0, 0, 0, 0)
         for row, (name, combo, mark) in enumerate(
             (
-                ("expected strategy", self.strategy, self.strategy_mark),
-                ("expected linter class", self.linter, self.linter_mark),
+                ("strategy", self.strategy, self.strategy_mark),
+                ("linter class", self.linter, self.linter_mark),
             )
         ):
-            grid.addWidget(QLabel(name), row, 0)
+            label = QLabel(name)
+            label.setToolTip(f"the expected {name}, beside what was decided")
+            grid.addWidget(label, row, 0)
             grid.addWidget(combo, row, 1)
             grid.addWidget(mark, row, 2)
         grid.setColumnStretch(2, 1)
@@ -236,11 +238,11 @@ class JudgeBar(QWidget):
         return (self.strategy, self.linter)[which].currentData()
 
     def show_set(self, name: str, prompts: int) -> None:
-        text = f"judging into «{name}» · {prompts} prompt{'s' * (prompts != 1)}"
+        text = f"«{name}» · {prompts} judged"
         self.set_label.setText(text)
         self.set_label.setToolTip(
-            f"{text}: judgments go to this judged set of the history "
-            "(Judgments ▸ to make, switch, merge, import or export sets)"
+            f"judgments go to the judged set «{name}» of the history ({prompts} prompt"
+            f"{'s' * (prompts != 1)}): Judgments ▸ to make, switch, merge, import or export sets"
         )
 
     def show_subject(self, shown: bool) -> None:
@@ -253,7 +255,12 @@ class JudgeBar(QWidget):
             self.linter_mark.setText("")
 
     def show_choice(self, combo: QComboBox, value: str | None, derived: str | None) -> None:
-        combo.setItemText(0, f"from the flags: {derived}" if derived else "—")
+        combo.setItemText(0, f"flags: {derived}" if derived else "—")
+        combo.setItemData(
+            0,
+            f"not judged: the flags judged make it {derived}" if derived else "not judged",
+            Qt.ItemDataRole.ToolTipRole,
+        )
         index = combo.findData(value) if value is not None else 0
         combo.setCurrentIndex(max(index, 0))
 

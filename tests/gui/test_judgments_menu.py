@@ -33,7 +33,7 @@ def test_the_menu_sits_before_help_and_names_the_set(qtbot, window) -> None:  # 
     model = window.session.judge
     assert model.current == name
     assert menu.current_action.text() == f"Judging into «{name}» (0 prompts)"
-    assert f"judging into «{name}» · 0 prompts" in window.judging.bar.set_label.text()
+    assert window.judging.bar.set_label.text() == f"«{name}» · 0 judged"
     model.judge("pizza near me", TODAY, {"local": True})
     assert menu.current_action.text() == f"Judging into «{name}» (1 prompt)"
     menu.quality_action.trigger()
