@@ -20,6 +20,7 @@ from PySide6.QtWidgets import QApplication, QWidget
 
 import routescope
 
+from ._judging import QUALITY
 from ._session import Session
 from ._window import HISTORY, RESULT_TABS, VIEWS, MainWindow
 
@@ -56,7 +57,7 @@ async def _start(app: QApplication, args: argparse.Namespace) -> int:
         print(f"routescope-gui: error: {exc}", file=sys.stderr)
         return 2
     theme = getattr(args, "theme", "system")
-    names = [*RESULT_TABS, *VIEWS, HISTORY]
+    names = [*RESULT_TABS, *VIEWS, HISTORY, QUALITY]
     tab = getattr(args, "tab", None)
     if tab is not None and tab not in names:
         print(f"routescope-gui: error: no tab {tab!r} (one of {', '.join(names)})", file=sys.stderr)

@@ -45,6 +45,7 @@ from ._editor import Legend
 from ._file_intents import FileIntents
 from ._find_bar import Findable, FindBar
 from ._help import show_about, show_help
+from ._judging import QUALITY, Judging
 from ._live_view import RESULT_TABS, LiveView
 from ._menus import Entry, MenuSpec, SettingsBar, fill_menus, make_action
 from ._palette import CommandPalette, commands
@@ -370,6 +371,7 @@ class MainWindow(QMainWindow):
         self.rules_dock.close_requested.connect(self.close_rules_editor)
         connect_rules_editor(self.rules_editor_view, session.rules_editor)
         session.rules_editor.saved.connect(self._show_rules)
+        self.judging = Judging(self)  # judgments, the Quality view, suggestions
         session.insight.set_enabled(True)  # the live view is shown first
         connect_demo(
             self.demo,
@@ -714,7 +716,7 @@ class MainWindow(QMainWindow):
             self.set_prompt(last.prompt)
         elif shown == last.prompt:  # shown before the first paint, not inspected yet
             self.session.set_text(shown)
-        if last.tab in (*RESULT_TABS, *VIEWS, HISTORY):
+        if last.tab in (*RESULT_TABS, *VIEWS, HISTORY, QUALITY):
             self.show_tab(last.tab)
 
     # -- rendering -----------------------------------------------------------------------

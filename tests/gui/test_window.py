@@ -299,6 +299,16 @@ def test_menus_name_every_action_with_its_shortcut(window) -> None:  # type: ign
             "Command palette…",
         ],
         "&Research": ["Run research", "Cancel research", "Research settings…"],
+        "&Judgments": [
+            window.judging.menu.current_action.text(),  # "Judging into «judged» (N prompts)"
+            "New judged set…",
+            "Switch to",
+            "Merge into another set…",
+            "Import labelled file…",
+            "Export as labelled set…",
+            "Quality",
+            "Suggestions…",
+        ],
         "&Help": ["Routescope help", "About Routescope"],
     }
     shortcuts = {
@@ -360,7 +370,7 @@ def test_every_table_and_tree_offers_copy_in_its_context_menu(qtbot, window) -> 
     tree.topLevelItem(1).setSelected(True)  # type: ignore[union-attr]
     tree.customContextMenuRequested.emit(QPoint(5, 5))
     menu = next(w for w in QApplication.topLevelWidgets() if isinstance(w, QMenu) and w.isVisible())
-    (copy,) = menu.actions()
+    copy = menu.actions()[0]  # (then the row's judging)
     assert copy.text().startswith("Copy")
     copy.trigger()
     menu.close()

@@ -45,5 +45,6 @@ if TYPE_CHECKING:
     from ._run import run_batch as run_batch
     from ._state import state_of as state_of
     from ._vocabulary import VocabularyNote as VocabularyNote
+    from ._vocabulary import VocabularyTally as VocabularyTally
 
 __getattr__, __dir__, __all__ = lazy_face(__name__)

@@ -66,12 +66,16 @@ class VocabularyTally:
         self.no_anchors = 0
 
     def add(self, outcome: Outcome) -> None:
+        self.add_decision(outcome.lint_rule, bool(outcome.intents))
+
+    def add_decision(self, lint_rule: str | None, any_intent: bool) -> None:
+        """Count one prompt from its linter rule (None: not recorded) and whether any intent
+        flag came on (a judged set's predictions are counted so too)."""
         self.prompts += 1
-        self.no_intents += not outcome.intents
-        rule = outcome.lint_rule
-        if rule is not None and not rule.startswith(TOO_SHORT):
+        self.no_intents += not any_intent
+        if lint_rule is not None and not lint_rule.startswith(TOO_SHORT):
             self.anchored += 1
-            self.no_anchors += NO_ANCHORS in rule
+            self.no_anchors += NO_ANCHORS in lint_rule
 
     def notes(self, labels: str | None = None) -> tuple[VocabularyNote, ...]:
         """The vocabularies that do not fit; `labels`: the labelled set to suggest from."""

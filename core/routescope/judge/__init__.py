@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from ._predict import Prediction as Prediction
     from ._predict import predict as predict
     from ._predict import predict_strategy as predict_strategy
+    from ._predict import prediction_of_inspection as prediction_of_inspection
     from ._read import MAX_SET_BYTES as MAX_SET_BYTES
     from ._read import read_labelled as read_labelled
     from ._routes import NO_ROUTE as NO_ROUTE

@@ -4,7 +4,7 @@ rule and the span that fired, so a wrong decision shows why it was made."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from .._stages import run_stages
 from ..rules import INTENTS, IntentName, RulePack
@@ -12,9 +12,11 @@ from ..strategy import QueryContext, StrategyDecision, extract, route
 from ._labels import LabelledCase, Strategy
 
 if TYPE_CHECKING:
-    from ..toolsearch import ToolSearch
+    from ..contract import RouterDecision
+    from ..linter import LintResult
+    from ..toolsearch import ToolSearch, ToolSearchResult
 
-__all__ = ["Evidence", "Prediction", "predict", "predict_strategy"]
+__all__ = ["Evidence", "Prediction", "predict", "predict_strategy", "prediction_of_inspection"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,23 +83,63 @@ def predict(case: LabelledCase, rules: RulePack, tools: ToolSearch | None = None
 
     context = RouterContext.model_validate(case.context) if case.context else None
     stages = run_stages(case.prompt, case.today, rules, context, tools, lean=True)
-    found = stages.context
-    evidence = _strategy_evidence(found, stages.strategy)
-    evidence["linter_class"] = [
-        Evidence(stages.lint.classification.rule, stages.lint.query, 0, len(stages.lint.query))
-    ]
-    ranked = stages.tools.results if stages.tools is not None else []
+    return _prediction(stages.context, stages.strategy, stages.lint, stages.decision, stages.tools)
+
+
+class Inspected(Protocol):
+    """What `prediction_of_inspection` reads of an `Inspection` (whose module sits beside this
+    package: it is not imported)."""
+
+    @property
+    def context(self) -> QueryContext: ...
+    @property
+    def strategy(self) -> Strategy: ...
+    @property
+    def strategy_rule(self) -> str: ...
+    @property
+    def strategy_reason(self) -> str: ...
+    @property
+    def lint(self) -> LintResult: ...
+    @property
+    def decision(self) -> RouterDecision | None: ...
+    @property
+    def tools(self) -> ToolSearchResult | None: ...
+
+
+def prediction_of_inspection(inspection: Inspected) -> Prediction:
+    """What an inspection decided about the fields a label can check, with the same evidence
+    `predict` gives (the window judges the prompt it shows with it)."""
+    return _prediction(
+        inspection.context,
+        StrategyDecision(inspection.strategy, inspection.strategy_rule, inspection.strategy_reason),
+        inspection.lint,
+        inspection.decision,
+        inspection.tools,
+    )
+
+
+def _prediction(
+    found: QueryContext,
+    chosen: StrategyDecision,
+    lint: LintResult,
+    decision: RouterDecision | None,
+    tools: ToolSearchResult | None,
+) -> Prediction:
+    """Every router's decision on the fields a label can check, with its evidence."""
+    evidence = _strategy_evidence(found, chosen)
+    evidence["linter_class"] = [Evidence(lint.classification.rule, lint.query, 0, len(lint.query))]
+    ranked = tools.results if tools is not None else []
     return Prediction(
         flags={name: bool(getattr(found.intent, name)) for name in INTENTS},
-        strategy=stages.strategy.strategy,
-        strategy_rule=stages.strategy.rule,
+        strategy=chosen.strategy,
+        strategy_rule=chosen.rule,
         place_hint=found.entities.place_hint,
         entities=tuple(found.entities.candidates),
-        linter_class=str(stages.lint.query_class),
-        agent=stages.decision.agent if stages.decision else None,
-        mode=stages.decision.mode if stages.decision else None,
+        linter_class=str(lint.query_class),
+        agent=decision.agent if decision else None,
+        mode=decision.mode if decision else None,
         top_tool=ranked[0].tool_name if ranked else None,
-        ranked_tools=stages.tools is not None,
+        ranked_tools=tools is not None,
         strategy_only=False,
         evidence={k: tuple(v) for k, v in evidence.items()},
     )
