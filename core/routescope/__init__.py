@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from . import compare as compare
     from . import contract as contract
     from . import demo as demo
+    from . import external as external
     from . import history as history
     from . import linter as linter
     from . import llm as llm
@@ -42,11 +43,14 @@ if TYPE_CHECKING:
     from ._errors import RecordError as RecordError
     from ._errors import ResearchConfigError as ResearchConfigError
     from ._errors import ResultsError as ResultsError
+    from ._errors import RouterError as RouterError
     from ._errors import RoutescopeError as RoutescopeError
     from ._errors import RulePackError as RulePackError
     from ._errors import SuiteError as SuiteError
     from ._inspect import Inspection as Inspection
     from ._inspect import inspect as inspect
+    from ._inspect import inspect_all as inspect_all
+    from ._inspect import inspection_json as inspection_json
     from ._inspect import warm_up as warm_up
     from ._outcome import Outcome as Outcome
     from ._request import CatalogRef as CatalogRef

@@ -13,7 +13,8 @@ RoutescopeError            every message is one line a user can act on
  ├── HistoryError          the history store or a session file cannot be used
  ├── BatchError            a batch cannot start or go on (its inputs, output or engine)
  ├── ResultsError          a batch results file cannot be read, or a line of it is not a result
- └── LabelsError           a labelled set cannot be read, or a case of it has a bad label
+ ├── LabelsError           a labelled set cannot be read, or a case of it has a bad label
+ └── RouterError           an external router cannot be declared or started (its file, name, field)
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ __all__ = [
     "RecordError",
     "ResearchConfigError",
     "ResultsError",
+    "RouterError",
     "RoutescopeError",
     "RulePackError",
     "SuiteError",
@@ -151,3 +153,10 @@ def describe(error: ValidationError, where: Callable[[Location], str] = dotted) 
     message = first["msg"].removeprefix("Value error, ")
     more = f" (and {error.error_count() - 1} more)" if error.error_count() > 1 else ""
     return f"{where(tuple(first['loc']))}: {message}{more}"
+
+
+class RouterError(RoutescopeError):
+    """An external router cannot be used: its declaration file does not read or validate, or the
+    router it declares cannot start (a Python router that does not import, a semantic-router
+    file Routescope cannot run). The message names the file, the router and the problem. A
+    router that fails on one prompt is not an error: that is a per-prompt result."""

@@ -9,7 +9,8 @@ from pydantic import BaseModel, ConfigDict
 
 from ._errors import InputError
 from ._input import validate_text
-from ._request import Request, default_today
+from ._json import to_json
+from ._request import CatalogRef, Request, default_today
 from ._stages import run_stages
 from .contract import RouterContext, RouterDecision
 from .linter import LintResult
@@ -20,9 +21,9 @@ from .toolsearch import SearchSettings, ToolSearchResult
 
 if TYPE_CHECKING:  # the engine is given by the caller; importing it loads tantivy and numpy
     from ._outcome import Outcome
-    from .toolsearch import ToolSearch
+    from .toolsearch import Engines, ToolSearch
 
-__all__ = ["Inspection", "inspect", "warm_up"]
+__all__ = ["Inspection", "inspect", "inspect_all", "inspection_json", "warm_up"]
 
 
 class Inspection(BaseModel):
@@ -90,6 +91,31 @@ def inspect(
             request.search,
         )
     return _run(request, today or default_today(), rules or default_rules(), context, tools, None)
+
+
+def inspect_all(
+    request: Request, *, engines: Engines | None = None, tools: bool = True
+) -> tuple[Request, Inspection]:
+    """What `routescope inspect --json` inspects (and the window exports): every router over
+    `request` and, with `tools`, the ranking of its catalog's tools — the sample catalog's
+    when it names none. The catalog's engine comes from `engines` (built on first use;
+    default: the process's shared ones). Returns the request as run (its catalog named) and
+    its inspection; `inspection_json` writes that as the command prints it."""
+    if not tools:
+        return request, inspect(request)
+    if request.catalog is None:
+        request = request.replace(catalog=CatalogRef.sample())
+    assert request.catalog is not None
+    if engines is None:
+        from .toolsearch import Engines
+
+        engines = Engines.shared()
+    return request, inspect(request, tools=engines.get(request.catalog))
+
+
+def inspection_json(inspection: Inspection) -> str:
+    """An inspection as `routescope inspect --json` prints it: indented JSON, every field."""
+    return to_json(inspection)
 
 
 def _check_types(today: object, rules: object, context: object) -> None:

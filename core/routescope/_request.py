@@ -82,6 +82,12 @@ class RulesRef:
         """A pack file, read and validated now."""
         return cls.from_text(read_rules_text(path), str(path))
 
+    @classmethod
+    def given(cls, path: str | Path | None) -> RulesRef:
+        """What `--rules` names: a pack file, a built-in pack by name (`refined`) when no file
+        has that name, or (None) the built-in `default`."""
+        return _rules_ref(path)
+
     @property
     def is_builtin(self) -> bool:
         return self.source == BUILTIN_RULES and self.digest == _builtin_ref().digest

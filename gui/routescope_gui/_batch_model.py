@@ -71,6 +71,7 @@ class BatchModel(QObject):
         cancelled: emitted with the `BatchSummary` of a cancelled batch (what it kept).
         prompt_opened: emitted with the `Request` of a prompt behind a figure (the session
             makes it its own).
+        prompt_judged: emitted with the `Request` of a prompt behind a figure, to judge.
         note: emitted with a remark on the report shown ("" when there is none), such as
             results routed with another rule pack than the one their prompts open with.
     """
@@ -82,6 +83,7 @@ class BatchModel(QObject):
     failed = Signal(str)
     cancelled = Signal(object)
     prompt_opened = Signal(object)
+    prompt_judged = Signal(object)
     note = Signal(str)
 
     def __init__(self, current: Callable[[], Request], *, parent: QObject | None = None) -> None:
@@ -185,6 +187,14 @@ class BatchModel(QObject):
     def open_prompt(self, ref: PromptRef) -> None:
         """Make a prompt of the report the request: its whole text (read from the results when
         the report cut it) on its batch's date, with the batch's rule pack."""
+        self._request_of(ref, self.prompt_opened.emit)
+
+    def judge_prompt(self, ref: PromptRef) -> None:
+        """The request of a prompt of the report (as `open_prompt` makes it), to judge
+        (`prompt_judged`)."""
+        self._request_of(ref, self.prompt_judged.emit)
+
+    def _request_of(self, ref: PromptRef, deliver: Callable[[Request], None]) -> None:
         report, results = self.report, self.results
         if report is None or results is None:
             return
@@ -200,7 +210,7 @@ class BatchModel(QObject):
             date = dt.date.fromisoformat(day) if day else base.today
             return base.replace(text=text, today=date, rules=rules, context=None)
 
-        self._prompt_lane.submit(build, self.prompt_opened.emit, self.failed.emit)
+        self._prompt_lane.submit(build, deliver, self.failed.emit)
 
     # -- results from the workers -------------------------------------------------------------
     def _progressed(self, generation: int, progress: BatchProgress) -> None:

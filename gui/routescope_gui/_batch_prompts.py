@@ -15,6 +15,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QHeaderView,
     QLabel,
+    QMenu,
     QPushButton,
     QTableView,
     QVBoxLayout,
@@ -115,9 +116,11 @@ class PromptList(QWidget):
 
     Signals:
         open_prompt_requested: emitted with a `PromptRef` to open in the live view.
+        judge_requested: emitted with a `PromptRef` to judge (its context menu's Judge…).
     """
 
     open_prompt_requested = Signal(object)
+    judge_requested = Signal(object)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -148,7 +151,7 @@ class PromptList(QWidget):
         table.verticalHeader().setVisible(False)
         table.verticalHeader().setDefaultSectionSize(24)
         table.horizontalHeader().setStretchLastSection(True)
-        enable_copy(table)
+        enable_copy(table, self._more_entries)
         table.activated.connect(self._open_index)  # a double click, or Enter
         table.selectionModel().selectionChanged.connect(lambda *_args: self._enable())
         return table
@@ -191,6 +194,15 @@ class PromptList(QWidget):
         if not index.isValid() or not self.prompts.selectionModel().isRowSelected(index.row()):
             return None
         return self.prompt_model.ref(index.row())
+
+    def _more_entries(self, menu: QMenu, index: QModelIndex) -> None:
+        """A row's own entries: open it live, or judge it."""
+        ref = self.prompt_model.ref(index.row()) if index.isValid() else None
+        if ref is None:
+            return
+        menu.addSeparator()
+        menu.addAction("Open in live view", lambda: self.open_prompt_requested.emit(ref))
+        menu.addAction("Judge…", lambda: self.judge_requested.emit(ref))
 
     def _open_index(self, index: QModelIndex) -> None:
         ref = self.prompt_model.ref(index.row())

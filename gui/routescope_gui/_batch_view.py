@@ -48,12 +48,14 @@ class BatchView(QWidget):
         cancel_requested: the analyst asks to stop the batch (its results stay resumable).
         open_results_requested: emitted with a results file to read the report of.
         open_prompt_requested: emitted with a `PromptRef` to open in the live view.
+        judge_requested: emitted with a `PromptRef` to judge.
     """
 
     run_requested = Signal(str, str, str, int)
     cancel_requested = Signal()
     open_results_requested = Signal(str)
     open_prompt_requested = Signal(object)
+    judge_requested = Signal(object)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -66,6 +68,7 @@ class BatchView(QWidget):
         self._build_report()
         self.prompt_list = PromptList()
         self.prompt_list.open_prompt_requested.connect(self.open_prompt_requested)
+        self.prompt_list.judge_requested.connect(self.judge_requested)
         self._lay_out()
         self._name_parts()
         self._show_report_area(False)

@@ -72,6 +72,18 @@ with the toolbar's rules and date; Cancel keeps what was done and Run continues 
 puts the leak checks first, then strategy, linter class, intents, contract, tools and latency;
 click a bar or a leak check to list its prompts, double-click one to open it live.
 <i>Open results…</i> reads the report of a finished batch.</li>
+<li><b>Judging</b>: mark any decision right or wrong where it is shown — on a row of the
+Context tree press R (right), W (wrong), Y/N (expected on/off), E (the expected place), X
+(strike an entity), A (add one) or Del (forget), or right-click it; the bar under the tree sets
+the expected strategy and linter class. The Expected column shows ✓ or ✗ beside each decision,
+the evidence of a wrong one in its tooltip. History and Batch rows have <i>Judge…</i> too.
+Judgments go to the judged set the <b>Judgments</b> menu names (new, switch, merge, import a
+labelled file, export one that <code>routescope score</code> reads).</li>
+<li><b>Quality</b>: the rule pack scored on the judged set — per flag precision, recall and F1,
+macro-F1, the strategy's confusion, place and entity figures — as the rule editor changes the
+pack; click a figure to list its prompts with the evidence of each decision.
+<b>Suggestions…</b>: pack edits the set's errors suggest, each with its gain and the prompts it
+fixes and breaks; Apply makes one in the rule editor.</li>
 <li><b>File</b>: save the request and its inspection as a session file, open one (where this
 machine differs — rule pack, catalog, model — is listed); export the inspection as JSON or
 Markdown; save the prompt as a regression case in a suite (new or existing). The window
@@ -87,7 +99,14 @@ the regression cases the edit changes counted</td></tr>
 <tr><td>Ctrl+8</td><td>Batch</td></tr>
 <tr><td>Ctrl+9</td><td>Compare</td></tr>
 <tr><td>Ctrl+H</td><td>History: the prompts inspected, searchable; Enter reopens one</td></tr>
+<tr><td>Ctrl+Shift+Q</td><td>Quality: the pack scored on the judged set</td></tr>
+<tr><td>Ctrl+Shift+G</td><td>Suggestions: pack edits with their measured gain</td></tr>
+<tr><td>Ctrl+Shift+J</td><td>a new judged set</td></tr>
 <tr><td>Ctrl+C</td><td>copy the selected rows of a table or tree, tab-separated</td></tr>
+<tr><td>Ctrl+F</td><td>find in the panel in focus: filter its rows
+(Enter, Shift+Enter step)</td></tr>
+<tr><td>Ctrl+Shift+C</td><td>copy the routescope inspect line that reproduces
+the live view</td></tr>
 <tr><td>Ctrl+Q</td><td>quit</td></tr>
 </table>
 <p>The command line does the same without a window: <code>routescope inspect "…"</code>.</p>

@@ -1,13 +1,18 @@
 """The history model: the store of inspected prompts (`routescope.history.History`), opened in
-a worker thread; each inspection recorded about a second after the last keystroke (the store
-folds repeats into one entry); searched, pinned, deleted and reopened off the UI thread. Also
-the session files (saved and opened in worker threads) and the last session, shown again at the
-next start.
+a worker thread; the prompt the analyst settled on recorded — once it rested
+`routescope.history.SETTLE_S`, or at once when it is run, left or another tab shown
+(`commit`) — by the core's `Recorder`, which replaces a prefix paused on by the prompt it grew
+into and never adds the latest row twice; searched, pinned, deleted and reopened off the UI
+thread. Also the session files (saved and opened in worker threads) and the last session, shown
+again at the next start.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
+import math
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,12 +26,13 @@ from ._lanes import Lane
 
 if TYPE_CHECKING:
     from routescope import Inspection, Request
-    from routescope.history import Entry, Facets, History, LastSession
+    from routescope.history import Entry, Facets, History, LastSession, Pending, Recorder
     from routescope.history import Session as SessionFile
+    from routescope.toolsearch import Engines
 
 __all__ = ["RECORD_DELAY_MS", "HistoryModel", "HistoryQuery"]
 
-RECORD_DELAY_MS = 1000
+RECORD_DELAY_MS = round(routescope.history.SETTLE_S * 1000)
 """An inspection is recorded once the prompt has rested this long."""
 
 
@@ -74,24 +80,35 @@ class HistoryModel(QObject):
         *,
         path: Path | None = None,
         delay_ms: int = RECORD_DELAY_MS,
+        recorder: Recorder | None = None,
+        engines: Engines | None = None,
         parent: QObject | None = None,
     ) -> None:
         """`request` gives the session's current request; `path` is the store's file
-        (default: `history.sqlite3` in the user's data folder)."""
+        (default: `history.sqlite3` in the user's data folder); `delay_ms`: how long the
+        prompt rests before it is recorded; `recorder` decides what is recorded (default: the
+        core's, settling after `delay_ms`); `engines`: the session's tool search engines (a
+        prompt recorded with a catalog whose engine is loaded gets its top tool)."""
         super().__init__(parent)
         self._request = request
         self._path = path
         self.store: History | None = None
         self.query = HistoryQuery()
-        self._pending: tuple[Request, Inspection] | None = None
+        self.recorder: Recorder = recorder or routescope.history.Recorder(settle_s=delay_ms / 1000)
+        self._engines = engines
+        self._offered: tuple[Request, Inspection] | None = None
+        """The request last inspected, with its inspection."""
+        self._unwritten: deque[Pending] = deque()
+        """Handed over by the recorder, not written yet (the store opens, a write runs)."""
         self._starting = False
         self._open_lane = Lane()
+        self._record_lane = Lane()
         self._write_lane = Lane()
         self._list_lane = Lane()
         self._save_lane = Lane()
         self._load_lane = Lane()
         self._timer = QTimer(self, singleShot=True, interval=delay_ms)
-        self._timer.timeout.connect(self._record_now)
+        self._timer.timeout.connect(self._settle)
 
     @property
     def busy(self) -> bool:
@@ -101,6 +118,7 @@ class HistoryModel(QObject):
     def _lanes(self) -> tuple[Lane, ...]:
         return (
             self._open_lane,
+            self._record_lane,
             self._write_lane,
             self._list_lane,
             self._save_lane,
@@ -139,8 +157,8 @@ class HistoryModel(QObject):
     def _opened(self, store: History) -> None:
         self.store = store
         self.opened.emit(store.note)
-        if self._pending is not None and not self._timer.isActive():
-            self._record_now()
+        if self._unwritten:
+            self._write(None)
         else:
             self.refresh()
 
@@ -148,29 +166,86 @@ class HistoryModel(QObject):
     def record_soon(self, inspection: Inspection | None) -> None:
         """The request was inspected: record it once the prompt has rested (blank: nothing)."""
         if inspection is None:
-            self._pending = None
+            self._offered = None
+            self.recorder.clear()
             self._timer.stop()
             return
-        self._pending = (self._request(), inspection)
-        self._timer.start()
+        self._offered = (self._request(), inspection)
+        self.recorder.offer(*self._offered)
+        self._timer.start(self._timer.interval())
+
+    def follow(self, field: str) -> None:
+        """The request's `field` changed: a catalog that joined the prompt last inspected
+        (the Tools tab opened) is recorded with it — its top tool, in the prompt's row."""
+        offered, request = self._offered, self._request()
+        if field != "catalog" or offered is None or request.catalog is None:
+            return
+        before, inspection = offered
+        if before.catalog != request.catalog and before.replace(catalog=request.catalog) == request:
+            self.record_soon(inspection)
+
+    def commit(self) -> None:
+        """Record the prompt now, settled or not: it was run, left, or another tab shown."""
+        self._timer.stop()
+        pending = self.recorder.take()
+        if pending is not None:
+            self._write(pending)
 
     def flush(self) -> None:
-        """Record the pending inspection now (the window is closing)."""
+        """Record what waits now, on this thread (the window is closing)."""
         self._timer.stop()
-        if self._pending is not None and self.store is not None:
-            request, inspection = self._pending
-            self._pending = None
-            self.store.record(request, inspection)
+        pending = self.recorder.take()
+        if pending is not None:
+            self._unwritten.append(pending)
+        if self.store is not None:
+            self._keep_all(self.store)
 
-    def _record_now(self) -> None:
+    def _settle(self) -> None:
+        """The timer fired: record the prompt if it has rested (the recorder's clock says),
+        else wait for the rest of the time."""
+        pending = self.recorder.settled()
+        if pending is not None:
+            self._write(pending)
+            return
+        wait = self.recorder.wait_s()
+        if wait is not None:
+            self._timer.start(max(1, math.ceil(wait * 1000)))
+
+    def _write(self, pending: Pending | None) -> None:
+        """Record `pending` (and what waits before it) in a worker thread; once the store is
+        open if it is not yet. Each job writes all that waits: a job replaced in the lane
+        loses nothing."""
+        if pending is not None:
+            self._unwritten.append(pending)
         store = self.store
-        if store is None or self._pending is None:
-            return  # recorded once the store is open
-        request, inspection = self._pending
-        self._pending = None
-        self._write_lane.submit(
-            lambda: store.record(request, inspection), lambda _e: self.refresh(), self.failed.emit
+        if store is None:
+            return
+        self._record_lane.submit(
+            lambda: self._keep_all(store), lambda _none: self.refresh(), self.failed.emit
         )
+
+    def _keep_all(self, store: History) -> None:
+        while True:
+            try:
+                pending = self._unwritten.popleft()
+            except IndexError:  # (all written, here or by a flush on the UI thread)
+                return
+            self.recorder.keep(store, self._ranked(pending))
+
+    def _ranked(self, pending: Pending) -> Pending:
+        """`pending` with its catalog's ranking (its top tool), when the catalog's engine is
+        loaded; as it is otherwise (the live inspection ranks no tools)."""
+        catalog = pending.request.catalog
+        if self._engines is None or catalog is None or pending.inspection.tools is not None:
+            return pending
+        engine = self._engines.cached(catalog)
+        if engine is None:
+            return pending
+        try:
+            inspection = routescope.inspect(pending.request, tools=engine)
+        except routescope.RoutescopeError:
+            return pending
+        return dataclasses.replace(pending, inspection=inspection)
 
     # -- the list --------------------------------------------------------------------------
     def search(self, query: HistoryQuery) -> None:

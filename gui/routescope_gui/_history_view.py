@@ -54,12 +54,14 @@ class HistoryView(QWidget):
         open_requested: an entry's id to reopen.
         pin_requested: an entry's id and whether it is to be pinned.
         delete_requested: an entry's id to delete.
+        judge_requested: an entry's id to judge (its context menu's Judge…).
     """
 
     search_changed = Signal(str, object, object, object, bool)
     open_requested = Signal(int)
     pin_requested = Signal(int, bool)
     delete_requested = Signal(int)
+    judge_requested = Signal(int)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -197,6 +199,7 @@ class HistoryView(QWidget):
             return
         menu = QMenu(self.table)
         menu.addAction("Open", lambda: self.open_requested.emit(entry.id))
+        menu.addAction("Judge…", lambda: self.judge_requested.emit(entry.id))
         menu.addAction(
             "Unpin" if entry.pinned else "Pin ★",
             lambda: self.pin_requested.emit(entry.id, not entry.pinned),

@@ -22,7 +22,7 @@ from ._lanes import Lane
 if TYPE_CHECKING:
     from routescope import Inspection, Request
     from routescope.contract import CallResult, PlanProgress
-    from routescope.toolsearch import ToolSearch
+    from routescope.toolsearch import Engines
 
 __all__ = ["BACKGROUND_CHARS", "NOTHING_INSPECTED", "InspectionModel"]
 
@@ -60,13 +60,14 @@ class InspectionModel(QObject):
         request: Callable[[], Request],
         parent: QObject | None = None,
         *,
-        tools: Callable[[], ToolSearch | None] | None = None,
+        engines: Engines | None = None,
     ) -> None:
-        """`request` gives the session's current request; `tools` the engine the Tools tab
-        loaded (an export ranks the catalog's tools with it, as `inspect --json` does)."""
+        """`request` gives the session's current request; `engines` the session's tool search
+        engines (an export ranks the catalog's tools, as `inspect --json` does: with the
+        engine the Tools tab loaded, else one built then; default: the process's shared)."""
         super().__init__(parent)
         self._request = request
-        self._tools = tools or (lambda: None)
+        self._engines = engines
         self.result: Inspection | None = None
         self.plan_results: list[CallResult] = []
         self._lane = Lane()
@@ -148,28 +149,20 @@ class InspectionModel(QObject):
     # -- export ------------------------------------------------------------------------------
     def export(self, path: str | Path, kind: Literal["json", "md"]) -> None:
         """Write the request's inspection to `path` as JSON ("json": exactly what `routescope
-        inspect --json` prints for it, the catalog's ranking included once its engine is
-        loaded) or Markdown ("md"), off the UI thread, atomically."""
+        inspect --json` prints for it — `routescope.inspect_all`, the ranking of its catalog's
+        tools included, the sample catalog's when the Tools tab never opened one) or Markdown
+        ("md", the same inspection), off the UI thread, atomically."""
         if self.result is None:
             self.export_failed.emit(NOTHING_INSPECTED)
             return
-        request = self._request()
-        engine = self._engine_of(request)
+        request, engines = self._request(), self._engines
 
         def work() -> Path:
-            # The CLI's own path: `inspect` with the engine, then the one serializer.
-            inspection = routescope.inspect(request, tools=engine)
-            return routescope.history.export_inspection(path, inspection, kind, request)
+            ran, inspection = routescope.inspect_all(request, engines=engines)
+            return routescope.history.export_inspection(path, inspection, kind, ran)
 
         self._export_lane.submit(
             work,
             lambda _path: self.exported.emit(f"inspection exported to {path}"),
             self.export_failed.emit,
         )
-
-    def _engine_of(self, request: Request) -> ToolSearch | None:
-        """The loaded engine, when it is the engine of the request's catalog."""
-        engine, catalog = self._tools(), request.catalog
-        if engine is None or catalog is None or engine.catalog.fingerprint != catalog.digest:
-            return None
-        return engine

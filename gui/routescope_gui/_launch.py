@@ -20,6 +20,7 @@ from PySide6.QtWidgets import QApplication, QWidget
 
 import routescope
 
+from ._judging import QUALITY
 from ._session import Session
 from ._window import HISTORY, RESULT_TABS, VIEWS, MainWindow
 
@@ -50,13 +51,13 @@ def launch(args: argparse.Namespace) -> int:
 
 async def _start(app: QApplication, args: argparse.Namespace) -> int:
     try:
-        rules = routescope.RulesRef.from_path(args.rules) if args.rules else None
+        rules = routescope.RulesRef.given(args.rules) if args.rules else None
         search = _search_settings(args)
     except routescope.RoutescopeError as exc:
         print(f"routescope-gui: error: {exc}", file=sys.stderr)
         return 2
     theme = getattr(args, "theme", "system")
-    names = [*RESULT_TABS, *VIEWS, HISTORY]
+    names = [*RESULT_TABS, *VIEWS, HISTORY, QUALITY]
     tab = getattr(args, "tab", None)
     if tab is not None and tab not in names:
         print(f"routescope-gui: error: no tab {tab!r} (one of {', '.join(names)})", file=sys.stderr)
@@ -265,11 +266,11 @@ async def _researched(window: MainWindow) -> bool:
 
 
 async def _grab(window: MainWindow, args: argparse.Namespace) -> int:
-    """Save the window (or the rule-pack editor over it) as `args.screenshot`."""
+    """Save the window (with the rule-pack editor docked beside the results) as
+    `args.screenshot`."""
     shot: QWidget = window
-    if getattr(args, "rules_editor", False):  # the rule-pack editor, over the window
+    if getattr(args, "rules_editor", False):  # the rule-pack editor, docked
         window.edit_rules()
-        shot = window.rules_editor_view
         await _settled(lambda: window.session.rules_editor.busy)
     await asyncio.sleep(0.1)  # let the new contents lay themselves out before the grab
     if not shot.grab().save(args.screenshot):

@@ -52,15 +52,20 @@ def demo_caption(index: int, total: int, step: DemoStep) -> str:
 
 
 class DemoLabel(QLabel):
-    """Where a demo script stands: "Demo 3/12 · caption"; hidden while no script is loaded."""
+    """Where a demo script stands: "Demo 3/12 · caption"; hidden while no script is loaded,
+    and while the prompt is not the step's (the analyst typed their own)."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__("", parent)
         self.setObjectName("demo")
         self.setVisible(False)
+        self._loaded = False
+        self._step_shown = True
 
     def show_script(self, script: DemoScript | None) -> None:
-        self.setVisible(script is not None)
+        self._loaded = script is not None
+        self._step_shown = True
+        self.setVisible(self._loaded)
         if script is None:
             self.setText("")
         else:
@@ -68,6 +73,12 @@ class DemoLabel(QLabel):
 
     def show_step(self, index: int, total: int, step: DemoStep) -> None:
         self.setText(demo_caption(index, total, step))
+
+    def show_prompt_is_step(self, is_step: bool) -> None:
+        """The prompt is the step's (True), or the analyst's own (False: the caption, which
+        would describe another prompt, goes until a step is shown again)."""
+        self._step_shown = is_step
+        self.setVisible(self._loaded and is_step)
 
 
 class LiveView(QWidget):

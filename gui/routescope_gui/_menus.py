@@ -6,9 +6,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from PySide6.QtCore import QDate, QObject, Qt
-from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtCore import QDate, QEvent, QObject, QSize, Qt
+from PySide6.QtGui import QAction, QKeySequence, QPainter, QPaintEvent, QResizeEvent
 from PySide6.QtWidgets import (
+    QApplication,
     QDateEdit,
     QHBoxLayout,
     QLabel,
@@ -18,7 +19,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-__all__ = ["Entry", "Key", "MenuSpec", "SettingsBar", "fill_menus", "make_action"]
+__all__ = ["ElidedLabel", "Entry", "Key", "MenuSpec", "SettingsBar", "fill_menus", "make_action"]
 
 Key = QKeySequence | QKeySequence.StandardKey | str
 Entry = QAction | QMenu | None
@@ -38,12 +39,12 @@ def make_action(parent: QObject, text: str, slot: Callable[[], object], *keys: K
     return action
 
 
-def fill_menus(window: QMainWindow, menus: Sequence[MenuSpec], *, keys_kept: int) -> None:
-    """Put `menus` in the window's menu bar. The actions of the first `keys_kept` menus are the
-    window's too: their shortcuts then work while presenter mode hides the menu bar (a hidden
-    menu bar's actions take no keys)."""
+def fill_menus(window: QMainWindow, menus: Sequence[MenuSpec]) -> None:
+    """Put `menus` in the window's menu bar. Their actions are the window's too: their
+    shortcuts then work while presenter mode hides the menu bar (a hidden menu bar's actions
+    take no keys)."""
     bar = window.menuBar()
-    for number, (title, entries) in enumerate(menus):
+    for title, entries in menus:
         menu = bar.addMenu(title)
         for entry in entries:
             if entry is None:
@@ -52,8 +53,37 @@ def fill_menus(window: QMainWindow, menus: Sequence[MenuSpec], *, keys_kept: int
                 menu.addMenu(entry)
             else:
                 menu.addAction(entry)
-        if number < keys_kept:
-            window.addActions(menu.actions())
+        window.addActions([action for action in menu.actions() if action.menu() is None])
+
+
+class ElidedLabel(QLabel):
+    """A one-line label that asks for the room its whole text needs (up to `max_width`) and,
+    given less, elides the middle of it: the start (a name) and the end (a file) stay; the
+    whole text is its tooltip's first line."""
+
+    def __init__(self, text: str = "", *, max_width: int = 420, min_chars: int = 12) -> None:
+        super().__init__(text)
+        self._max_width = max_width
+        self._min_chars = min_chars
+
+    def sizeHint(self) -> QSize:
+        hint = super().sizeHint()
+        return QSize(min(hint.width(), self._max_width), hint.height())
+
+    def minimumSizeHint(self) -> QSize:
+        hint = super().minimumSizeHint()
+        least = self.fontMetrics().averageCharWidth() * self._min_chars
+        return QSize(min(hint.width(), least), hint.height())
+
+    def elided(self) -> str:
+        """The text as it is painted in the label's width now."""
+        width = self.contentsRect().width()
+        return self.fontMetrics().elidedText(self.text(), Qt.TextElideMode.ElideMiddle, width)
+
+    def paintEvent(self, event: QPaintEvent) -> None:
+        painter = QPainter(self)
+        painter.setPen(self.palette().color(self.foregroundRole()))
+        painter.drawText(self.contentsRect(), int(self.alignment()), self.elided())
 
 
 class SettingsBar(QWidget):
@@ -70,7 +100,7 @@ class SettingsBar(QWidget):
         row = QHBoxLayout(self)
         row.setContentsMargins(0, 0, 6, 0)
         row.addWidget(QLabel("rules:"))
-        self.rules_label = QLabel("default (built-in)")
+        self.rules_label = ElidedLabel("default  (built-in)")
         self.rules_label.setObjectName("muted")
         row.addWidget(self.rules_label)
         for action in rules_actions:
@@ -89,3 +119,19 @@ class SettingsBar(QWidget):
 
     def place(self, window: QMainWindow) -> None:
         window.menuBar().setCornerWidget(self, Qt.Corner.TopRightCorner)
+
+    def show_rules(self, text: str, tooltip: str) -> None:
+        """The pack in use: its name and source (elided in the middle when the bar is short of
+        room), the whole of it in the tooltip."""
+        self.rules_label.setText(text)
+        self.rules_label.setToolTip(tooltip)
+
+    def event(self, event: QEvent) -> bool:
+        # A menu bar places its corner widget only when it is resized: a longer pack name
+        # would be clipped to the width of the last one. Its layout is asked again here.
+        handled = super().event(event)
+        if event.type() == QEvent.Type.LayoutRequest:
+            bar = self.parentWidget()
+            if bar is not None:
+                QApplication.sendEvent(bar, QResizeEvent(bar.size(), bar.size()))
+        return handled

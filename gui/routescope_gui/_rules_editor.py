@@ -1,6 +1,7 @@
-"""The rule pack editor (File ▸ Edit rule pack…, Ctrl+E): a window beside the main one with the
-pack's TOML, the current error at its line, the regression cases the edit changes, and Revert,
-Save and Save as….
+"""The rule pack editor (File ▸ Edit rule pack…, Ctrl+E): a panel docked beside the results it
+changes, with the pack's TOML, the current error at its line, the regression cases the edit
+changes, and Revert, Save and Save as…. Esc or its close button ask to close it: the window
+asks what becomes of unsaved edits first.
 
 The view renders and asks; the editor's model validates, applies and counts (wired in
 `_wiring.connect_rules_editor`).
@@ -8,10 +9,18 @@ The view renders and asks; the editor's model validates, applies and counts (wir
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QColor, QFont, QKeySequence, QTextCursor, QTextFormat
+from PySide6.QtCore import QEvent, QObject, Qt, Signal
+from PySide6.QtGui import (
+    QCloseEvent,
+    QColor,
+    QFont,
+    QKeyEvent,
+    QKeySequence,
+    QTextCursor,
+    QTextFormat,
+)
 from PySide6.QtWidgets import (
-    QDialog,
+    QDockWidget,
     QFileDialog,
     QHBoxLayout,
     QLabel,
@@ -22,31 +31,32 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-__all__ = ["RulesEditorView"]
+__all__ = ["RulesEditorDock", "RulesEditorView"]
 
 _ERROR_BACKGROUND = QColor("#5c2b2b")
 
 
-class RulesEditorView(QDialog):
+class RulesEditorView(QWidget):
     """The TOML of the pack being edited.
 
     Signals:
         edited: emitted with the text after each edit by the user.
         revert_requested, save_requested: the Revert and Save buttons.
         save_as_requested: emitted with the path chosen by Save as….
+        close_requested: Esc was pressed in the editor (the window decides).
     """
 
     edited = Signal(str)
     revert_requested = Signal()
     save_requested = Signal()
     save_as_requested = Signal(str)
+    close_requested = Signal()
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setWindowTitle("Edit rule pack")
-        self.setModal(False)
-        self.resize(760, 720)
         self.text_edit = QPlainTextEdit()
+        self.text_edit.installEventFilter(self)
         self.text_edit.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
         font = QFont("monospace")
         font.setStyleHint(QFont.StyleHint.TypeWriter)
@@ -67,6 +77,7 @@ class RulesEditorView(QDialog):
         self.save_button.clicked.connect(self.save_requested)
         self.save_as_button = QPushButton("Save as…")
         self.save_as_button.clicked.connect(self._choose_save_path)
+        self.source_label.setWordWrap(True)  # (a long path: the dock stays narrow)
         buttons = QHBoxLayout()
         buttons.addWidget(self.source_label, 1)
         for button in (self.revert_button, self.save_button, self.save_as_button):
@@ -133,6 +144,22 @@ class RulesEditorView(QDialog):
         self.error_label.setVisible(True)
 
     # -- what the user does --------------------------------------------------------------
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        """Esc in the text asks to close the editor (before the window's own Esc: cancel
+        research, leave presenter mode)."""
+        if (
+            isinstance(event, QKeyEvent)
+            and event.key() == Qt.Key.Key_Escape
+            and not (event.modifiers() & ~Qt.KeyboardModifier.KeypadModifier)
+        ):
+            if event.type() == QEvent.Type.ShortcutOverride:
+                event.accept()  # the key comes to the editor, not to a shortcut
+                return True
+            if event.type() == QEvent.Type.KeyPress:
+                self.close_requested.emit()
+                return True
+        return super().eventFilter(watched, event)
+
     def _text_changed(self) -> None:
         if not self._loading:
             self.edited.emit(self.text_edit.toPlainText())
@@ -141,3 +168,29 @@ class RulesEditorView(QDialog):
         path, _ = QFileDialog.getSaveFileName(self, "Save rule pack as", "", "Rule packs (*.toml)")
         if path:
             self.save_as_requested.emit(path)
+
+
+class RulesEditorDock(QDockWidget):
+    """The rule pack editor docked at the window's right, beside the results it changes (it
+    can be floated or moved). Its close button, like Esc in the editor, only asks
+    (`close_requested`): the window hides it once unsaved edits are settled.
+
+    Attributes:
+        view: the editor.
+    """
+
+    close_requested = Signal()
+
+    def __init__(self, view: RulesEditorView, parent: QWidget | None = None) -> None:
+        super().__init__("Rule pack", parent)
+        self.setObjectName("rulesEditor")
+        self.view = view
+        self.setWidget(view)
+        self.setAllowedAreas(
+            Qt.DockWidgetArea.RightDockWidgetArea | Qt.DockWidgetArea.LeftDockWidgetArea
+        )
+        view.close_requested.connect(self.close_requested)
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        event.ignore()
+        self.close_requested.emit()

@@ -110,7 +110,24 @@ class RulesEditorModel(QObject):
 
     @property
     def dirty(self) -> bool:
+        """Whether the text differs from the pack at open (or last saved)."""
         return self.text != self.original
+
+    def shows(self, rules: RulesRef) -> bool:
+        """Whether `rules` is the pack this editor opened or one of its edits."""
+        return any(
+            ref is not None and ref.digest == rules.digest for ref in (self._applied, self._base)
+        )
+
+    def unsaved(self, rules: RulesRef) -> bool:
+        """Whether `rules` (the request's) is an edit of this editor that is not saved."""
+        applied, base = self._applied, self._base
+        return (
+            applied is not None
+            and base is not None
+            and rules.digest == applied.digest
+            and rules.digest != base.digest
+        )
 
     def open(self) -> None:
         """Edit the request's current pack (its text at this moment is what Revert restores)."""
@@ -146,31 +163,40 @@ class RulesEditorModel(QObject):
         self._count(ref)
 
     def revert(self) -> None:
-        """Back to the text at open, applied at once."""
+        """Back to the text at open (or last saved), applied at once: Discard."""
         self._timer.stop()
         self.text = self.original
         self.opened.emit(self.text)
         self.apply_now()
 
-    def save(self, path: str | Path | None = None) -> None:
+    @property
+    def needs_path(self) -> bool:
+        """Whether Save needs a new file (the built-in pack is never overwritten)."""
+        return self.is_builtin or not self.source
+
+    def save(self, path: str | Path | None = None) -> bool:
         """Write the text to `path` (default: the file opened; the built-in pack needs a path)
-        atomically, after validating it; the file becomes the pack's source."""
+        atomically, after validating it; the file becomes the pack's source. False (and
+        `failed`) when it is not written."""
         if path is None:
-            if self.is_builtin or not self.source:
+            if self.needs_path:
                 self.failed.emit("the built-in pack cannot be overwritten: save it as a new file")
-                return
+                return False
             path = self.source
+        self._timer.stop()
         try:
             routescope.rules.save_pack(path, self.text)
         except routescope.RulePackError as exc:
             self.failed.emit(str(exc))
-            return
+            return False
         self.source = str(path)
         self.original = self.text
         ref = routescope.RulesRef.from_text(self.text, self.source)
         self._base = self._applied = ref
+        self.error = None
         self.applied.emit(ref)
         self.saved.emit(self.source)
+        return True
 
     def close(self) -> None:
         """Stop a count under way and a pending edit."""

@@ -12,7 +12,10 @@ signals:
 - `batch` (`BatchModel`): batches over logs, their progress and reports;
 - `compare` (`CompareModel`): the request beside a side B, and suites under both sides;
 - `insight` (`InsightModel`): why the routers decided — counterfactuals, close calls, traces;
-- `history` (`HistoryModel`): the inspected prompts kept, searched and reopened.
+- `history` (`HistoryModel`): the inspected prompts kept, searched and reopened;
+- `judge` (`JudgeModel`): the analyst's judgments, in judged sets of the history store;
+- `quality` (`QualityModel`): the pack scored on the current judged set;
+- `suggestions` (`SuggestionsModel`): pack edits the set's errors suggest, with their gain.
 
 Slow work never runs on the UI thread: each model has its worker lanes (`_lanes`). The
 routers are imported on first use, not with this module, so the window can be painted before
@@ -33,9 +36,12 @@ from ._compare_model import CompareModel
 from ._history_model import HistoryModel
 from ._insight_model import InsightModel
 from ._inspection_model import InspectionModel
+from ._judge_model import JudgeModel
+from ._quality_model import QualityModel
 from ._regress_model import RegressModel
 from ._research_model import ResearchModel, SearchFactory
 from ._rules_editor_model import RulesEditorModel
+from ._suggest_model import SuggestionsModel
 from ._tools_model import ToolsModel
 
 if TYPE_CHECKING:
@@ -92,7 +98,7 @@ class Session(QObject):
         current = self._current
         self.engines = routescope.toolsearch.Engines(cache=cache)
         """One engine per catalog, shared by the tools, compare and insight models."""
-        self.inspection = InspectionModel(current, parent=self, tools=self._engine)
+        self.inspection = InspectionModel(current, parent=self, engines=self.engines)
         self.tools = ToolsModel(current, engines=self.engines, parent=self)
         self.research = ResearchModel(
             current, cache=cache, search=research_search, keys=keys, reports=reports, parent=self
@@ -101,11 +107,23 @@ class Session(QObject):
         self.batch = BatchModel(current, parent=self)
         self.compare = CompareModel(current, engines=self.engines, parent=self)
         self.insight = InsightModel(current, engines=self.engines, parent=self)
-        self.history = HistoryModel(current, path=history, parent=self)
+        self.history = HistoryModel(current, path=history, engines=self.engines, parent=self)
+        self.judge = JudgeModel(lambda: self.history.store, parent=self)  # (judged sets)
+        self.history.opened.connect(self.judge.start)
+        self.quality = QualityModel(
+            current, lambda: (self.judge.current, self.judge.cases()), parent=self
+        )
+        self.suggestions = SuggestionsModel(
+            current, lambda: (self.judge.current, self.judge.cases()), parent=self
+        )
+        for judged in (self.quality, self.suggestions):
+            self.judge.set_changed.connect(judged.set_changed)
+            self.changed.connect(judged.follow)
         self.rules_editor = RulesEditorModel(current, parent=self)
         self.rules_editor.applied.connect(self.set_rules)
         self.inspection.inspected.connect(self.history.record_soon)
         self.history.request_opened.connect(self.open_request)
+        self.changed.connect(self.history.follow)  # (a catalog adopted too: `_adopt_catalog`)
         self._followers = (self.inspection, self.tools, self.research, self.compare, self.insight)
         self.inspection.inspected.connect(self.insight.set_inspection)
         self.inspection.failed.connect(lambda _message: self.insight.set_inspection(None))
@@ -152,6 +170,9 @@ class Session(QObject):
                 self.insight,
                 self.history,
                 self.rules_editor,
+                self.judge,
+                self.quality,
+                self.suggestions,
             )
         )
 
@@ -213,6 +234,9 @@ class Session(QObject):
         self.batch.close()
         self.compare.close()
         self.insight.close()
+        self.judge.close()
+        self.quality.close()
+        self.suggestions.close()
         self.history.close()
         self.rules_editor.close()
 

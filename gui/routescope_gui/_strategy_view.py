@@ -8,7 +8,7 @@ unchanged cell repaints nothing.
 from __future__ import annotations
 
 import html
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QHeaderView,
     QLabel,
+    QMenu,
     QTableView,
     QTreeWidget,
     QTreeWidgetItem,
@@ -156,7 +157,9 @@ class ContextTree(QTreeWidget):
         self._fitting = False
         self._analyst_sized = False
         header.sectionResized.connect(self._section_resized)
-        enable_copy(self)
+        self.menu_entries: Callable[[QMenu, QModelIndex], None] | None = None
+        """Adds a row's own entries to its context menu, after Copy (the judging's)."""
+        enable_copy(self, self._more_entries)
         self._rows: dict[str, QTreeWidgetItem] = {}
         self.itemClicked.connect(self._clicked)
         self.itemActivated.connect(self._clicked)  # Enter on an entity traces it too
@@ -166,6 +169,10 @@ class ContextTree(QTreeWidget):
         super().resizeEvent(event)
         self._fit_columns()
 
+    def _more_entries(self, menu: QMenu, index: QModelIndex) -> None:
+        if self.menu_entries is not None:
+            self.menu_entries(menu, index)
+
     def keyPressEvent(self, event: QKeyEvent) -> None:
         item = self.currentItem()
         if event.key() == Qt.Key.Key_Space and item is not None:
@@ -174,20 +181,32 @@ class ContextTree(QTreeWidget):
         super().keyPressEvent(event)
 
     def _section_resized(self, column: int, _old: int, _new: int) -> None:
-        if column == 0:  # sized to its contents: the others share what it leaves
-            self._fit_columns()
-        elif column == 1 and not self._fitting and QApplication.mouseButtons():
-            self._analyst_sized = True  # dragged: the analyst's width stays
+        header = self.header()
+        if column == 1:
+            if not self._fitting and QApplication.mouseButtons():
+                self._analyst_sized = True  # dragged: the analyst's width stays
+        elif column != header.logicalIndex(header.count() - 1):
+            self._fit_columns()  # sized to its contents: Value and Evidence share what is left
 
     def _fit_columns(self) -> None:
-        """Value takes its share of the room the first column leaves, Evidence the rest, so
-        both stay in sight in a narrow pane (texts elide; each cell's tooltip has it whole)."""
+        """Value takes its share of the room the other columns leave, Evidence (the last) the
+        rest, so both stay in sight in a narrow pane (texts elide; each cell's tooltip has it
+        whole)."""
         if self._analyst_sized:
             return
         low, high = _VALUE_WIDTHS
-        free = self.viewport().width() - self.header().sectionSize(0)
+        header = self.header()
+        last = header.logicalIndex(header.count() - 1)
+        fixed = sum(
+            header.sectionSize(column)
+            for column in range(header.count())
+            if column not in (1, last) and not header.isSectionHidden(column)
+        )
+        free = self.viewport().width() - fixed
         self._fitting = True
-        self.setColumnWidth(1, max(low, min(high, round(free * _VALUE_SHARE))))
+        # (the last section, stretched, keeps at least the header's default size)
+        share = min(round(free * _VALUE_SHARE), free - header.defaultSectionSize())
+        self.setColumnWidth(1, max(low, min(high, share)))
         self._fitting = False
 
     def _clicked(self, item: QTreeWidgetItem, _column: int) -> None:
@@ -195,6 +214,11 @@ class ContextTree(QTreeWidget):
         entity = entities is not None and item.parent() is entities and bool(item.text(0))
         if entity or (item is place and item.text(1) != "—"):
             self.entity_clicked.emit(item.text(1))
+
+    def row(self, name: str) -> QTreeWidgetItem | None:
+        """A fixed row by its name ("entities", "place", an intent flag, "goal", "openclaw";
+        None before the first result)."""
+        return self._rows.get(name)
 
     def show_result(self, context: QueryContext | None) -> None:
         if context is None:

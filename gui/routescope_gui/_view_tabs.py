@@ -49,6 +49,11 @@ class ViewTabs(SteadyTabs):
             )
         )
 
+    def add_view(self, name: str, view: QWidget) -> None:
+        """One more view, after the others (shown by `show_view(name)`)."""
+        self.addTab(view, name)
+        self._named[name] = view
+
     def show_view(self, name: str) -> bool:
         """Bring the view `name` (one of `VIEWS` or `HISTORY`) to the front; False: no such
         view (a result tab of the live view)."""

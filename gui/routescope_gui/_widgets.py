@@ -35,8 +35,10 @@ from PySide6.QtWidgets import (
     QStyle,
     QStyledItemDelegate,
     QStyleOptionViewItem,
+    QTableView,
     QTabWidget,
     QToolTip,
+    QTreeView,
     QTreeWidget,
     QTreeWidgetItem,
     QWidget,
@@ -198,7 +200,8 @@ def bounded_tip(text: str, width: int = TIP_WIDTH) -> str:
 
 def selection_as_tsv(view: QAbstractItemView) -> str:
     """The selected cells of a table or tree as tab-separated text: one line per row, in display
-    order, with the columns any selected row uses (the current cell when nothing is selected)."""
+    order, with the columns any selected row uses in the order they are shown, hidden ones left
+    out (the current cell when nothing is selected)."""
     selection = view.selectionModel()
     indexes = selection.selectedIndexes() if selection is not None else []
     if not indexes and view.currentIndex().isValid():
@@ -208,10 +211,22 @@ def selection_as_tsv(view: QAbstractItemView) -> str:
         text = index.data(Qt.ItemDataRole.DisplayRole)
         cell = "" if text is None else " ".join(str(text).split())  # no tab or newline inside
         rows.setdefault(_position(index), {})[index.column()] = cell
-    columns = sorted({column for cells in rows.values() for column in cells})
+    shown_at = _column_order(view)
+    hidden = view.isColumnHidden if isinstance(view, QTreeView | QTableView) else None
+    used = {column for cells in rows.values() for column in cells}
+    columns = sorted((c for c in used if hidden is None or not hidden(c)), key=shown_at)
     return "\n".join(
         "\t".join(rows[key].get(column, "") for column in columns) for key in sorted(rows)
     )
+
+
+def _column_order(view: QAbstractItemView) -> Callable[[int], int]:
+    """Where a view shows each column (a tree's or table's header may move them)."""
+    if isinstance(view, QTreeView):
+        return view.header().visualIndex
+    if isinstance(view, QTableView):
+        return view.horizontalHeader().visualIndex
+    return lambda column: column
 
 
 def _position(index: QModelIndex) -> tuple[int, ...]:
@@ -228,9 +243,12 @@ def copy_selection(view: QAbstractItemView) -> None:
     QGuiApplication.clipboard().setText(selection_as_tsv(view))
 
 
-def enable_copy(view: QAbstractItemView) -> None:
+def enable_copy(
+    view: QAbstractItemView, more: Callable[[QMenu, QModelIndex], None] | None = None
+) -> None:
     """Let the rows of a table or tree be selected together and copied from a context menu.
-    (Ctrl+C is the window's Edit ▸ Copy, which copies from whichever view has the focus.)"""
+    (Ctrl+C is the window's Edit ▸ Copy, which copies from whichever view has the focus.)
+    `more` adds the row's own entries to the menu (given the index under the pointer)."""
     view.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
     view.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
 
@@ -241,6 +259,8 @@ def enable_copy(view: QAbstractItemView) -> None:
         action.setEnabled(bool(view.selectionModel() and view.selectionModel().hasSelection()))
         action.triggered.connect(lambda: copy_selection(view))
         menu.addAction(action)
+        if more is not None:
+            more(menu, view.indexAt(position))
         menu.popup(view.viewport().mapToGlobal(position))
 
     view.customContextMenuRequested.connect(show_menu)

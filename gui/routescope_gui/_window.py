@@ -13,10 +13,11 @@ import datetime as dt
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QDate, Qt
+from PySide6.QtCore import QByteArray, QDate, QEvent, QObject, Qt
 from PySide6.QtGui import (
     QAction,
     QCloseEvent,
+    QGuiApplication,
     QIcon,
     QImage,
     QKeySequence,
@@ -31,6 +32,8 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QMainWindow,
     QPlainTextEdit,
+    QSplitter,
+    QVBoxLayout,
     QWidget,
 )
 
@@ -40,15 +43,18 @@ from ._demo_model import DemoModel
 from ._dialogs import Dialogs
 from ._editor import Legend
 from ._file_intents import FileIntents
+from ._find_bar import Findable, FindBar
 from ._help import show_about, show_help
+from ._judging import QUALITY, Judging
 from ._live_view import RESULT_TABS, LiveView
 from ._menus import Entry, MenuSpec, SettingsBar, fill_menus, make_action
 from ._palette import CommandPalette, commands
 from ._presenter import Presenter, PresenterParts
 from ._research_settings import ResearchSettingsDialog
-from ._rules_editor import RulesEditorView
+from ._rules_editor import RulesEditorDock, RulesEditorView
 from ._session import Session
 from ._style import Theme
+from ._timing_bar import TimingBar
 from ._view_intents import ViewIntents, sample_catalog
 from ._view_tabs import HISTORY, VIEWS, ViewTabs
 from ._widgets import copy_selection
@@ -79,9 +85,19 @@ if TYPE_CHECKING:
 
 __all__ = ["HISTORY", "RESULT_TABS", "VIEWS", "MainWindow"]
 
+
+def _findable(widget: QWidget) -> bool:
+    """A table, tree or list, or a read-only text panel (the prompt is not one)."""
+    if isinstance(widget, QPlainTextEdit):
+        return widget.isReadOnly()
+    return isinstance(widget, QAbstractItemView)
+
+
 _NO_PROMPT = "Type a prompt: results update as you type."
 _LEGEND_HEIGHT = 800
 """The least window height that shows the highlight legend under the prompt."""
+_RULES_DOCK_SHARE, _RULES_DOCK_LEAST = 0.3, 300
+"""The rule pack editor's width when it opens: this share of the window, at least this."""
 
 
 class MainWindow(QMainWindow):
@@ -114,6 +130,9 @@ class MainWindow(QMainWindow):
         super().__init__()
         self._restore = restore
         self._open_history = open_history
+        self._rules_shown = "default"
+        self._width_before_dock = 0
+        self._before_dock: list[tuple[QSplitter, QByteArray]] = []
         self.setWindowTitle("Routescope")
         icon = routescope.resources_root() / "icons" / "routescope.svg"
         self.setWindowIcon(QIcon(QPixmap.fromImage(QImage.fromData(icon.read_bytes()))))
@@ -140,8 +159,11 @@ class MainWindow(QMainWindow):
         self.zoom_state.apply(Zoom.saved())
         # The timings sit in a permanent widget: a menu's hints (transient messages) replace
         # only the message beside it.
+        self.timing_bar = TimingBar()
+        self.timing_bar.setVisible(False)
         self.timings_label = QLabel("")
         self.timings_label.setObjectName("timings")
+        self.statusBar().addPermanentWidget(self.timing_bar)
         self.statusBar().addPermanentWidget(self.timings_label)
         self.statusBar().showMessage(_NO_PROMPT)
         self.editor.setFocus()
@@ -153,6 +175,9 @@ class MainWindow(QMainWindow):
         keys, act = QKeySequence.StandardKey, make_action
         self.open_rules_action = act(self, "Open rule pack…", self._choose_rules, keys.Open)
         self.builtin_rules_action = act(self, "Built-in rules", self._use_builtin_rules)
+        self.refined_rules_action = act(
+            self, "Built-in refined rules", lambda: self._use_named_rules("refined")
+        )
         self.edit_rules_action = act(self, "Edit rule pack…", self.edit_rules, "Ctrl+E")
         self.open_catalog_action = act(self, "Open catalog…", self._choose_catalog)
         self.open_suite_action = act(self, "Open suite…", self.asks.choose_suite)
@@ -168,6 +193,10 @@ class MainWindow(QMainWindow):
         self.save_case_action = act(self, "Save as regression case…", files.choose_case)
         self.quit_action = act(self, "Quit", self.close, "Ctrl+Q")
         self.copy_action = act(self, "Copy", self.copy, keys.Copy)
+        self.find_action = act(self, "Find in panel…", self.find_in_panel, keys.Find)
+        self.copy_command_action = act(
+            self, "Copy as command line", self.copy_command_line, "Ctrl+Shift+C"
+        )
         self.tab_actions = [
             self._tab_action(name, number)
             for number, name in enumerate((*RESULT_TABS, *VIEWS), start=1)
@@ -214,7 +243,15 @@ class MainWindow(QMainWindow):
         self.views = views = ViewTabs(live)
         self.regress_view, self.batch_view = views.regress_view, views.batch_view
         self.compare_view, self.history_view = views.compare_view, views.history_view
-        self.setCentralWidget(views)
+        self.find_bar = FindBar()
+        self.find_bar.closed.connect(self._found)
+        central = QWidget()
+        column = QVBoxLayout(central)
+        column.setContentsMargins(0, 0, 0, 0)
+        column.setSpacing(0)
+        column.addWidget(views, 1)
+        column.addWidget(self.find_bar)
+        self.setCentralWidget(central)
         self.zoom_state = Zoom(self, self.theme)
         self.presenter = Presenter(
             PresenterParts(
@@ -227,6 +264,7 @@ class MainWindow(QMainWindow):
                 theme=self.theme,
                 show_tab=self.show_tab,
                 show_live=self._show_live,
+                prompt=self.editor,
             ),
             RESULT_TABS,
         )
@@ -239,10 +277,14 @@ class MainWindow(QMainWindow):
         context = self.splitter.widget(0)  # the Context pane
         assert context is not None
         hidden: list[QWidget] = [self.menuBar(), self.statusBar(), context, self.why_strip]
-        return [*hidden, self.views.tabBar(), *self.findChildren(Legend)]
+        return [*hidden, self.views.tabBar(), *self.findChildren(Legend), self.rules_dock]
 
     def _build_menus(self) -> None:
-        file: list[Entry] = [self.open_rules_action, self.builtin_rules_action]
+        file: list[Entry] = [
+            self.open_rules_action,
+            self.builtin_rules_action,
+            self.refined_rules_action,
+        ]
         file += [self.edit_rules_action, self.open_catalog_action, self.open_suite_action, None]
         file += [self.save_session_action, self.open_session_action, self.export_json_action]
         file += [self.export_markdown_action, self.save_case_action, self.open_demo_action]
@@ -253,17 +295,18 @@ class MainWindow(QMainWindow):
         research = [self.research_action, self.cancel_research_action]
         menus: list[MenuSpec] = [
             ("&File", [*file, None, self.quit_action]),
-            ("&Edit", [self.copy_action]),
+            ("&Edit", [self.copy_action, self.copy_command_action, self.find_action]),
             ("&View", view),
             ("&Research", [*research, self.research_settings_action]),
             ("&Help", [self.help_action, self.about_action]),
         ]
-        fill_menus(self, menus, keys_kept=3)  # File, Edit, View: their keys work presenting
+        fill_menus(self, menus)
 
     def _wire(self) -> None:
         session = self.session
         session.changed.connect(self._request_changed)
         self.editor.textChanged.connect(lambda: session.set_text(self.editor.toPlainText()))
+        self.editor.installEventFilter(self)
         self.today_edit.dateChanged.connect(
             lambda date: session.set_today(dt.date(date.year(), date.month(), date.day()))
         )
@@ -321,18 +364,31 @@ class MainWindow(QMainWindow):
         session.history.failed.connect(self._restore_last_session)
         if self._open_history:
             session.history.start()
-        self.rules_editor_view = RulesEditorView(self)
+        self.rules_editor_view = RulesEditorView()
+        self.rules_dock = RulesEditorDock(self.rules_editor_view, self)
+        self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, self.rules_dock)
+        self.rules_dock.hide()
+        self.rules_dock.close_requested.connect(self.close_rules_editor)
         connect_rules_editor(self.rules_editor_view, session.rules_editor)
+        session.rules_editor.saved.connect(self._show_rules)
+        self.judging = Judging(self)  # judgments, the Quality view, suggestions
         session.insight.set_enabled(True)  # the live view is shown first
         connect_demo(
             self.demo,
             self.demo_label,
             set_prompt=self._show_demo_prompt,
+            prompt_changed=self.editor.textChanged,
+            prompt=self.editor.toPlainText,
             fail=lambda message: self.dialogs.tell("Open demo script", message),
             actions=(self.demo_next_action, self.demo_previous_action),
         )
         self.tabs.currentChanged.connect(lambda at: self.presenter.show_panel(RESULT_TABS[at]))
         self.presenter.show_panel(RESULT_TABS[0])
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if watched is self.editor and event.type() == QEvent.Type.FocusOut:
+            self.session.history.commit()  # the prompt was left: it is the one settled on
+        return super().eventFilter(watched, event)
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         # Below 800 px the legend's line goes to the result tables (each highlight in the
@@ -341,6 +397,11 @@ class MainWindow(QMainWindow):
         super().resizeEvent(event)
 
     def closeEvent(self, event: QCloseEvent) -> None:
+        if not self._settle_rule_edits():
+            event.ignore()
+            return
+        if not self.rules_dock.isHidden():
+            self._hide_rules_dock()  # the layout kept is the panels' own
         save_layout(self)
         self.session.history.save_last_session(self.editor.toPlainText(), self.current_tab())
         self.session.close()
@@ -410,7 +471,9 @@ class MainWindow(QMainWindow):
         self.session.research.set_settings(settings)
 
     def run_research(self) -> None:
-        """Research ▸ Run (Ctrl+Enter): show the research and run it on the prompt now."""
+        """Research ▸ Run (Ctrl+Enter): show the research and run it on the prompt now (the
+        prompt is recorded in the history now, settled or not)."""
+        self.session.history.commit()
         self.show_tab("Research")
         self.session.research.run()
 
@@ -449,18 +512,151 @@ class MainWindow(QMainWindow):
         elif isinstance(focus, QPlainTextEdit | QLineEdit):
             focus.copy()
 
+    def copy_command_line(self) -> str:
+        """Edit ▸ Copy as command line (Ctrl+Shift+C): the `routescope inspect …` line that
+        routes the prompt as the live view does (its date, rule pack file, context, catalog and
+        search settings), quoted for a shell; what it cannot carry is said. Returns it."""
+        request = self.session.request
+        if not request.text.strip():
+            self.statusBar().showMessage("nothing to copy: type a prompt first")
+            return ""
+        from routescope.cli import command_line
+
+        line = command_line(request)
+        QGuiApplication.clipboard().setText(line.text)
+        said = "; ".join(line.caveats)
+        # The line's shape (its long values elided: the status line is short); all of it is
+        # on the clipboard.
+        shape = " ".join(
+            word if word.startswith("-") or len(word) <= 12 else "…" for word in line.argv
+        )
+        self.statusBar().showMessage(
+            f"command line copied — but {said}" if said else f"copied: {shape}"
+        )
+        return line.text
+
+    def find_in_panel(self) -> None:
+        """Edit ▸ Find in panel (Ctrl+F): filter the rows of the table or tree in focus — from
+        the prompt, the result tab's — or find in a text panel (Raw JSON)."""
+        found = self._find_target()
+        if found is not None:
+            self.find_bar.open_on(*found)
+
+    def _find_target(self) -> tuple[Findable, str] | None:
+        widget = QApplication.focusWidget()
+        while widget is not None and widget is not self:
+            if _findable(widget) and widget.isVisible():
+                return widget, self._panel_name(widget)  # type: ignore[return-value]
+            widget = widget.parentWidget()
+        live = self.views.currentWidget() is self.live
+        page = self.tabs.currentWidget() if live else self.views.currentWidget()
+        if page is None:
+            return None
+        shown = [
+            view
+            for view in (
+                page,
+                *page.findChildren(QAbstractItemView),
+                *page.findChildren(QPlainTextEdit),
+            )
+            if _findable(view) and view.isVisible()
+        ]
+        if not shown:
+            return None
+        largest = max(shown, key=lambda view: view.width() * view.height())
+        return largest, self._panel_name(largest)  # type: ignore[return-value]
+
+    def _panel_name(self, view: QWidget) -> str:
+        if view is self.strategy_view.context_tree:
+            return "Context"
+        return self.current_tab()
+
+    def _found(self) -> None:
+        """The find bar closed: the focus goes back where it was found."""
+        self.editor.setFocus(Qt.FocusReason.OtherFocusReason)
+
     def edit_rules(self) -> None:
-        """File ▸ Edit rule pack… (Ctrl+E): the current pack's TOML, applied as it is edited."""
-        self.session.rules_editor.open()
-        self.rules_editor_view.show()
-        self.rules_editor_view.raise_()
-        self.rules_editor_view.activateWindow()
+        """File ▸ Edit rule pack… (Ctrl+E): the current pack's TOML, applied as it is edited,
+        docked beside the results it changes (already open: it gets the focus)."""
+        dock = self.rules_dock
+        if dock.isHidden():
+            self.session.rules_editor.open()
+            self._width_before_dock = self.width()
+            # The panels give the editor room: their splitters' shares come back when it goes.
+            self._before_dock = [(splitter, splitter.saveState()) for splitter in self._splitters]
+            dock.show()
+            if not dock.isFloating():
+                width = max(_RULES_DOCK_LEAST, round(self.width() * _RULES_DOCK_SHARE))
+                self.resizeDocks([dock], [width], Qt.Orientation.Horizontal)
+        dock.raise_()
+        self.rules_editor_view.text_edit.setFocus(Qt.FocusReason.ShortcutFocusReason)
+
+    def close_rules_editor(self) -> bool:
+        """Esc in the rule pack editor, or its close button: unsaved edits are saved or
+        discarded first (the analyst is asked); False when the analyst chose to go on."""
+        if self.rules_dock.isHidden():
+            return True
+        if not self._settle_rule_edits():
+            return False
+        self.session.rules_editor.close()
+        self._hide_rules_dock()
+        self.editor.setFocus(Qt.FocusReason.OtherFocusReason)
+        return True
+
+    @property
+    def _splitters(self) -> tuple[QSplitter, ...]:
+        return (self.splitter, self.body)
+
+    def _hide_rules_dock(self) -> None:
+        """The editor goes; the panels get their width back, split as before it came, and a
+        window the editor had to widen (no wider than it needed) its width."""
+        needed = self.minimumSizeHint().width()
+        self.rules_dock.hide()
+        layout = self.layout()
+        if layout is not None:
+            layout.activate()  # the live view has its width back now, not at the next pass
+        before = self._width_before_dock
+        if before < self.width() <= needed and not self.isMaximized() and not self.isFullScreen():
+            self.resize(before, self.height())
+            if layout is not None:
+                layout.activate()
+        for splitter, state in self._before_dock:
+            splitter.restoreState(state)
+        self._before_dock = []
+
+    def _settle_rule_edits(self) -> bool:
+        """Unsaved edits of the rule pack are live: ask whether to save them or to discard
+        them (the saved pack comes back); False when the analyst cancels (or a save failed,
+        its reason in the editor)."""
+        model = self.session.rules_editor
+        if self.rules_dock.isHidden() or not model.dirty:
+            return True
+        answer = self.dialogs.unsaved_rules(self.session.request.rules.load().name)
+        if answer == "discard":
+            model.revert()
+            return True
+        if answer == "cancel":
+            return False
+        path = None
+        if model.needs_path:
+            path = self.dialogs.save_path("Save rule pack as", "Rule packs (*.toml)")
+            if not path:
+                return False
+        return model.save(path)
 
     def _use_builtin_rules(self) -> None:
+        self._use_named_rules("default")
+
+    def _use_named_rules(self, name: str) -> None:
+        """A pack shipped with Routescope: `default` (the seeds) or `refined` (issue 26)."""
+        if not self._settle_rule_edits():
+            return
         self.live.show_banner("")
-        self.session.set_rules(routescope.RulesRef.builtin())
+        self.session.set_rules(routescope.RulesRef.named(name))
 
     def _choose_rules(self) -> None:
+        if not self._settle_rule_edits():
+            return
         path = self.dialogs.open_path("Open rule pack", "Rule packs (*.toml)")
         if path:
             self.open_rules(path)
@@ -478,7 +674,9 @@ class MainWindow(QMainWindow):
         self.session.tools.open_catalog(path)
 
     def _page_changed(self) -> None:
-        """Tools are ranked, the prompt researched and compared, only while someone looks."""
+        """Tools are ranked, the prompt researched and compared, only while someone looks;
+        the prompt as it stands goes to the history."""
+        self.session.history.commit()
         self.session.compare.set_enabled(self.views.currentWidget() is self.compare_view)
         live = self.views.currentWidget() is self.live
         self.session.insight.set_enabled(live)
@@ -518,7 +716,7 @@ class MainWindow(QMainWindow):
             self.set_prompt(last.prompt)
         elif shown == last.prompt:  # shown before the first paint, not inspected yet
             self.session.set_text(shown)
-        if last.tab in (*RESULT_TABS, *VIEWS, HISTORY):
+        if last.tab in (*RESULT_TABS, *VIEWS, HISTORY, QUALITY):
             self.show_tab(last.tab)
 
     # -- rendering -----------------------------------------------------------------------
@@ -528,9 +726,11 @@ class MainWindow(QMainWindow):
         if field in ("request", "today"):
             self.set_today(request.today)
         if field in ("request", "rules"):
-            name = request.rules.load().name
-            source = "built-in" if request.rules.is_builtin else Path(request.rules.source).name
-            self.rules_label.setText(f"{name}  ({source})")
+            self._show_rules()
+            editor = self.session.rules_editor
+            following = not self.rules_dock.isHidden() and not editor.dirty
+            if following and not editor.shows(request.rules):
+                editor.open()  # the editor follows a pack opened elsewhere
         if field in ("request", "search"):
             self.toolsearch_view.show_settings(request.search)
         if field in ("request", "text"):
@@ -540,15 +740,40 @@ class MainWindow(QMainWindow):
             if self.editor.toPlainText() != request.text:
                 self.editor.setPlainText(request.text)
 
+    def _show_rules(self, *_saved: object) -> None:
+        """The pack in use beside the menus: its name and file, `*` while it is an edit not
+        saved."""
+        rules = self.session.request.rules
+        editor = self.session.rules_editor
+        edited = editor.unsaved(rules)
+        name = rules.load().name + ("*" if edited else "")
+        builtin = rules.is_builtin or (edited and editor.is_builtin)
+        source = "built-in" if builtin else Path(rules.source).name
+        note = ", edited" if edited else ""
+        where = "the built-in pack" if builtin else rules.source
+        tooltip = f"rule pack «{rules.load().name}» from {where}"
+        if edited:
+            tooltip += "\nedited in the rule pack editor and not saved (Esc there: save or discard)"
+        self.settings_bar.show_rules(f"{name}  ({source}{note})", tooltip)
+        self._rules_shown = name
+
     def _show_inspection(self, inspection: Inspection | None) -> None:
         self.live.show_inspection(inspection)
+        self.timing_bar.show_timings(inspection.timings_us if inspection else None)
+        self.timing_bar.setVisible(inspection is not None)
         if inspection is None:
             self.timings_label.setText("")
             self.statusBar().showMessage(_NO_PROMPT)
             return
-        timings = " · ".join(f"{stage} {us:,.0f} µs" for stage, us in inspection.timings_us.items())
+        # The stages' µs and shares are the bar's (and its tooltip's): the line keeps its room
+        # for the messages beside it.
+        total = inspection.timings_us.get("total", sum(inspection.timings_us.values()))
         self.timings_label.setText(
-            f"{timings}    rules: {inspection.rules}    today: {inspection.today.isoformat()}"
+            f"total {total:,.0f} µs    rules: {self._rules_shown}    "
+            f"today: {inspection.today.isoformat()}"
+        )
+        self.timings_label.setToolTip(
+            " · ".join(f"{stage} {us:,.0f} µs" for stage, us in inspection.timings_us.items())
         )
         if self.statusBar().currentMessage() == _NO_PROMPT:
             self.statusBar().clearMessage()

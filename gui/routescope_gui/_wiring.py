@@ -8,6 +8,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from PySide6.QtCore import SignalInstance
     from PySide6.QtGui import QAction
 
     from routescope import Inspection
@@ -268,11 +269,18 @@ def connect_demo(
     label: DemoLabel,
     *,
     set_prompt: Callable[[str], object],
+    prompt_changed: SignalInstance,
+    prompt: Callable[[], str],
     fail: Callable[[str], object],
     actions: Sequence[QAction],
 ) -> None:
     """A demo script's steps reach the prompt (`set_prompt`) and the label that says where the
-    script stands; its stepping `actions` (PageDown, PageUp) work only while one is loaded."""
+    script stands, shown while the `prompt` is the step's (each `prompt_changed` checks); its
+    stepping `actions` (PageDown, PageUp) work only while one is loaded."""
+
+    def prompt_edited() -> None:
+        step = model.step
+        label.show_prompt_is_step(step is None or prompt() == step.prompt)
 
     def loaded(script: DemoScript | None) -> None:
         label.show_script(script)
@@ -283,6 +291,7 @@ def connect_demo(
     model.stepped.connect(lambda index, total, step: label.show_step(index, total, step))
     model.stepped.connect(lambda _index, _total, step: set_prompt(step.prompt))
     model.failed.connect(fail)
+    prompt_changed.connect(prompt_edited)
     loaded(model.script)
 
 

@@ -33,7 +33,11 @@ def _parse(argv: Sequence[str]) -> argparse.Namespace:
     parser = _Parser(prog="routescope-gui", description="The Routescope window.")
     parser.add_argument("prompt", nargs="?", default="", help="a prompt to start with")
     parser.add_argument("--today", type=dt.date.fromisoformat, help="YYYY-MM-DD")
-    parser.add_argument("--rules", metavar="FILE", help="a TOML rule pack")
+    parser.add_argument(
+        "--rules",
+        metavar="FILE",
+        help="a TOML rule pack, or a built-in one by name (default, refined)",
+    )
     parser.add_argument("--screenshot", metavar="PNG", help="render the window to PNG and exit")
     parser.add_argument(
         "--self-test",

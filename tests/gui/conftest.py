@@ -64,8 +64,10 @@ def session(qtbot, qloop, tool_cache: Path) -> Session:  # type: ignore[no-untyp
 
 @pytest.fixture
 def window(qtbot, qloop, tool_cache: Path) -> MainWindow:  # type: ignore[no-untyped-def]
-    """The window, shown, on the tests' date."""
+    """The window, shown, on the tests' date. Unsaved rule pack edits are discarded when it
+    closes (a test that asks the question answers it itself)."""
     win = MainWindow(cache=tool_cache)
+    win.dialogs.unsaved_rules = lambda _pack: "discard"  # type: ignore[method-assign]
     qtbot.addWidget(win)
     win.set_today(TODAY)
     win.show()

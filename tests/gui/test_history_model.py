@@ -114,3 +114,84 @@ def test_the_last_session_keeps_only_what_is_not_a_default(  # type: ignore[no-u
     assert last is not None and (last.prompt, last.tab) == ("pizza near me", "Linter")
     assert last.today == TODAY and last.rules is None and last.catalog is None
     model.close()
+
+
+def test_a_prefix_rested_on_gives_its_row_to_the_prompt_it_grew_into(  # type: ignore[no-untyped-def]
+    qtbot, qloop, tmp_path: Path
+) -> None:
+    text = {"now": "pizza"}
+    store_path = tmp_path / "history.sqlite3"
+    model = HistoryModel(
+        lambda: routescope.Request.build(text["now"], today=TODAY), path=store_path, delay_ms=10
+    )
+    with qtbot.waitSignal(model.opened, timeout=20_000):
+        model.start()
+    store = model.store
+    assert store is not None
+
+    def rows() -> list[tuple[str, int]]:
+        return [(entry.text, entry.count) for entry in store.search("")]
+
+    for prompt in ("pizza", "pizza near", "pizza near me"):  # each rested on: recorded
+        text["now"] = prompt
+        model.record_soon(routescope.inspect(routescope.Request.build(prompt, today=TODAY)))
+        qtbot.waitUntil(lambda prompt=prompt: rows() == [(prompt, 1)], timeout=20_000)
+    model.record_soon(routescope.inspect(routescope.Request.build("pizza near me", today=TODAY)))
+    qtbot.waitUntil(lambda: not model.busy, timeout=20_000)
+    assert rows() == [("pizza near me", 1)]  # settled again: not a second row, nor a count
+    model.close()
+
+
+def test_running_leaving_the_prompt_or_changing_tabs_records_it_at_once(  # type: ignore[no-untyped-def]
+    qtbot, window, monkeypatch
+) -> None:
+    from PySide6.QtCore import Qt
+
+    history = window.session.history
+    history.recorder.settle_s = 3600.0  # it never rests long enough here
+    qtbot.waitUntil(lambda: history.store is not None, timeout=20_000)
+    store = history.store
+    store.clear(keep_pinned=False)
+    monkeypatch.setattr(window.session.research, "run", lambda: None)
+
+    def rows() -> list[str]:
+        return [entry.text for entry in store.search("")]
+
+    window.set_prompt("pizza near")
+    qtbot.wait(50)
+    assert rows() == [] and history.busy  # waiting for the prompt to settle
+    window.show_tab("Linter")  # another tab
+    qtbot.waitUntil(lambda: rows() == ["pizza near"], timeout=20_000)
+    window.set_prompt("pizza near me")
+    window.research_action.trigger()  # Ctrl+Enter: the same row follows the prompt
+    qtbot.waitUntil(lambda: rows() == ["pizza near me"], timeout=20_000)
+    window.activateWindow()
+    window.editor.setFocus()
+    qtbot.waitUntil(lambda: window.editor.hasFocus())
+    window.set_prompt("history of jazz")
+    window.strategy_view.context_tree.setFocus(Qt.FocusReason.TabFocusReason)  # prompt left
+    assert not window.editor.hasFocus()
+    qtbot.waitUntil(lambda: sorted(rows()) == ["history of jazz", "pizza near me"])
+
+
+def test_a_prompt_recorded_with_its_catalog_has_its_top_tool_and_one_row(  # type: ignore[no-untyped-def]
+    qtbot, window
+) -> None:
+    history, tools = window.session.history, window.session.tools
+    history.recorder.settle_s = 3600.0
+    qtbot.waitUntil(lambda: history.store is not None, timeout=20_000)
+    store = history.store
+    store.clear(keep_pinned=False)
+    window.set_prompt("why is my container crashing after the deploy?")
+    window.show_tab("Linter")  # recorded without a catalog (the Tools tab never shown)
+    qtbot.waitUntil(lambda: store.count() == 1, timeout=20_000)
+    with qtbot.waitSignal(tools.ranked, timeout=120_000):
+        window.show_tab("Tools")  # the sample catalog joins the request
+    window.show_tab("Plan")
+    qtbot.waitUntil(
+        lambda: (
+            [(e.text, e.summary.top_tool) for e in store.search("")]
+            == [("why is my container crashing after the deploy?", "docker.logs")]
+        ),
+        timeout=20_000,
+    )

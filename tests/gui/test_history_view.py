@@ -78,7 +78,7 @@ def test_double_click_enter_and_the_context_menu(qtbot, tmp_path: Path) -> None:
     table.customContextMenuRequested.emit(position)
     menu = next(w for w in QApplication.topLevelWidgets() if isinstance(w, QMenu) and w.isVisible())
     actions = {action.text(): action for action in menu.actions()}
-    assert list(actions) == ["Open", "Unpin", "Delete"]
+    assert list(actions) == ["Open", "Judge…", "Unpin", "Delete"]
     actions["Unpin"].trigger()
     actions["Delete"].trigger()
     menu.close()

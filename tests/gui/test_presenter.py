@@ -215,3 +215,103 @@ def test_the_presenter_needs_only_the_parts_it_changes(qtbot) -> None:  # type: 
     presenter.set_on(False)
     assert not aside.isHidden() and cancel.shortcut().toString() == "Esc"
     assert parts.zoom.steps == 0
+
+
+def test_every_menus_keys_work_while_presenting(qtbot, window, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """Ctrl+Enter (Research ▸ Run) and F1 (Help) too, though the menu bar is hidden."""
+    import routescope_gui._window
+
+    runs: list[str] = []
+    monkeypatch.setattr(window.session.research, "run", lambda: runs.append("run"))
+    monkeypatch.setattr(routescope_gui._window, "show_help", lambda _w: runs.append("help"))
+    window.set_prompt("asyncio event loop in a thread")
+    window.presenter.set_on(True)
+    focus(qtbot, window)
+    qtbot.keyClick(window.editor, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
+    assert runs == ["run"] and window.current_tab() == "Research"
+    qtbot.keyClick(window.editor, Qt.Key.Key_F1)
+    assert runs == ["run", "help"]
+    assert window.presenter.on
+
+
+def test_leaving_gives_every_splitter_its_sizes_back(qtbot, window) -> None:  # type: ignore[no-untyped-def]
+    """Even when the panels shown meanwhile (Research, at the large type) squeezed the Context
+    pane, and when the window comes back from full screen only after presenter mode ended."""
+    window.resize(1024, 768)
+    window.set_prompt("asyncio event loop in a thread")
+    qtbot.wait(50)  # (layout passes run from the event loop)
+    before = (window.splitter.sizes(), window.body.sizes())
+    window.presenter.set_on(True)
+    window.resize(1920, 1080)  # as full screen would
+    window.show_tab("Research")
+    window.splitter.setSizes([190, 1700])  # what a panel's large minimum width did
+    window.presenter.set_on(False)
+    qtbot.wait(50)
+    window.resize(1024, 768)  # the window manager gives the size back, later
+    qtbot.waitUntil(lambda: (window.splitter.sizes(), window.body.sizes()) == before)
+    widths = window.splitter.sizes()
+    qtbot.wait(50)
+    assert window.splitter.sizes() == widths  # and they stay
+
+
+def test_the_panels_columns_grow_with_the_type_within_the_panels_width(qtbot, window) -> None:  # type: ignore[no-untyped-def]
+    header = window.toolsearch_view.table.header()
+    sized = range(header.count() - 1)  # the columns the view sizes (the last one stretches)
+    widths = [header.sectionSize(column) for column in sized]
+    window.resize(1920, 1080)
+    window.presenter.set_on(True)
+    ratio = window.font().pointSizeF() / (window.font().pointSizeF() - PRESENTER_ZOOM)
+    grown = [header.sectionSize(column) for column in sized]
+    assert all(abs(g - w * ratio) <= 1 and g > w for g, w in zip(grown, widths, strict=True))
+    assert grown[3] >= header.fontMetrics().horizontalAdvance("Keyword")
+    window.presenter.set_on(False)
+    assert [header.sectionSize(column) for column in sized] == widths
+    # a smaller screen: they grow as far as the panel's width lets every column show
+    window.resize(1024, 768)
+    window.presenter.set_on(True)
+    grown = [header.sectionSize(column) for column in sized]
+    assert all(g > w for g, w in zip(grown, widths, strict=True))
+    assert sum(grown) <= window.live.width() * 0.85 + len(grown)
+    window.presenter.set_on(False)
+    assert [header.sectionSize(column) for column in sized] == widths
+
+
+def test_the_demo_caption_goes_when_the_analyst_types_their_own_prompt(  # type: ignore[no-untyped-def]
+    qtbot, window, script
+) -> None:
+    assert window.open_demo(script)
+    assert window.demo_label.isVisibleTo(window)
+    window.presenter.set_on(True)
+    focus(qtbot, window)
+    window.editor.selectAll()
+    qtbot.keyClicks(window.editor, "asyncio event loop in a thread")
+    assert not window.demo_label.isVisibleTo(window)
+    qtbot.keyClick(window.editor, Qt.Key.Key_PageDown)  # the script goes on: its caption too
+    assert window.editor.toPlainText() == "history of jazz"
+    assert window.demo_label.isVisibleTo(window) and window.demo_label.text() == "Demo 2/3"
+
+
+def test_the_prompt_takes_the_lines_of_large_type_its_text_needs(qtbot, window) -> None:  # type: ignore[no-untyped-def]
+    window.resize(1024, 768)
+    window.set_prompt("pizza near me")
+    window.presenter.set_on(True)
+    qtbot.wait(50)  # (the large type is laid out from the event loop)
+    one_line = window.body.sizes()[0]
+    assert window.editor.verticalScrollBar().maximum() == 0
+    window.set_prompt("My GitHub Actions build failed after the upgrade, what changed? " * 2)
+    qtbot.waitUntil(lambda: window.body.sizes()[0] > one_line)
+    assert window.editor.verticalScrollBar().maximum() > 0  # (longer: it scrolls)
+    window.set_prompt("My GitHub Actions build failed after the upgrade, what changed?")
+    qtbot.waitUntil(lambda: window.editor.verticalScrollBar().maximum() == 0)
+    assert window.body.sizes()[0] > one_line
+
+
+def test_leaving_lays_the_window_out_as_it_was_at_once(qtbot, window) -> None:  # type: ignore[no-untyped-def]
+    """No event loop turn needed: the views' tab bar has its room back (the live page does
+    not cover it) and the splitters are where they were — a window closed right away keeps
+    them so."""
+    qtbot.wait(20)  # (laid out once)
+    before = (window.live.geometry(), window.splitter.sizes(), window.body.sizes())
+    window.presenter.action.trigger()
+    window.presenter.action.trigger()
+    assert (window.live.geometry(), window.splitter.sizes(), window.body.sizes()) == before

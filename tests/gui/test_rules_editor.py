@@ -113,3 +113,132 @@ def test_a_newer_edit_drops_the_count_under_way(qtbot, editing: MainWindow) -> N
     model.apply_now()  # back to the pack at open: nothing changes, the first count is dropped
     qtbot.waitUntil(lambda: not model.busy)
     assert model.changed == 0
+
+
+def asked(window: MainWindow, answer: str) -> list[str]:
+    """Answer the unsaved-edits question with `answer`; the packs asked about."""
+    packs: list[str] = []
+
+    def unsaved_rules(pack: str) -> str:
+        packs.append(pack)
+        return answer
+
+    window.dialogs.unsaved_rules = unsaved_rules  # type: ignore[method-assign,assignment]
+    return packs
+
+
+def test_the_editor_is_docked_beside_the_panels_it_changes(editing: MainWindow) -> None:
+    from PySide6.QtCore import Qt
+
+    dock = editing.rules_dock
+    assert dock.widget() is editing.rules_editor_view and not dock.isFloating()
+    assert editing.dockWidgetArea(dock) == Qt.DockWidgetArea.RightDockWidgetArea
+    # the badge and the plan it changes stay in sight, left of the editor
+    live = editing.live.geometry()
+    assert not live.intersects(dock.geometry()) and live.right() < dock.x()
+    assert editing.strategy_view.plan_table.isVisible()
+    assert editing.rules_editor_view.text_edit.hasFocus() or not editing.isActiveWindow()
+
+
+def test_esc_with_unsaved_edits_asks_and_discard_brings_the_saved_pack_back(  # type: ignore[no-untyped-def]
+    qtbot, editing: MainWindow
+) -> None:
+    from PySide6.QtCore import Qt
+
+    editing.resize(1280, 720)
+    packs = asked(editing, "cancel")
+    type_text(editing, default_rules_text().replace(NAME_LINE, 'name = "edited"', 1))
+    qtbot.waitUntil(lambda: inspected_rules(editing) == "edited")
+    assert editing.rules_label.text() == "edited*  (built-in, edited)"
+    assert "not saved" in editing.rules_label.toolTip()
+    # the whole name is shown: the bar beside the menus made room for it
+    assert editing.rules_label.elided() == editing.rules_label.text()
+    text = editing.rules_editor_view.text_edit
+    qtbot.keyClick(text, Qt.Key.Key_Escape)
+    assert packs == ["edited"] and editing.rules_dock.isVisible()  # Cancel: still editing
+    assert inspected_rules(editing) == "edited"
+    packs = asked(editing, "discard")
+    editing.rules_dock.close()  # its close button asks the same
+    assert packs == ["edited"] and not editing.rules_dock.isVisible()
+    qtbot.waitUntil(lambda: inspected_rules(editing) == "default")
+    assert editing.session.request.rules.is_builtin
+    assert editing.rules_label.text() == "default  (built-in)"
+    # without edits, Esc just closes it
+    editing.edit_rules_action.trigger()
+    packs = asked(editing, "cancel")
+    qtbot.keyClick(text, Qt.Key.Key_Escape)
+    assert packs == [] and not editing.rules_dock.isVisible()
+
+
+def test_save_on_close_writes_the_file_and_keeps_the_pack(  # type: ignore[no-untyped-def]
+    qtbot, editing: MainWindow, tmp_path: Path
+) -> None:
+    from PySide6.QtCore import Qt
+
+    target = tmp_path / "a-rather-long-rule-pack-file-name-for-the-bar.toml"
+    original = default_rules_text().replace(NAME_LINE, 'name = "mine"', 1)
+    target.write_text(original, encoding="utf-8")
+    editing.close_rules_editor()
+    assert editing.open_rules(target)
+    assert editing.rules_label.text() == f"mine  ({target.name})"
+    assert editing.rules_label.toolTip() == f"rule pack «mine» from {target}"
+    editing.edit_rules_action.trigger()
+    edited = original.replace('name = "mine"', 'name = "mine2"', 1)
+    type_text(editing, edited)
+    qtbot.waitUntil(lambda: inspected_rules(editing) == "mine2")
+    assert editing.rules_label.text() == f"mine2*  ({target.name}, edited)"
+    packs = asked(editing, "save")
+    qtbot.keyClick(editing.rules_editor_view.text_edit, Qt.Key.Key_Escape)
+    assert packs == ["mine2"] and not editing.rules_dock.isVisible()
+    assert target.read_text(encoding="utf-8") == edited
+    assert inspected_rules(editing) == "mine2"
+    assert editing.rules_label.text() == f"mine2  ({target.name})"
+
+
+def test_a_narrow_bar_elides_the_middle_of_the_pack_name(qtbot, window: MainWindow) -> None:  # type: ignore[no-untyped-def]
+    label = window.rules_label
+    label.setText("a-pack-with-a-very-long-name  (a-pack-with-a-very-long-name.toml)")
+    label.resize(label.fontMetrics().horizontalAdvance("a-pack-with-a-very-long-name"), 20)
+    shown = label.elided()
+    assert "…" in shown and shown.startswith("a-pack") and shown.endswith(".toml)")
+
+
+def test_closing_the_window_with_unsaved_edits_asks_first(  # type: ignore[no-untyped-def]
+    qtbot, editing: MainWindow
+) -> None:
+    type_text(editing, default_rules_text().replace(NAME_LINE, 'name = "edited"', 1))
+    qtbot.waitUntil(lambda: inspected_rules(editing) == "edited")
+    packs = asked(editing, "cancel")
+    assert not editing.close() and editing.isVisible()
+    assert packs == ["edited"]
+    asked(editing, "discard")
+
+
+def test_closing_the_editor_gives_the_panels_their_split_back(qtbot, window: MainWindow) -> None:  # type: ignore[no-untyped-def]
+    from PySide6.QtCore import QSettings
+
+    from routescope_gui._window_state import SETTINGS
+
+    window.resize(1024, 768)
+    qtbot.wait(20)  # (layout passes run from the event loop)
+    before = window.splitter.sizes()
+    window.edit_rules_action.trigger()
+    qtbot.waitUntil(lambda: sum(window.splitter.sizes()) < sum(before))  # room for the editor
+    assert window.close_rules_editor()
+    assert window.splitter.sizes() == before
+    # closed with the editor open, the window keeps the panels' own split for the next start
+    window.edit_rules_action.trigger()
+    qtbot.waitUntil(lambda: sum(window.splitter.sizes()) < sum(before))
+    window.close()
+    state = QSettings(*SETTINGS).value("window/splitter/context")
+    assert window.splitter.sizes() == before and state == window.splitter.saveState()
+
+
+def test_a_window_the_editor_widened_gets_its_width_back(qtbot, window: MainWindow) -> None:  # type: ignore[no-untyped-def]
+    window.resize(700, 700)
+    qtbot.wait(20)
+    before, split = window.width(), window.splitter.sizes()
+    window.edit_rules_action.trigger()
+    qtbot.waitUntil(lambda: window.width() > before)  # its least width, beside the panels'
+    assert window.close_rules_editor()
+    assert window.width() == before and window.splitter.sizes() == split

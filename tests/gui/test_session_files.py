@@ -217,6 +217,34 @@ def test_the_json_export_is_what_inspect_json_prints(  # type: ignore[no-untyped
     assert set(exported["timings_us"]) == set(printed["timings_us"])  # the same stages
 
 
+def test_without_the_tools_tab_the_export_is_still_what_inspect_json_prints(  # type: ignore[no-untyped-def]
+    qtbot, window, tmp_path: Path, capsys
+) -> None:
+    """The Tools tab never shown (no catalog in the request): the export ranks the sample
+    catalog's tools, as `inspect --json` does without `--catalog` — same prompt, date and
+    pack, same JSON (the timings aside); the Markdown export has the ranking too."""
+    pack = tmp_path / "mine.toml"
+    text = routescope.RulesRef.builtin().text.replace('name = "default"', 'name = "mine"', 1)
+    pack.write_text(text, encoding="utf-8")
+    assert window.open_rules(pack)
+    inspected(qtbot, window, "why is my container crashing after the deploy?")
+    assert window.session.request.catalog is None
+    path, summary = tmp_path / "i.json", tmp_path / "i.md"
+    with qtbot.waitSignal(window.session.inspection.exported, timeout=120_000):
+        assert window.files.export_inspection(path, "json")
+    exported = json.loads(path.read_text(encoding="utf-8"))
+    assert exported["rules"] == "mine" and exported["tools"]["results"]
+    capsys.readouterr()
+    args = ["inspect", "why is my container crashing after the deploy?", "--json"]
+    args += ["--today", TODAY.isoformat(), "--rules", str(pack)]
+    assert routescope_main(args) == 0
+    printed = json.loads(capsys.readouterr().out)
+    assert without_timings(exported) == without_timings(printed)
+    with qtbot.waitSignal(window.session.inspection.exported, timeout=30_000):
+        assert window.files.export_inspection(summary, "md")
+    assert "## Tools: hybrid" in summary.read_text(encoding="utf-8")
+
+
 def test_nothing_inspected_nothing_exported(qtbot, window, tmp_path: Path, told) -> None:  # type: ignore[no-untyped-def]
     assert not window.files.export_inspection(tmp_path / "i.json", "json")
     assert told and not (tmp_path / "i.json").exists()

@@ -2,7 +2,7 @@
 
 from PySide6.QtWidgets import QTreeWidget, QTreeWidgetItem
 
-from routescope_gui._widgets import Placeholder, ensure_children
+from routescope_gui._widgets import Placeholder, ensure_children, selection_as_tsv
 
 
 def test_a_placeholder_shows_only_while_the_view_is_empty(qtbot) -> None:  # type: ignore[no-untyped-def]
@@ -23,3 +23,15 @@ def test_a_placeholder_shows_only_while_the_view_is_empty(qtbot) -> None:  # typ
     tree.addTopLevelItem(QTreeWidgetItem(["b"]))
     tree.clear()
     assert not hint.shown  # nothing to say
+
+
+def test_a_copy_has_the_columns_as_shown(qtbot) -> None:  # type: ignore[no-untyped-def]
+    tree = QTreeWidget()
+    qtbot.addWidget(tree)
+    tree.setColumnCount(4)
+    item = QTreeWidgetItem(["a", "b", "c", "d"])
+    tree.addTopLevelItem(item)
+    tree.header().moveSection(3, 1)  # d shown second
+    tree.setColumnHidden(2, True)  # c not shown
+    item.setSelected(True)
+    assert selection_as_tsv(tree) == "a\td\tb"

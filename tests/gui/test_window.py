@@ -48,7 +48,21 @@ def test_typing_updates_every_panel(qtbot, window) -> None:  # type: ignore[no-u
     assert {h.label for h in window.editor.spans_at(prompt.index("install"))} == {"tech"}
     assert len(window.editor.extraSelections()) == 3
     status = window.timings_label.text()
-    assert "extract" in status and "µs" in status and "today: 2026-02-05" in status
+    assert status.startswith("total ") and "µs" in status and "today: 2026-02-05" in status
+    assert "extract" in window.timings_label.toolTip()
+    # the stages' shares in the bar beside it, each stage's µs in its tooltip
+    bar = window.timing_bar
+    assert bar.isVisible() and [name for name, _us, _share in bar.shares] == [
+        "extract",
+        "route",
+        "plan",
+        "sanitize",
+        "lint",
+        "decide",
+        "task",
+    ]
+    assert abs(sum(share for _name, _us, share in bar.shares) - 1) < 1e-9
+    assert "extract" in bar.toolTip() and "%" in bar.toolTip()
 
 
 def test_results_follow_every_edit(qtbot, window) -> None:  # type: ignore[no-untyped-def]
@@ -64,7 +78,7 @@ def test_results_follow_every_edit(qtbot, window) -> None:  # type: ignore[no-un
     assert window.strategy_view.plan_table.plan_model.rowCount() == 0
     assert window.editor.extraSelections() == []
     assert window.statusBar().currentMessage().startswith("Type a prompt")
-    assert window.timings_label.text() == ""
+    assert window.timings_label.text() == "" and not window.timing_bar.isVisible()
 
 
 def test_hidden_tabs_are_filled_when_shown(qtbot, window) -> None:  # type: ignore[no-untyped-def]
@@ -250,6 +264,7 @@ def test_menus_name_every_action_with_its_shortcut(window) -> None:  # type: ign
         "&File": [
             "Open rule pack…",
             "Built-in rules",
+            "Built-in refined rules",
             "Edit rule pack…",
             "Open catalog…",
             "Open suite…",
@@ -261,7 +276,7 @@ def test_menus_name_every_action_with_its_shortcut(window) -> None:  # type: ign
             "Open demo script…",
             "Quit",
         ],
-        "&Edit": ["Copy"],
+        "&Edit": ["Copy", "Copy as command line", "Find in panel…"],
         "&View": [
             "Plan",
             "Linter",
@@ -284,12 +299,24 @@ def test_menus_name_every_action_with_its_shortcut(window) -> None:  # type: ign
             "Command palette…",
         ],
         "&Research": ["Run research", "Cancel research", "Research settings…"],
+        "&Judgments": [
+            window.judging.menu.current_action.text(),  # "Judging into «judged» (N prompts)"
+            "New judged set…",
+            "Switch to",
+            "Merge into another set…",
+            "Import labelled file…",
+            "Export as labelled set…",
+            "Quality",
+            "Suggestions…",
+        ],
         "&Help": ["Routescope help", "About Routescope"],
     }
     shortcuts = {
         window.open_rules_action: "Ctrl+O",
         window.quit_action: "Ctrl+Q",
         window.copy_action: "Ctrl+C",
+        window.copy_command_action: "Ctrl+Shift+C",
+        window.find_action: "Ctrl+F",
         window.help_action: "F1",
         window.tab_actions[1]: "Ctrl+2",
         window.research_action: "Ctrl+Return",
@@ -343,7 +370,7 @@ def test_every_table_and_tree_offers_copy_in_its_context_menu(qtbot, window) -> 
     tree.topLevelItem(1).setSelected(True)  # type: ignore[union-attr]
     tree.customContextMenuRequested.emit(QPoint(5, 5))
     menu = next(w for w in QApplication.topLevelWidgets() if isinstance(w, QMenu) and w.isVisible())
-    (copy,) = menu.actions()
+    copy = menu.actions()[0]  # (then the row's judging)
     assert copy.text().startswith("Copy")
     copy.trigger()
     menu.close()
@@ -390,3 +417,59 @@ def test_the_first_size_fits_the_screen_and_the_geometry_is_remembered(qtbot, ql
     second = MainWindow()
     qtbot.addWidget(second)
     assert (second.width(), second.height()) == (700, 500)
+
+
+def test_copy_as_command_line_reproduces_the_live_view(  # type: ignore[no-untyped-def]
+    qtbot, window, tmp_path, capsys
+) -> None:
+    """Ctrl+Shift+C: the copied `routescope inspect …` line, split as a shell does and run,
+    gives the live view's inspection — prompt, date, rule pack, context, search settings."""
+    import json
+    import shlex
+
+    from routescope.cli import main as routescope_main
+    from routescope.contract import parse_context
+    from routescope.toolsearch import SearchSettings
+
+    pack = tmp_path / "my pack.toml"
+    text = routescope.RulesRef.builtin().text.replace('name = "default"', 'name = "mine"', 1)
+    pack.write_text(text, encoding="utf-8")
+    assert window.open_rules(pack)
+    window.session.set_context(
+        parse_context({"last_action": {"tool": "lend_execute", "status": "cancelled"}})
+    )
+    window.session.set_search(SearchSettings(fusion="canonical"))
+    window.set_prompt("Try again with 100 USDC — it's 'safe'?\nthanks")
+    qtbot.waitUntil(lambda: window.session.inspection.result is not None)
+    window.activateWindow()
+    window.editor.setFocus()
+    qtbot.waitUntil(lambda: window.editor.hasFocus())
+    qtbot.keyClick(
+        window.editor,
+        Qt.Key.Key_C,
+        Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier,
+    )
+    line = QGuiApplication.clipboard().text()
+    assert line.startswith("routescope inspect 'Try again") and "--no-tools" in line
+    assert window.statusBar().currentMessage() == (
+        "copied: routescope inspect … --today 2026-02-05 --rules … --context … "
+        "--no-tools --search …"
+    )
+    words = shlex.split(line)
+    capsys.readouterr()
+    assert routescope_main(["inspect", "--json", *words[2:]]) == 0
+    printed = json.loads(capsys.readouterr().out)
+    live = window.session.inspection.result
+    assert live is not None and live.decision is not None
+    shown = json.loads(routescope.inspection_json(live))
+    for data in (printed, shown):
+        data.pop("timings_us")
+    assert printed == shown and printed["rules"] == "mine"
+    assert printed["decision"]["agent"] == live.decision.agent
+
+
+def test_the_refined_pack_is_one_menu_entry_away(qtbot, window) -> None:  # type: ignore[no-untyped-def]
+    window.refined_rules_action.trigger()
+    assert window.session.request.rules.load().name == "refined"
+    window.builtin_rules_action.trigger()
+    assert window.session.request.rules.is_builtin

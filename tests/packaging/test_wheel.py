@@ -61,3 +61,11 @@ def test_wheel_ships_resources_and_finds_them(tmp_path: Path) -> None:
     )
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr
     assert "suite strategy" in done.stdout and "suite tools" in done.stdout
+
+
+def test_resources_hold_no_python_module() -> None:
+    """A .py file under resources/ turns it into a package path the wheel maps to
+    routescope/resources, and hatchling then refuses the editable install that `make` runs on a
+    fresh clone ("a path rewrite changes a prefix"): scripts live in tests/ or packaging/."""
+    root = Path(__file__).resolve().parents[2] / "resources"
+    assert not sorted(root.rglob("*.py"))

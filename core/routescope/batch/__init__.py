@@ -29,6 +29,11 @@ if TYPE_CHECKING:
     from ._options import BatchOptions as BatchOptions
     from ._progress import BatchProgress as BatchProgress
     from ._progress import BatchSummary as BatchSummary
+    from ._quality import BatchQuality as BatchQuality
+    from ._quality import LabelsFile as LabelsFile
+    from ._quality import Quality as Quality
+    from ._quality import QualityChange as QualityChange
+    from ._quality import QualityChanges as QualityChanges
     from ._report import LeakCheck as LeakCheck
     from ._report import Report as Report
     from ._report import build_report as build_report
@@ -39,5 +44,7 @@ if TYPE_CHECKING:
     from ._results import result_at as result_at
     from ._run import run_batch as run_batch
     from ._state import state_of as state_of
+    from ._vocabulary import VocabularyNote as VocabularyNote
+    from ._vocabulary import VocabularyTally as VocabularyTally
 
 __getattr__, __dir__, __all__ = lazy_face(__name__)

@@ -11,6 +11,7 @@ from typing import Literal
 from .._errors import ResultsError
 from .._outcome import Outcome
 from ._figures import LABEL_CAPACITY, Bar, RefTally, Tally, intent_key
+from ._quality import QualityChanges, QualityDiff, QualityTally, resolve_labels
 from ._report import NO_CONTRACT, NONE_LABEL, Report, ReportBuilder, tool_label
 from ._results import PromptRef, Result, records
 
@@ -87,6 +88,8 @@ class ResultsComparison:
     only_a: Bar
     only_b: Bar
     prompt_differs: Bar
+    quality_changes: QualityChanges | None = None
+    """With labels: the labelled fields of matched prompts B fixed and broke."""
 
     @property
     def unchanged(self) -> int:
@@ -124,8 +127,9 @@ def _queries_change(before: tuple[str, ...], after: tuple[str, ...]) -> str | No
 
 
 class _Comparer:
-    def __init__(self, examples: int, capacity: int) -> None:
+    def __init__(self, examples: int, capacity: int, quality: QualityDiff | None = None) -> None:
         self.examples = examples
+        self.quality = quality
         self.matched = 0
         self.changed = 0
         self.groups: dict[ChangeKind, Tally[Change]] = {
@@ -169,6 +173,8 @@ class _Comparer:
             self.differs.add("", a.ref)
             return
         self.matched += 1
+        if self.quality is not None:
+            self.quality.add(a, b)
         changed = False
         values_a, values_b = _values(a.outcome), _values(b.outcome)
         for (kind, _), before, after in zip(_KINDS, values_a, values_b, strict=False):
@@ -214,6 +220,7 @@ class _Comparer:
             only_a=_missing("only in A", self.only[0], a.prompts),
             only_b=_missing("only in B", self.only[1], b.prompts),
             prompt_differs=_missing("prompt differs", self.differs, a.prompts),
+            quality_changes=None if self.quality is None else self.quality.result(),
         )
 
 
@@ -261,17 +268,29 @@ def compare_results(
     top: int = 20,
     leak_examples: int = 200,
     capacity: int = LABEL_CAPACITY,
+    labels: str | Path | None = None,
 ) -> ResultsComparison:
     """Compare two results files over the same prompts (e.g. two rule packs over one log),
     read side by side in one pass: prompts are matched by input file and line (the file named
     the same way or not: `logs/a.jsonl` is `/home/me/logs/a.jsonl`), files in the same order
-    match with no memory to speak of. Raises ResultsError, also when no prompt matches."""
+    match with no memory to speak of. `labels`: a labelled set (default: the one A's batch
+    recorded, else B's): both reports are scored, and the labelled fields B fixes and breaks
+    listed. Raises ResultsError, also when no prompt matches; LabelsError for bad labels."""
     paths = (Path(a), Path(b))
+    found = resolve_labels(paths, labels)
+    known = found.labels
     builders = [
-        ReportBuilder(examples=examples, top=top, leak_examples=leak_examples, sources=(str(path),))
+        ReportBuilder(
+            examples=examples,
+            top=top,
+            leak_examples=leak_examples,
+            sources=(str(path),),
+            quality=None if known is None else QualityTally(known, recorded=found.recorded),
+            notes=() if found.note is None else (found.note,),
+        )
         for path in paths
     ]
-    comparer = _Comparer(examples, capacity)
+    comparer = _Comparer(examples, capacity, None if known is None else QualityDiff(known))
     lines = [0, 0]
     for pair in zip_longest(records(paths[0]), records(paths[1])):
         for side, record in enumerate(pair):

@@ -48,6 +48,11 @@ class Job:
     k: int
     timings: bool
     max_line_bytes: int = MAX_LINE_BYTES
+    routers: str | None = None
+    """The routers file (absolute) whose `router_names` also route every prompt."""
+    router_names: tuple[str, ...] = ()
+    share: int = 1
+    """How many worker processes share each router's declared concurrency and rate."""
 
 
 @dataclass(frozen=True, slots=True)

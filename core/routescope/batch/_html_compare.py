@@ -1,6 +1,7 @@
 """The page of a comparison of two results files: how many matched prompts changed routing,
-the leak checks of A and B, each kind of change with its transitions and prompts, A's and B's
-figures side by side, and the prompts not compared."""
+with labels the labelled fields B fixed and broke, the leak checks of A and B, each kind of
+change with its transitions and prompts, A's and B's figures side by side, and the prompts not
+compared."""
 
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ from ._html_page import (
     pct,
     prompt_ref,
 )
+from ._html_quality import quality_changes_section, vocabulary_section
 from ._report import Report
 
 __all__ = ["compare_page"]
@@ -252,6 +254,9 @@ def compare_page(comparison: ResultsComparison) -> str:
     body = [
         _compare_header(comparison),
         _compare_headline(comparison),
+        quality_changes_section(comparison),
+        vocabulary_section(a.vocabulary, "A"),
+        vocabulary_section(b.vocabulary, "B"),
         _compare_leaks(comparison),
         _kinds(comparison).replace("</section>", nav + "</section>", 1),
         *(_group(group) for group in comparison.groups),

@@ -98,6 +98,9 @@ nav a { margin-right: 14px; color: var(--blue); text-decoration: none; }
 .delta-down { color: var(--green); font-weight: 600; }
 .arrow { color: var(--muted); }
 footer { margin-top: 30px; color: var(--muted); font-size: 13px; }
+section.warn { border: 2px solid #b7791f; background: #fff8e6; }
+section.warn li { margin: 4px 0; }
+table.confusion td { min-width: 90px; }
 """
 
 

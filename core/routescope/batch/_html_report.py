@@ -1,6 +1,7 @@
-"""The page of one report: the leak checks first (counts and offending queries), the figures
-at a glance, each figure as a chart beside the table of its numbers, latency, and the lines
-that could not be routed."""
+"""The page of one report: its quality against labels first when there are labels, the notes on
+a vocabulary that does not fit the log, the leak checks (counts and offending queries), the
+figures at a glance, each figure as a chart beside the table of its numbers, latency, and the
+lines that could not be routed."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from ._html_page import (
     page,
     pct,
 )
+from ._html_quality import notes_section, quality_section, vocabulary_section
 from ._report import NO_CONTRACT, NO_FIT, NONE_LABEL, LeakCheck, Report
 
 __all__ = ["report_page"]
@@ -308,7 +310,14 @@ def report_page(report: Report) -> str:
         else "The batch ranked no tools: run `routescope batch` with `--catalog` to rank a "
         "catalog's tools for every prompt."
     )
-    body = [_header(report), _leaks(report), _glance(report)]
+    body = [
+        _header(report),
+        quality_section(report),
+        notes_section(report),
+        vocabulary_section(report.vocabulary),
+        _leaks(report),
+        _glance(report),
+    ]
     for figure in report.figures():
         if figure.key == "top_tools":
             body.append(_distribution(figure, tools_note))

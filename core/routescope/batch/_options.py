@@ -25,10 +25,13 @@ class BatchOptions:
 
     `field`: a dotted path to the prompt in JSON records (a CSV column name); `today`: the date
     the routers see (default: the interrupted run's, else the local date); `rules`: a rule pack
-    (default: built in); `catalog`: also rank this catalog's tools (top `k`, default 5);
-    `engine` "dask" with `scheduler` (an address; default: a new `LocalCluster` of `workers`
-    processes); `timings`: without them two runs give byte-identical files; `block_size`: input
-    bytes per partition; `max_line_bytes`: a longer record is a bad line."""
+    file, or a built-in pack by name (default: built in); `catalog`: also rank this catalog's
+    tools (top `k`, default 5); `engine` "dask" with `scheduler` (an address; default: a new
+    `LocalCluster` of `workers` processes); `timings`: without them two runs give
+    byte-identical files; `block_size`: input bytes per partition; `max_line_bytes`: a longer
+    record is a bad line; `labels`: a labelled set (`routescope.judge`) the results are scored
+    against when the batch completes, recorded in its state for `report` (it changes no
+    routing: a resumed batch may name another)."""
 
     field: str | None = None
     workers: int = 1
@@ -41,6 +44,12 @@ class BatchOptions:
     timings: bool = True
     block_size: int = DEFAULT_BLOCK_BYTES
     max_line_bytes: int = MAX_LINE_BYTES
+    labels: str | Path | None = None
+    routers: str | Path | None = None
+    """A routers file (`routescope.external`): each of `router_names` also routes every prompt,
+    its decision a `routers.NAME` field of the record (Parquet: `router_NAME_*` columns),
+    within the router's declared concurrency and rate, shared by the workers."""
+    router_names: tuple[str, ...] = ()
 
     def check(self) -> None:
         """BatchError (one line) for options no batch can run with."""
@@ -55,5 +64,7 @@ class BatchOptions:
             raise BatchError("the block size must be at least 4,096 bytes")
         if self.max_line_bytes < 1024:
             raise BatchError("the line limit must be at least 1,024 bytes")
+        if bool(self.router_names) != (self.routers is not None):
+            raise BatchError("--router NAME goes with --routers FILE (and needs at least one)")
         if self.k is not None and (self.catalog is None or self.k < 1):
             raise BatchError("k (how many tools) is at least 1, and goes with a catalog")

@@ -34,8 +34,9 @@ def require_pyarrow() -> None:
         ) from None
 
 
-def parquet_schema() -> pa.Schema:
-    """The columns: the record's fields flattened, with their types."""
+def parquet_schema(routers: tuple[str, ...] = ()) -> pa.Schema:
+    """The columns: the record's fields flattened, with their types; for each external router,
+    `router_<name>_route`, `_score`, `_error` (its kind), `_latency_ms` and `_scores` (JSON)."""
     import pyarrow as pa
 
     text, texts = pa.string(), pa.list_(pa.string())
@@ -65,16 +66,38 @@ def parquet_schema() -> pa.Schema:
         ("contract_tools", texts),
     ]
     columns += [(f"timings_us_{stage}", pa.float64()) for stage in STAGES]
+    for name in routers:
+        columns += [
+            (f"router_{name}_route", text),
+            (f"router_{name}_score", pa.float64()),
+            (f"router_{name}_error", text),
+            (f"router_{name}_latency_ms", pa.float64()),
+            (f"router_{name}_scores", text),
+        ]
     return pa.schema(columns)
 
 
-def write_parquet(journal: Path, out: Path) -> int:
+def _row(record: dict[str, Any], routers: tuple[str, ...]) -> dict[str, Any]:
+    external = record.pop("routers", None) or {}
+    row = Outcome.row_of_record(record)
+    for name in routers:
+        decided = external.get(name) or {}
+        error = decided.get("error")
+        row[f"router_{name}_route"] = decided.get("route")
+        row[f"router_{name}_score"] = decided.get("score")
+        row[f"router_{name}_error"] = None if error is None else error.get("kind")
+        row[f"router_{name}_latency_ms"] = decided.get("latency_ms")
+        row[f"router_{name}_scores"] = json.dumps(decided.get("scores") or {})
+    return row
+
+
+def write_parquet(journal: Path, out: Path, *, routers: tuple[str, ...] = ()) -> int:
     """Convert the journal into `out` (a temporary file beside it, renamed over it once
     complete and on disk); the number of rows."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    columns = parquet_schema()
+    columns = parquet_schema(routers)
     temporary = out.parent / f".{out.name}.tmp"
     rows = 0
     try:
@@ -87,7 +110,7 @@ def write_parquet(journal: Path, out: Path) -> int:
             with pq.ParquetWriter(sink, columns, compression="zstd") as writer:
                 batch: list[dict[str, Any]] = []
                 for line in source:
-                    batch.append(Outcome.row_of_record(json.loads(line)))
+                    batch.append(_row(json.loads(line), routers))
                     if len(batch) >= ROWS_PER_GROUP:
                         writer.write_table(pa.Table.from_pylist(batch, schema=columns))
                         rows += len(batch)

@@ -10,6 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ._common import BadLine
+from ._quality import BatchQuality
 from ._state import OutPaths, State, listed_bad_lines
 
 __all__ = [
@@ -97,6 +98,8 @@ class BatchSummary:
     """Bad lines past the bad-lines file's cap (`BAD_LINES_WRITTEN`), not in it: their
     count by reason (the reason's text before any detail). Included in `bad`."""
     notes: list[str] = field(default_factory=list)
+    quality: BatchQuality | None = None
+    """With `labels`: the results scored against them (once the batch is complete)."""
 
 
 class Summary:
@@ -118,7 +121,7 @@ class Summary:
         # resumed: the batch's first bad lines are those earlier runs wrote, then this one's
         self.first_bad: list[BadLine] = listed_bad_lines(paths, state, BAD_LINES_KEPT)
 
-    def build(self, *, already_complete: bool) -> BatchSummary:
+    def build(self, *, already_complete: bool, quality: BatchQuality | None = None) -> BatchSummary:
         seconds = time.monotonic() - self.started
         state = self.state
         new = state.prompts + state.bad - self.done_before
@@ -139,6 +142,7 @@ class Summary:
             first_bad=list(self.first_bad),
             bad_not_listed=dict(self.state.bad_not_listed),
             notes=list(self.notes),
+            quality=quality,
         )
 
 

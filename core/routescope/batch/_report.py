@@ -27,7 +27,9 @@ from ._figures import (
     stage_key,
 )
 from ._leaks import LEAK_RULES, LeakFinding, LeakRule, Offence
+from ._quality import Quality, QualityTally, resolve_labels
 from ._results import FailedRecord, Result, cut_prompt, parse_result, records
+from ._vocabulary import VocabularyNote, VocabularyTally
 
 __all__ = ["LeakCheck", "Report", "ReportBuilder", "build_report", "tool_label"]
 
@@ -80,6 +82,12 @@ class Report:
     latency: tuple[StageLatency, ...]
     examples: int
     top: int
+    quality: Quality | None = None
+    """The results scored against a labelled set (`--labels`, or the one the batch recorded)."""
+    vocabulary: tuple[VocabularyNote, ...] = ()
+    """The rule pack's vocabularies that do not fit this log (`_vocabulary`)."""
+    notes: tuple[str, ...] = ()
+    """What the reader should know about how the report was made (labels that moved)."""
 
     @property
     def leak_count(self) -> int:
@@ -120,6 +128,8 @@ class ReportBuilder:
         leak_examples: int = 200,
         sources: Sequence[str] = (),
         capacity: int = LABEL_CAPACITY,
+        quality: QualityTally | None = None,
+        notes: Sequence[str] = (),
     ) -> None:
         if examples < 0 or top < 1 or leak_examples < 0 or capacity < 1:
             raise ValueError("examples and leak_examples must be >= 0, top and capacity >= 1")
@@ -147,6 +157,9 @@ class ReportBuilder:
         self._stages: dict[str, LatencySketch] = {}
         self._leaks = {rule.name: _LeakTally() for rule in LEAK_RULES}
         self.leak_prompts = 0
+        self._quality = quality
+        self._vocabulary = VocabularyTally()
+        self.notes = tuple(notes)
 
     def add(self, data: object, record: int = 0) -> Result | FailedRecord:
         """Check and count one results line; returns what it read. Raises ResultsError."""
@@ -180,6 +193,9 @@ class ReportBuilder:
                 self.no_fit += 1
             self._tools.add(tool_label(outcome), ref)
         self._time(outcome.timings_us or {})
+        self._vocabulary.add(outcome)
+        if self._quality is not None:
+            self._quality.add(record)
         leaked = False
         for rule in LEAK_RULES:
             offences = rule.check(outcome)
@@ -254,6 +270,11 @@ class ReportBuilder:
             ),
             examples=self.examples,
             top=self.top,
+            quality=None if self._quality is None else self._quality.result(),
+            vocabulary=self._vocabulary.notes(
+                None if self._quality is None else self._quality.labels.path
+            ),
+            notes=self.notes,
         )
 
 
@@ -290,13 +311,27 @@ class _LeakTally:
 
 
 def build_report(
-    path: str | Path, *, examples: int = 20, top: int = 20, leak_examples: int = 200
+    path: str | Path,
+    *,
+    examples: int = 20,
+    top: int = 20,
+    leak_examples: int = 200,
+    labels: str | Path | None = None,
 ) -> Report:
-    """The report of one results file, read once. Raises ResultsError (also for a file with no
-    records)."""
+    """The report of one results file, read once. `labels`: a labelled set to score the results
+    against (default: the one its batch recorded, if any). Raises ResultsError (also for a file
+    with no records), LabelsError for a `labels` file that cannot be used."""
     source = Path(path)
+    found = resolve_labels([source], labels)
     builder = ReportBuilder(
-        examples=examples, top=top, leak_examples=leak_examples, sources=(str(source),)
+        examples=examples,
+        top=top,
+        leak_examples=leak_examples,
+        sources=(str(source),),
+        quality=None
+        if found.labels is None
+        else QualityTally(found.labels, recorded=found.recorded),
+        notes=() if found.note is None else (found.note,),
     )
     lines = 0
     for record in records(source):

@@ -6,8 +6,10 @@ from typing import Any
 
 from ._changes import Change, ResultsComparison
 from ._figures import Bar, Distribution
+from ._quality import Quality, QualityChange, QualityChanges
 from ._report import LeakCheck, Report
 from ._results import PromptRef
+from ._vocabulary import VocabularyNote
 
 __all__ = ["REPORT_VERSION", "report_data"]
 
@@ -62,6 +64,34 @@ def _leak(check: LeakCheck) -> dict[str, Any]:
     }
 
 
+def _quality(quality: Quality | None) -> dict[str, Any] | None:
+    """What `routescope score --json` gives, without the misses; `labelled`, `found` and
+    `joined` count the set's cases, those in the results and the results scored; `where`: the
+    first result of each case found."""
+    if quality is None:
+        return None
+    return {
+        "labels": {
+            "path": quality.labels,
+            "digest": quality.digest,
+            "recorded": quality.recorded,
+        },
+        **quality.score.to_json(),
+        "where": {case: _ref(ref) for case, ref in quality.refs.items()},
+    }
+
+
+def _vocabulary(note: VocabularyNote) -> dict[str, Any]:
+    return {
+        "kind": note.kind,
+        "prompts": note.prompts,
+        "of": note.of,
+        "share": round(note.share, 6),
+        "message": note.message,
+        "advice": note.advice,
+    }
+
+
 def _report_data(report: Report) -> dict[str, Any]:
     share = report.no_fit_share
     return {
@@ -70,6 +100,9 @@ def _report_data(report: Report) -> dict[str, Any]:
         "sources": list(report.sources),
         "prompts": report.prompts,
         "today": {"first": report.first_today, "last": report.last_today},
+        "quality": _quality(report.quality),
+        "vocabulary": [_vocabulary(note) for note in report.vocabulary],
+        "notes": list(report.notes),
         "leaks": {
             "count": report.leak_count,
             "prompts": report.leak_prompts,
@@ -116,6 +149,31 @@ def _change(change: Change) -> dict[str, Any]:
     return _ref(change.ref) | {"before": list(change.before), "after": list(change.after)}
 
 
+def _quality_change(change: QualityChange) -> dict[str, Any]:
+    return {
+        "case": change.case,
+        "prompt": change.prompt,
+        "field": change.field,
+        "expected": change.expected,
+        "a": change.a,
+        "b": change.b,
+        "source": change.ref.source,
+        "line": change.ref.line,
+        "record": change.ref.record,
+        "count": change.count,
+    }
+
+
+def _quality_changes(changes: QualityChanges | None) -> dict[str, Any] | None:
+    if changes is None:
+        return None
+    return {
+        "labels": changes.labels,
+        "fixed": [_quality_change(change) for change in changes.fixed],
+        "broken": [_quality_change(change) for change in changes.broken],
+    }
+
+
 def _comparison_data(comparison: ResultsComparison) -> dict[str, Any]:
     a, b = comparison.a, comparison.b
     return {
@@ -129,6 +187,7 @@ def _comparison_data(comparison: ResultsComparison) -> dict[str, Any]:
         "only_a": _bar(comparison.only_a),
         "only_b": _bar(comparison.only_b),
         "prompt_differs": _bar(comparison.prompt_differs),
+        "quality_changes": _quality_changes(comparison.quality_changes),
         "leaks": [
             {"rule": x.rule, "title": x.title, "a": x.count, "b": y.count}
             for x, y in zip(a.leaks, b.leaks, strict=True)

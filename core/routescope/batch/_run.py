@@ -25,8 +25,9 @@ from ._progress import (
     Summary,
     progress_bar,
 )
+from ._quality import LabelsFile, batch_quality
 from ._read import Column, InputFile, Position, csv_column, expand_inputs, plan_partitions
-from ._state import Output, finish, open_output, out_paths
+from ._state import Output, finish, open_output, out_paths, record_labels
 
 __all__ = ["BAD_LINES_WRITTEN", "BAD_REASONS_COUNTED", "CHECKPOINT_S", "run_batch"]
 
@@ -58,16 +59,19 @@ def run_batch(
     `progress`: a progress bar on stderr (default: when stderr is a terminal); `on_progress`:
     told how far the batch got, once it has planned and after each chunk (a window's
     progress); `cancel`: once set, the batch stops after the chunk it is writing, keeps what it
-    wrote and returns (`complete` False): re-running resumes. Bad input or options raise
-    `BatchError` (one line)."""
+    wrote and returns (`complete` False): re-running resumes. `options.labels`: the complete
+    batch's summary scores the results against them (`quality`). Bad input or options raise
+    `BatchError` (one line); a bad labelled set, `LabelsError`, before anything is written."""
     started = time.monotonic()
     options = options or BatchOptions()
     options.check()
     field, rules, catalog, k = options.field, options.rules, options.catalog, options.k
     timings, max_line_bytes = options.timings, options.max_line_bytes
     field_path = _field_path(field)
-    rules_ref = rules if isinstance(rules, RulesRef) else _rules_ref(rules)
+    rules_ref = rules if isinstance(rules, RulesRef) else RulesRef.given(rules)
     catalog_ref, catalog_id, notes = _catalog(catalog)
+    labels = None if options.labels is None else LabelsFile.read(options.labels)
+    routers_file, routers_id = _routers(options)
     files = expand_inputs(inputs)
     paths = out_paths(out)
     if paths.parquet:
@@ -83,7 +87,7 @@ def run_batch(
         for index, file in enumerate(files)
         if file.format in ("csv", "tsv")
     }
-    kept = {
+    kept: dict[str, object] = {
         "rules": rules_ref.digest,
         "field": field,
         "catalog": catalog_id,
@@ -92,11 +96,19 @@ def run_batch(
         "parquet": paths.parquet,
         "max_line_bytes": max_line_bytes,
     }
+    if routers_id is not None:  # (absent without routers: older states stay compatible)
+        kept["routers"] = routers_id
     given_today = None if options.today is None else options.today.isoformat()
     output, state = open_output(paths, files, kept, given_today, default_today().isoformat())
     summary = Summary(paths, state, len(files), options.engine, options.workers, notes, started)
     if output is None:
+        if labels is not None:
+            if state.labels != labels.record():
+                record_labels(paths, state, labels.record())
+            return summary.build(already_complete=True, quality=batch_quality(paths.out, labels))
         return summary.build(already_complete=True)
+    if labels is not None:
+        state.labels = labels.record()  # committed with the records
     job = Job(
         today=dt.date.fromisoformat(state.today),
         rules=rules_ref,
@@ -105,6 +117,9 @@ def run_batch(
         k=k or DEFAULT_K,
         timings=timings,
         max_line_bytes=max_line_bytes,
+        routers=routers_file,
+        router_names=options.router_names,
+        share=options.workers,
     )
     hooks = _Hooks(progress, on_chunk, on_progress, cancel)
     try:
@@ -114,13 +129,33 @@ def run_batch(
     if not finished:
         lines = state.prompts + state.bad
         summary.notes.append(f"cancelled after {lines:,} lines: run again to continue")
+        if labels is not None:
+            summary.notes.append("labels: the results are scored when the batch is complete")
         return summary.build(already_complete=False)
     if paths.parquet:
         from ._parquet import write_parquet
 
-        write_parquet(paths.journal, paths.out)
+        write_parquet(paths.journal, paths.out, routers=options.router_names)
     finish(paths, state)
-    return summary.build(already_complete=False)
+    quality = None if labels is None else batch_quality(paths.out, labels)
+    return summary.build(already_complete=False, quality=quality)
+
+
+def _routers(options: BatchOptions) -> tuple[str | None, dict[str, object] | None]:
+    """The routers file (absolute) and what a resumed batch must find the same: the file's
+    digest and the names routed (RouterError now, before anything is written, for a file
+    that does not read or a name it does not declare)."""
+    if options.routers is None:
+        return None, None
+    import hashlib
+
+    from ..external import load_routers
+
+    declared = load_routers(options.routers)
+    for name in options.router_names:
+        declared.spec(name)
+    digest = hashlib.sha256(declared.path.read_bytes()).hexdigest()[:16]
+    return str(declared.path.resolve()), {"digest": digest, "names": list(options.router_names)}
 
 
 def _field_path(field: str | None) -> tuple[str, ...] | None:
@@ -130,10 +165,6 @@ def _field_path(field: str | None) -> tuple[str, ...] | None:
     if not field or any(not part for part in parts):
         raise BatchError(f"--field {one_line(field)!r}: a dotted path such as request.prompt")
     return parts
-
-
-def _rules_ref(path: str | Path | None) -> RulesRef:
-    return RulesRef.builtin() if path is None else RulesRef.from_path(path)
 
 
 def _catalog(catalog: str | Path | None) -> tuple[CatalogRef | None, str | None, list[str]]:

@@ -38,6 +38,7 @@ __all__ = [
     "listed_bad_lines",
     "open_output",
     "out_paths",
+    "record_labels",
     "state_of",
 ]
 
@@ -87,6 +88,9 @@ class State:
     bad_not_listed: dict[str, int] = field(default_factory=dict)
     """Bad lines past the bad-lines file's cap, counted by reason (kept out of the state
     file while empty, so that a batch without them writes the same state as before)."""
+    labels: dict[str, str] | None = None
+    """The labelled set of `--labels` (`path`, absolute, and `digest`), for `report` to score
+    the results with (kept out of the state file when there is none)."""
 
     @property
     def rules_digest(self) -> str | None:
@@ -99,6 +103,8 @@ class State:
         data["position"] = [self.position.file, self.position.offset, self.position.line]
         if not self.bad_not_listed:
             del data["bad_not_listed"]
+        if self.labels is None:
+            del data["labels"]
         return json.dumps({"version": STATE_VERSION, **data}, indent=1).encode()
 
     @classmethod
@@ -118,6 +124,12 @@ class State:
             raise ValueError("the bad lines not listed are malformed")
         if not isinstance(state.options, dict) or not isinstance(state.inputs, list):
             raise ValueError("options or inputs are malformed")
+        labels = state.labels
+        if labels is not None and not (
+            isinstance(labels, dict)
+            and all(isinstance(labels.get(key), str) for key in ("path", "digest"))
+        ):
+            raise ValueError("the labels are malformed")
         return state
 
 
@@ -382,6 +394,13 @@ def _bad_line(line: bytes) -> BadLine | None:
     if not all(isinstance(f, str) for f in fields) or type(bad.line) is not int:
         return None
     return bad
+
+
+def record_labels(paths: OutPaths, state: State, labels: dict[str, str]) -> None:
+    """Record the labelled set in the state of a complete batch (a batch in progress records
+    it with its next commit)."""
+    state.labels = labels
+    _write_state(paths, state)
 
 
 def finish(paths: OutPaths, state: State) -> None:

@@ -21,7 +21,6 @@ from ._lifeline import die_with_parent
 from ._records import OVER_LONG, BadLineError, csv_delimiter, excerpt, iter_records, prompt_of
 
 if TYPE_CHECKING:
-    from .._request import CatalogRef
     from ..rules import RulePack
     from ..toolsearch import SearchSettings, ToolSearch
 
@@ -42,19 +41,21 @@ class Worker:
     rules: RulePack
     tools: ToolSearch | None
     settings: SearchSettings | None
+    external: tuple[Any, ...] = ()
+    """The external routers of the job, started in this process."""
 
 
 _ENCODE = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode
 """A record as one JSON line (one encoder: `json.dumps` with options builds one a call)."""
 _LOCK = threading.Lock()
-_WORKERS: dict[tuple[str, str, CatalogRef | None, int], Worker] = {}
+_WORKERS: dict[tuple[object, ...], Worker] = {}
 _POOL_JOB: list[Job] = []
 
 
 def prepare(job: Job) -> Worker:
     """This process's worker for `job`, built on first use (thread-safe: Dask may run tasks
     in threads of one process)."""
-    key = (job.rules.source, job.rules.digest, job.catalog, job.k)
+    key = _key(job)
     worker = _WORKERS.get(key)
     if worker is not None:
         return worker
@@ -66,10 +67,15 @@ def prepare(job: Job) -> Worker:
     return worker
 
 
+def _key(job: Job) -> tuple[object, ...]:
+    return (job.rules.source, job.rules.digest, job.catalog, job.k, job.routers, job.router_names)
+
+
 def _build(job: Job) -> Worker:
     rules = job.rules.load()
+    external = _external(job)
     if job.catalog is None:
-        return Worker(rules, None, None)
+        return Worker(rules, None, None, external)
     from ..toolsearch import Engines, SearchSettings
 
     # Checked against the digest the driver saw: a worker elsewhere reading another file at
@@ -77,7 +83,25 @@ def _build(job: Job) -> Worker:
     engine = Engines.shared().get(job.catalog)
     settings = SearchSettings(k=job.k, explain=False)
     engine.search("warm up", settings)  # opens the index and reads (or builds) the vectors
-    return Worker(rules, engine, settings)
+    return Worker(rules, engine, settings, external)
+
+
+def _external(job: Job) -> tuple[Any, ...]:
+    """The job's external routers, each with its declared concurrency and rate shared out
+    among the job's worker processes."""
+    if job.routers is None:
+        return ()
+    from ..external import load_routers, open_router
+
+    declared = load_routers(job.routers)
+    shared = {}
+    for name in job.router_names:
+        spec = declared.spec(name)
+        rate = None if spec.rate_per_s is None else spec.rate_per_s / job.share
+        concurrency = max(1, spec.concurrency // job.share)
+        shared[name] = spec.model_copy(update={"rate_per_s": rate, "concurrency": concurrency})
+    scaled = type(declared)(declared.path, {**declared.specs, **shared})
+    return tuple(open_router(scaled, name) for name in job.router_names)
 
 
 def init_pool_worker(job: Job) -> None:
@@ -106,6 +130,7 @@ def run_partition(partition: Partition, job: Job) -> Chunk:
     catalog, the prompts of each block of `BLOCK` records are embedded together first."""
     worker = prepare(job)
     chunk = Chunk(lines=partition.lines)
+    pending: list[tuple[int, str, dict[str, Any]]] | None = [] if worker.external else None
     block: list[tuple[int, bytes, str | None]] = []
 
     def flush() -> None:
@@ -114,7 +139,7 @@ def run_partition(partition: Partition, job: Job) -> Chunk:
             worker.tools.prefetch([prompt for _, prompt in parsed if prompt is not None])
         for (line, data, _), prompt in parsed:
             if prompt is not None:
-                _one(chunk, worker, job, line, data, prompt)
+                _one(chunk, worker, job, line, data, prompt, pending)
         block.clear()
         chunk.bad.sort(key=lambda bad: bad[0])  # in line order, router errors among them
 
@@ -124,6 +149,7 @@ def run_partition(partition: Partition, job: Job) -> Chunk:
             if len(block) >= BLOCK:
                 flush()
         flush()
+        _route_external(chunk, worker, job, pending)
         return chunk
     delimiter = csv_delimiter(partition.format)
     last = 0
@@ -141,6 +167,7 @@ def run_partition(partition: Partition, job: Job) -> Chunk:
             last = first + lines - 1
     flush()
     chunk.lines = last
+    _route_external(chunk, worker, job, pending)
     return chunk
 
 
@@ -173,7 +200,7 @@ def _parsed(
         chunk.bad.append((line, problem, excerpt(data)))
         return None
     try:
-        prompt = prompt_of(
+        return prompt_of(
             data,
             partition.format,
             field=job.field,
@@ -183,20 +210,55 @@ def _parsed(
     except BadLineError as exc:
         chunk.bad.append((line, str(exc), excerpt(data)))
         return None
-    return prompt
 
 
-def _one(chunk: Chunk, worker: Worker, job: Job, line: int, data: bytes, prompt: str) -> None:
+def _one(
+    chunk: Chunk,
+    worker: Worker,
+    job: Job,
+    line: int,
+    data: bytes,
+    prompt: str,
+    pending: list[tuple[int, str, dict[str, Any]]] | None = None,
+) -> None:
     try:
         stages = run_stages(
             prompt, job.today, worker.rules, None, worker.tools, worker.settings, lean=True
         )
         record = Outcome.of(stages).to_record(timings=job.timings)
+        if pending is not None:  # its external decisions come with the partition's
+            pending.append((line, prompt, record))
+            return
         text = _ENCODE(record)
     except Exception as exc:  # a router's bug must not end a run of a million prompts
         reason = f"router error: {type(exc).__name__}: {one_line(exc, 200)}"
         chunk.bad.append((line, reason, excerpt(data)))
         return
+    _keep(chunk, line, text)
+
+
+def _route_external(
+    chunk: Chunk, worker: Worker, job: Job, pending: list[tuple[int, str, dict[str, Any]]] | None
+) -> None:
+    """The partition's prompts through each external router (at its declared concurrency and
+    rate), each decision a `routers.NAME` field; then the records, in input order. A router
+    that fails on a prompt is that prompt's result (`error`), never a bad line."""
+    if not pending:
+        return
+    prompts = [prompt for _, prompt, _ in pending]
+    decided = [router.route_many(prompts, today=job.today) for router in worker.external]
+    for index, (line, _, record) in enumerate(pending):
+        fields = {}
+        for router, decisions in zip(worker.external, decided, strict=True):
+            kept = decisions[index].to_record()
+            if not job.timings:
+                kept["latency_ms"] = None
+            fields[router.name] = kept
+        record["routers"] = fields
+        _keep(chunk, line, _ENCODE(record))
+
+
+def _keep(chunk: Chunk, line: int, text: str) -> None:
     if "\u2028" in text or "\u2029" in text:  # line breaks to some JSON readers
         text = text.replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
     chunk.record_lines.append(line)
@@ -206,4 +268,6 @@ def _one(chunk: Chunk, worker: Worker, job: Job, line: int, data: bytes, prompt:
 def forget(job: Job) -> None:
     """Drop this process's worker for `job` (the driver warmed the caches with it)."""
     with _LOCK:
-        _WORKERS.pop((job.rules.source, job.rules.digest, job.catalog, job.k), None)
+        worker = _WORKERS.pop(_key(job), None)
+    for router in worker.external if worker is not None else ():
+        router.close()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import datetime as dt
 import functools
 import json
@@ -22,7 +23,8 @@ from ._render import Style, decision_text, eval_text, inspection_text, regress_t
 from ._terminal import escape, escaped
 
 if TYPE_CHECKING:
-    from ..batch import BatchSummary
+    from ..batch import BatchQuality, BatchSummary
+    from ..contract import RouterContext
     from ..toolsearch import Engines, ToolSearch
 
 # Each command imports what only it needs when it runs: `decide` never loads the strategy
@@ -58,6 +60,34 @@ def _parse_today(value: str | None) -> dt.date | None:
     except ValueError as exc:
         shown = escape(repr(value))
         raise UsageError(f"--today: expected a date as YYYY-MM-DD, got {shown} ({exc})") from None
+
+
+def _context(value: str | None) -> RouterContext | str | None:
+    """`--context`: a file's path, or the JSON object itself (what "copy as command line"
+    writes: the command then needs no file beside it)."""
+    if value is not None and value.lstrip().startswith("{"):
+        from ..contract import parse_context
+
+        return parse_context(value, "--context")
+    return value
+
+
+def _search(value: str | None) -> SearchSettings | None:
+    """`--search`: the tool search's settings that differ from the defaults, as JSON."""
+    if value is None:
+        return None
+    try:
+        data = json.loads(value)
+    except json.JSONDecodeError as exc:
+        raise UsageError(f"--search: not JSON ({exc.msg} at character {exc.pos})") from None
+    if not isinstance(data, dict):
+        raise UsageError("--search: expected a JSON object of search settings")
+    known = [field.name for field in dataclasses.fields(SearchSettings)]
+    unknown = sorted(str(key) for key in data if key not in known)
+    if unknown:
+        shown = escape(repr(unknown[0][:80]))
+        raise UsageError(f"--search: no setting {shown} (the settings: {', '.join(known)})")
+    return SearchSettings(**data)
 
 
 _MAX_PROBLEMS_SHOWN = 20
@@ -118,23 +148,29 @@ def _write(text: str) -> int:
 
 
 def _cmd_inspect(args: argparse.Namespace) -> int:
-    from .._inspect import inspect, warm_up
+    from .._inspect import inspect, inspect_all, inspection_json, warm_up
 
     # JSON holds every router, the sample catalog's ranking included; text mode ranks tools
     # only for a catalog named on the command line.
     wants_tools = not args.no_tools and (args.json or args.catalog is not None)
+    # (loaded here to report its skipped entries; `inspect_all` finds its engine kept)
     catalog, tools = catalog_tools(args.catalog) if wants_tools else (None, None)
     request = Request.build(
         _read_text(args.text),
         today=_parse_today(args.today),
         rules=args.rules,
-        context=args.context,
+        context=_context(args.context),
         catalog=catalog,
+        search=_search(args.search),
     )
     # The first prompt of a process compiles the pack's patterns (tens of milliseconds): done on
     # a warm-up prompt first, the timings shown are those of routing this one, as in a batch.
     warm_up(request.rules.load())
-    result = inspect(request, tools=tools)
+    if args.json and not args.counterfactuals:
+        # The window's "Export inspection as JSON" is this same call and serializer.
+        request, result = inspect_all(request, engines=_engines(), tools=wants_tools)
+    else:
+        result = inspect(request, tools=tools)
     if args.counterfactuals:
         from ._compare import inspect_why
 
@@ -142,8 +178,15 @@ def _cmd_inspect(args: argparse.Namespace) -> int:
     if tools is not None:
         _report(tools)
     if args.json:
-        return _write(to_json(result))
+        return _write(inspection_json(result))
     return _write(inspection_text(escaped(result), Style(sys.stdout)))
+
+
+def _cmd_route(args: argparse.Namespace) -> int:
+    from ._route import cmd_route
+
+    args.today = _parse_today(args.today)
+    return cmd_route(args, _read_text(args.text), _write)
 
 
 def _cmd_compare(args: argparse.Namespace) -> int:
@@ -156,7 +199,7 @@ def _cmd_decide(args: argparse.Namespace) -> int:
     from .._input import validate_text
     from ..contract import decide
 
-    request = Request.build(_read_text(args.text), rules=args.rules, context=args.context)
+    request = Request.build(_read_text(args.text), rules=args.rules, context=_context(args.context))
     rules = request.rules.load()
     if not rules.contract.enabled:
         raise UsageError(f"the router contract is disabled by rule pack {rules.name!r}")
@@ -287,23 +330,23 @@ def _cmd_history(args: argparse.Namespace) -> int:
 
 
 def _cmd_report(args: argparse.Namespace) -> int:
-    from ..batch import (
-        ResultsComparison,
-        build_report,
-        compare_results,
-        report_data,
-        write_report,
-    )
+    from ..batch import build_report, compare_results, report_data, write_report
+    from ._report import report_lines
 
     if len(args.results) > 2:
         raise UsageError("report: give one results file, or two (A B) to compare")
     if args.examples < 0 or args.top < 1:
         raise UsageError("--examples must be at least 0 and --top at least 1")
-    limits = {"examples": args.examples, "top": args.top}
     value = (
-        build_report(args.results[0], **limits)
+        build_report(args.results[0], examples=args.examples, top=args.top, labels=args.labels)
         if len(args.results) == 1
-        else compare_results(args.results[0], args.results[1], **limits)
+        else compare_results(
+            args.results[0],
+            args.results[1],
+            examples=args.examples,
+            top=args.top,
+            labels=args.labels,
+        )
     )
     try:
         page = write_report(value, Path(args.out))
@@ -311,20 +354,8 @@ def _cmd_report(args: argparse.Namespace) -> int:
         raise UsageError(f"--out {args.out}: {exc.strerror or exc}") from None
     if args.json:
         return _write(json.dumps(report_data(value), indent=2, ensure_ascii=False))
-    if not isinstance(value, ResultsComparison):
-        leaks = ", ".join(f"{check.rule} {check.count:,}" for check in value.leaks)
-        lines = [
-            f"{value.prompts:,} prompts; {value.leak_count:,} leaked queries in "
-            f"{value.leak_prompts:,} prompts ({leaks})"
-        ]
-    else:
-        kinds = ", ".join(f"{group.kind} {group.count:,}" for group in value.groups)
-        lines = [
-            f"{value.changed:,} of {value.matched:,} matched prompts changed routing ({kinds})",
-            f"leaked queries: A {value.a.leak_count:,}, B {value.b.leak_count:,}",
-        ]
-    lines.append(f"wrote {page} and report.json")
-    return _write(escape("\n".join(lines), one_line=False))
+    lines = [*report_lines(value), f"wrote {page} and report.json"]
+    return _write("\n".join(escape(line) for line in lines))
 
 
 _SIZE = re.compile(r"(\d+)\s*([kKmM]?)[bB]?")
@@ -355,6 +386,9 @@ def _cmd_batch(args: argparse.Namespace) -> int:
             scheduler=args.scheduler,
             timings=not args.no_timings,
             block_size=int(size.group(1)) * scale,
+            labels=args.labels,
+            routers=args.routers,
+            router_names=tuple(args.router or ()),
         )
         summary = run_batch(args.inputs, args.out, options)
     except KeyboardInterrupt:
@@ -383,12 +417,34 @@ def _batch_text(summary: BatchSummary) -> str:
         if summary.bad_not_listed:
             counted = ", ".join(f"{r}: {n:,}" for r, n in summary.bad_not_listed.items())
             lines.append(f"  past the file's first lines, only counted: {counted}")
+    quality = summary.quality
+    if quality is not None:
+        lines.append(_quality_line(quality))
     lines += [f"note: {note}" for note in summary.notes]
     return "\n".join(escape(line) for line in lines)
 
 
+def _figure(value: float | None) -> str:
+    return "—" if value is None else f"{value:.3f}"
+
+
+def _quality_line(quality: BatchQuality) -> str:
+    head = f"labels {quality.labels}: "
+    if not quality.found:
+        return head + (
+            f"none of its {quality.labelled:,} labelled prompts is in the results "
+            "(joined by prompt text)"
+        )
+    return head + (
+        f"{quality.found:,} of {quality.labelled:,} labelled prompts joined "
+        f"({quality.joined:,} results scored): macro-F1 {_figure(quality.macro_f1)}, "
+        f"strategy accuracy {_figure(quality.strategy_accuracy)}"
+    )
+
+
 COMMANDS = {
     "inspect": _cmd_inspect,
+    "route": _cmd_route,
     "compare": _cmd_compare,
     "decide": _cmd_decide,
     "tools": _cmd_tools,

@@ -7,10 +7,11 @@ import json
 from typing import TYPE_CHECKING
 
 from .._request import Request
+from ._parser import UsageError
 from ._terminal import escape
 
 if TYPE_CHECKING:
-    from ..judge import Scorecard, SetScore
+    from ..judge import RouteScore, Scorecard, SetScore
 
 __all__ = ["cmd_score", "cmd_suggest", "scorecard_text"]
 
@@ -18,6 +19,10 @@ __all__ = ["cmd_score", "cmd_suggest", "scorecard_text"]
 def cmd_score(args: argparse.Namespace) -> int:
     from ..judge import read_labelled, score_set
 
+    if args.routers is not None:
+        return _score_routers(args)
+    if args.router:
+        raise UsageError("--router goes with --routers FILE")
     rules = Request.build("-", rules=args.rules).rules.load()
     cases = read_labelled(args.file)
     tools = None
@@ -152,3 +157,68 @@ def cmd_suggest(args: argparse.Namespace) -> int:
             )
         )
     return 0
+
+
+def _score_routers(args: argparse.Namespace) -> int:
+    """`score FILE --routers R [--router NAME]`: each external router (default: those the
+    set labels) on the cases that label its route (`labels.routes.NAME`)."""
+    from ..external import load_routers
+    from ..judge import read_labelled, score_routes
+    from ._route import open_declared
+
+    cases = read_labelled(args.file)
+    names = args.router or [
+        name
+        for name in load_routers(args.routers).names
+        if any(c.labels.expected_route(name) is not None for c in cases)
+    ]
+    if not names:
+        raise UsageError(f"no case of {args.file} labels the route of a router of {args.routers}")
+    routers = open_declared(args.routers, names)
+    cards = {}
+    try:
+        for router in routers:
+            labelled = [c for c in cases if c.labels.expected_route(router.name) is not None]
+            decided = router.route_many([c.prompt for c in labelled])
+            cards.update(score_routes(labelled, [(router.name, decided)]))
+    finally:
+        for router in routers:
+            router.close()
+    if args.json:
+        payload = {"routers": {name: card.to_json() for name, card in cards.items()}}
+        print(json.dumps(payload, indent=2, ensure_ascii=False))
+        return 0
+    for card in cards.values():
+        for line in route_card_lines(card, misses=args.misses):
+            print(escape(line))
+    return 0
+
+
+def route_card_lines(card: RouteScore, *, misses: int = 10) -> list[str]:
+    """An external router's scorecard as a terminal shows it."""
+    lines = [
+        f"router {card.router}: {card.labelled} labelled case(s), accuracy "
+        f"{_number(card.confusion.accuracy).strip()}, macro-F1 {_number(card.macro_f1).strip()}"
+    ]
+    if not card.labelled:
+        return [*lines, "  no case labels this router's route (labels.routes." + card.router + ")"]
+    lines.append(f"  {'route':<20} {'prec':>5} {'rec':>5} {'F1':>5}   tp   fp   fn")
+    for name, cell in sorted(card.per_route.items()):
+        lines.append(
+            f"  {name:<20} {_number(cell.precision)} {_number(cell.recall)} {_number(cell.f1)} "
+            f"{len(cell.tp):4} {len(cell.fp):4} {len(cell.fn):4}"
+        )
+    labels = sorted({e for e, _ in card.confusion.cells})
+    decided = sorted({g for _, g in card.confusion.cells})
+    lines.append("  labelled ↓ decided →  " + " ".join(f"{g[:12]:>12}" for g in decided))
+    for expected in labels:
+        counts = [len(card.confusion.cells.get((expected, got), [])) for got in decided]
+        lines.append(f"  {expected[:20]:>20}  " + " ".join(f"{n:12}" for n in counts))
+    for kind, ids in sorted(card.errors.items()):
+        lines.append(f"  errors {kind}: {len(ids)} ({', '.join(ids[:5])})")
+    if card.misses and misses:
+        lines.append(f"  wrong ({len(card.misses)}; the first {min(misses, len(card.misses))}):")
+        for miss in card.misses[:misses]:
+            lines.append(f"    {miss.case}: expected {miss.expected!r}, got {miss.got!r}")
+            lines.append(f"        {miss.prompt[:100]!r}")
+    return lines

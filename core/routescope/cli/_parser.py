@@ -46,7 +46,11 @@ def build_parser() -> argparse.ArgumentParser:
     _common(run, "the prompt; '-' reads it from stdin")
     run.add_argument("--today", metavar="YYYY-MM-DD", help="the date the routers see")
     run.add_argument("--rules", metavar="FILE", help="a TOML rule pack (default: built-in)")
-    run.add_argument("--context", metavar="FILE", help="router contract context (JSON)")
+    run.add_argument(
+        "--context",
+        metavar="FILE|JSON",
+        help="router contract context: a JSON file, or the JSON object itself",
+    )
     run.add_argument(
         "--catalog",
         metavar="PATH",
@@ -54,10 +58,32 @@ def build_parser() -> argparse.ArgumentParser:
     )
     run.add_argument("--no-tools", action="store_true", help="skip the tool search")
     run.add_argument(
+        "--search",
+        metavar="JSON",
+        help="the tool search's settings that differ from the defaults, as a JSON object "
+        """(e.g. '{"fusion": "canonical", "k": 5}')""",
+    )
+    run.add_argument(
         "--counterfactuals",
         action="store_true",
         help="also: the words whose removal flips a decision, and the close calls",
     )
+
+    route = commands.add_parser(
+        "route",
+        help="what external routers (declared in a routers file) decide about one prompt, "
+        "with their evidence",
+    )
+    _common(route, "the prompt; '-' reads it from stdin")
+    route.add_argument("--routers", metavar="FILE", required=True, help="the routers file (TOML)")
+    route.add_argument(
+        "--router",
+        metavar="NAME",
+        action="append",
+        help="a router of the file (again for more; default: every one)",
+    )
+    route.add_argument("--today", metavar="YYYY-MM-DD", help="the date the routers see")
+    route.add_argument("--context", metavar="FILE", help="context fields for the request (JSON)")
 
     compare = commands.add_parser(
         "compare",
@@ -87,7 +113,9 @@ def build_parser() -> argparse.ArgumentParser:
         "decide", help="the router contract's decision and tool plan for one user turn"
     )
     _common(contract, "the user's text; '-' reads stdin")
-    contract.add_argument("--context", metavar="FILE", help="router context as JSON")
+    contract.add_argument(
+        "--context", metavar="FILE|JSON", help="router context: a JSON file, or the JSON itself"
+    )
     contract.add_argument("--rules", metavar="FILE", help="a TOML rule pack (default: built-in)")
 
     tools = commands.add_parser(
@@ -139,6 +167,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     score.add_argument("--rules", metavar="FILE", help="a TOML rule pack (default: built-in)")
     score.add_argument("--catalog", metavar="PATH", help="score `top_tool` labels on this catalog")
+    score.add_argument(
+        "--routers",
+        metavar="FILE",
+        help="score external routers of this routers file instead (labels.routes.NAME)",
+    )
+    score.add_argument(
+        "--router", metavar="NAME", action="append", help="only this router (again for more)"
+    )
     score.add_argument("--json", action="store_true", help="print one JSON object")
     score.add_argument(
         "--misses", type=int, default=10, metavar="N", help="wrong decisions to list (default 10)"
@@ -191,6 +227,11 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument(
         "--top", type=int, default=20, metavar="N", help="bars of entities and tools (20)"
     )
+    report.add_argument(
+        "--labels",
+        metavar="FILE",
+        help="score the results against this labelled set (default: the one the batch recorded)",
+    )
     report.add_argument("--json", action="store_true", help="also print report.json")
 
     batch = commands.add_parser(
@@ -216,6 +257,21 @@ def build_parser() -> argparse.ArgumentParser:
     )
     batch.add_argument(
         "--block-size", metavar="SIZE", default="256k", help="input per partition (256k)"
+    )
+    batch.add_argument(
+        "--labels",
+        metavar="FILE",
+        help="a labelled set: score the results against it (joined by prompt) and record it "
+        "for 'report'",
+    )
+    batch.add_argument(
+        "--routers", metavar="FILE", help="a routers file: --router NAME also routes every prompt"
+    )
+    batch.add_argument(
+        "--router",
+        metavar="NAME",
+        action="append",
+        help="an external router of --routers: its decision is a column (again for more)",
     )
     batch.add_argument("--json", action="store_true", help="print the summary as JSON")
 

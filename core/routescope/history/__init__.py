@@ -1,6 +1,10 @@
 """History and sessions: every inspected prompt kept, searchable and pinnable; portable session
 files; exports of one inspection as JSON or Markdown.
 
+`Recorder` decides which of a live prompt's inspections are kept: the prompt the analyst
+settled on (it rested `SETTLE_S`, or was run), not each pause on the way; an extension of the
+latest entry replaces it, an exact repeat is not added.
+
 `History.open()` opens (or starts) the store in the user's data folder, `history.sqlite3`
 (`default_history_path()`):
 SQLite in WAL mode, one row per distinct request (`Request.fingerprint()`), the rule packs'
@@ -41,6 +45,10 @@ if TYPE_CHECKING:
     from ._session import SessionEntry as SessionEntry
     from ._session import open_session as open_session
     from ._session import save_session as save_session
+    from ._settle import MERGE_S as MERGE_S
+    from ._settle import SETTLE_S as SETTLE_S
+    from ._settle import Pending as Pending
+    from ._settle import Recorder as Recorder
     from ._store import History as History
 
 __getattr__, __dir__, __all__ = lazy_face(__name__)

@@ -10,7 +10,7 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-from .._json import to_json as _to_json
+from .._inspect import inspection_json
 from ._session import write_file
 
 if TYPE_CHECKING:
@@ -25,8 +25,9 @@ _MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]<>|~])")
 
 
 def to_json(inspection: Inspection) -> str:
-    """The inspection as indented JSON (what `routescope inspect --json` prints)."""
-    return _to_json(inspection)
+    """The inspection as indented JSON (what `routescope inspect --json` prints: the one
+    serializer, `routescope.inspection_json`)."""
+    return inspection_json(inspection)
 
 
 def export_inspection(

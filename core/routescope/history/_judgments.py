@@ -1,7 +1,9 @@
 """Judged sets in the history store: the analyst's verdicts on routing decisions, kept in the
-same SQLite file as the inspections (so they survive a kill like every record), by set.
+same SQLite file as the inspections (so they survive a kill like every record), by set. A prompt
+imported from a split labelled set keeps its part (`tune`, `heldout`): suggestions made from the
+set are measured on its held-out part.
 
-    judgments(set_name, prompt, today, context, labels, updated)   one row per judged prompt
+    judgments(set_name, prompt, today, context, labels, updated, part)   one row per prompt
 
 A judgment is a `Labels` (the labelling guide's fields): judging a prompt again merges the new
 fields into the old ones, and a field given as `CLEAR` forgets it. A judged set exports as a
@@ -41,9 +43,16 @@ CREATE TABLE IF NOT EXISTS judgments (
     context TEXT,
     labels TEXT NOT NULL,
     updated REAL NOT NULL,
+    part TEXT,
     PRIMARY KEY (set_name, prompt, today)
 ) WITHOUT ROWID
 """
+_ADD_PART = "ALTER TABLE judgments ADD COLUMN part TEXT"
+"""A store made before judged prompts kept their part gets the column."""
+
+
+def _has_part(db: sqlite3.Connection) -> bool:
+    return any(row[1] == "part" for row in db.execute("PRAGMA table_info(judgments)"))
 
 
 class JudgedSets(_Store):
@@ -57,6 +66,8 @@ class JudgedSets(_Store):
         def action(db: sqlite3.Connection) -> None:
             with self._write(db):
                 db.execute(JUDGMENTS_SCHEMA)
+                if not _has_part(db):
+                    db.execute(_ADD_PART)
 
         self._run(action, None, "adding judged sets to the history")
 
@@ -68,10 +79,11 @@ class JudgedSets(_Store):
         *,
         set_name: str = DEFAULT_SET,
         context: Mapping[str, Any] | None = None,
+        part: str | None = None,
     ) -> Labels | None:
         """Merge `fields` (the guide's keys; `CLEAR` forgets one) into the prompt's judgment in
-        `set_name`; the judgment now, or None when the history is off. ValueError names a bad
-        field."""
+        `set_name`; the judgment now, or None when the history is off. `part`: the prompt's
+        part of a split set (None: it keeps the one it has). ValueError names a bad field."""
         cleared = {k for k, v in fields.items() if v == CLEAR}
         given = {k: v for k, v in fields.items() if k not in cleared}
         labels_from_mapping(given)  # refuses a bad field before anything is written
@@ -88,10 +100,11 @@ class JudgedSets(_Store):
                     merged.pop(key, None)
                 labels = labels_from_mapping(merged)
                 db.execute(
-                    "INSERT INTO judgments (set_name, prompt, today, context, labels, updated) "
-                    "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (set_name, prompt, today) DO UPDATE "
+                    "INSERT INTO judgments "
+                    "(set_name, prompt, today, context, labels, updated, part) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (set_name, prompt, today) DO UPDATE "
                     "SET labels = excluded.labels, updated = excluded.updated, "
-                    "context = excluded.context",
+                    "context = excluded.context, part = coalesce(excluded.part, part)",
                     (
                         set_name,
                         prompt,
@@ -99,6 +112,7 @@ class JudgedSets(_Store):
                         json.dumps(dict(context), ensure_ascii=False) if context else None,
                         json.dumps(labels.labelled(), ensure_ascii=False),
                         self._clock(),
+                        part,
                     ),
                 )
             return labels
@@ -137,16 +151,18 @@ class JudgedSets(_Store):
         return gone
 
     def judged(self, set_name: str = DEFAULT_SET) -> list[LabelledCase]:
-        """The set's judged prompts, oldest judgment first, as labelled cases."""
-        rows = self._run(
-            lambda db: db.execute(
-                "SELECT prompt, today, context, labels FROM judgments WHERE set_name = ? "
-                "ORDER BY updated, prompt",
+        """The set's judged prompts, oldest judgment first, as labelled cases (a prompt's part
+        of a split set in its `part`)."""
+
+        def action(db: sqlite3.Connection) -> list[Any]:
+            part = "part" if _has_part(db) else "NULL"  # (a store of an older version, read)
+            return db.execute(
+                f"SELECT prompt, today, context, labels, {part} FROM judgments "
+                "WHERE set_name = ? ORDER BY updated, prompt",
                 (set_name,),
-            ).fetchall(),
-            [],
-            "reading a judged set",
-        )
+            ).fetchall()
+
+        rows = self._run(action, [], "reading a judged set")
         return list(_cases(set_name, rows))
 
     def judged_sets(self) -> list[tuple[str, int]]:
@@ -188,15 +204,22 @@ class JudgedSets(_Store):
         done = 0
         for case in cases:
             fields = case.labels.labelled()
-            if self.judge(case.prompt, case.today, fields, set_name=set_name, context=case.context):
+            if self.judge(
+                case.prompt,
+                case.today,
+                fields,
+                set_name=set_name,
+                context=case.context,
+                part=case.part,
+            ):
                 done += 1
         return done
 
 
 def _cases(
-    set_name: str, rows: Sequence[tuple[str, str, str | None, str]]
+    set_name: str, rows: Sequence[tuple[str, str, str | None, str, str | None]]
 ) -> Iterator[LabelledCase]:
-    for number, (prompt, today, context, labels) in enumerate(rows, 1):
+    for number, (prompt, today, context, labels, part) in enumerate(rows, 1):
         try:
             parsed = labels_from_mapping(json.loads(labels))
         except (ValueError, LabelsError):
@@ -207,6 +230,7 @@ def _cases(
             labels=parsed,
             today=dt.date.fromisoformat(today),
             context=json.loads(context) if context else None,
+            extra={"part": part} if part else {},
             where=f"judged set {set_name!r}",
         )
 
@@ -220,4 +244,6 @@ def _line(case: LabelledCase) -> dict[str, object]:
     }
     if case.context:
         line["context"] = dict(case.context)
+    if case.part:
+        line["part"] = case.part
     return line

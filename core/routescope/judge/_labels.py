@@ -14,6 +14,8 @@ labelled and is not scored.
 | `linter_class` | str | `guided`, `semi` or `vague`, for code-search queries only |
 | `agent`, `mode` | str | the router contract's agent and mode |
 | `top_tool` | str | the tool search's right first tool |
+| `routes` | {str: str} | the right route of each external router, by the router's name (as a |
+| | | routers file declares it); `""` labels "no route" |
 """
 
 from __future__ import annotations
@@ -60,6 +62,8 @@ class Labels:
     agent: str | None = None
     mode: str | None = None
     top_tool: str | None = None
+    routes: tuple[tuple[str, str], ...] | None = None
+    """The expected route of each external router labelled, by router name (`""`: none)."""
 
     def flag(self, name: IntentName) -> bool | None:
         value: bool | None = getattr(self, name)
@@ -81,12 +85,20 @@ class Labels:
             return None
         return "general"
 
+    def expected_route(self, router: str) -> str | None:
+        """The route labelled for `router`: a name, `""` (no route), None (not labelled)."""
+        return dict(self.routes or ()).get(router)
+
     def labelled(self) -> dict[str, object]:
         """The labelled fields only, in the guide's order (what a labelled set stores)."""
         out: dict[str, object] = {}
         for item in fields(self):
             value = getattr(self, item.name)
-            if value is not None:
+            if value is None:
+                continue
+            if item.name == "routes":
+                out[item.name] = dict(value)
+            else:
                 out[item.name] = list(value) if isinstance(value, tuple) else value
         return out
 
@@ -136,6 +148,12 @@ def _label_value(name: str, raw: object) -> object:
         if not isinstance(raw, bool):
             raise ValueError(f"label {name!r} must be true or false, not {_kind(raw)}")
         return raw
+    if name == "routes":
+        if not isinstance(raw, dict) or not all(
+            isinstance(k, str) and isinstance(v, str) for k, v in raw.items()
+        ):
+            raise ValueError("label 'routes' must be an object of router name → route (text)")
+        return tuple((k, " ".join(v.split())) for k, v in raw.items())
     if name == "entities":
         if not isinstance(raw, list | tuple) or not all(isinstance(e, str) for e in raw):
             raise ValueError("label 'entities' must be a list of text")

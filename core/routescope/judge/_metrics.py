@@ -17,7 +17,29 @@ from ..rules import INTENTS, IntentName
 from ._labels import LabelledCase, normal_form
 from ._predict import Evidence, Prediction
 
-__all__ = ["Confusion", "FieldAccuracy", "FlagScore", "Miss", "Scorecard", "SetScore", "score"]
+__all__ = [
+    "Confusion",
+    "FieldAccuracy",
+    "FlagScore",
+    "Miss",
+    "Scorecard",
+    "SetScore",
+    "score",
+    "verdicts",
+]
+
+
+FIELD_ORDER: tuple[str, ...] = (
+    *INTENTS,
+    "strategy",
+    "place_hint",
+    "entities",
+    "linter_class",
+    "agent",
+    "mode",
+    "top_tool",
+)
+"""The fields a label can check, in the order a scorecard lists them."""
 
 
 def _ratio(part: int, whole: int) -> float | None:
@@ -198,7 +220,41 @@ class Scorecard:
         scores = [s.f1 for s in self.flags.values() if s.f1 is not None]
         return sum(scores) / len(scores) if scores else None
 
-    def to_json(self) -> dict[str, object]:
+    def add(self, case: LabelledCase, decided: Prediction) -> None:
+        """Count one decision against its labels (a wrong field is a `Miss`)."""
+        self.cases += 1
+        _score_flags(self, case, decided)
+        _score_strategy(self, case, decided)
+        _score_place(self, case, decided)
+        _score_entities(self, case, decided)
+        _score_exact(self, case, decided)
+
+    def scored_fields(self) -> list[str]:
+        """The fields this card scored at least once, in the guide's order."""
+        counted = {
+            **{name: cell.labelled for name, cell in self.flags.items()},
+            "strategy": self.strategy.labelled,
+            "place_hint": sum(
+                len(cell.right) + len(cell.wrong) for cell in (self.place, self.place_spurious)
+            ),
+            "entities": self.entities.cases,
+            "linter_class": self.linter.labelled,
+            **{
+                name: len(cell.right) + len(cell.wrong)
+                for name, cell in (("agent", self.agent), ("mode", self.mode))
+            },
+            "top_tool": len(self.top_tool.right) + len(self.top_tool.wrong),
+        }
+        return [name for name in FIELD_ORDER if counted[name]]
+
+    def to_json(self, *, misses: bool = True) -> dict[str, object]:
+        """The card as JSON; `misses=False` leaves the list of wrong decisions out."""
+        data = self._figures()
+        if misses:
+            data["misses"] = [miss.to_json() for miss in self.misses]
+        return data
+
+    def _figures(self) -> dict[str, object]:
         return {
             "cases": self.cases,
             "flags": {name: score.to_json() for name, score in self.flags.items()},
@@ -213,7 +269,6 @@ class Scorecard:
             "agent": self.agent.to_json(),
             "mode": self.mode.to_json(),
             "top_tool": self.top_tool.to_json(),
-            "misses": [miss.to_json() for miss in self.misses],
         }
 
 
@@ -229,10 +284,7 @@ class SetScore:
         return {
             "pack": self.pack,
             **self.whole.to_json(),
-            "parts": {
-                name: {k: v for k, v in card.to_json().items() if k != "misses"}
-                for name, card in self.parts.items()
-            },
+            "parts": {name: card.to_json(misses=False) for name, card in self.parts.items()},
         }
 
 
@@ -240,13 +292,17 @@ def score(judged: Iterable[tuple[LabelledCase, Prediction]]) -> Scorecard:
     """The scorecard of decisions against their labels."""
     card = Scorecard()
     for case, decided in judged:
-        card.cases += 1
-        _score_flags(card, case, decided)
-        _score_strategy(card, case, decided)
-        _score_place(card, case, decided)
-        _score_entities(card, case, decided)
-        _score_exact(card, case, decided)
+        card.add(case, decided)
     return card
+
+
+def verdicts(case: LabelledCase, decided: Prediction) -> dict[str, Miss | None]:
+    """Each field the case labels and the decision holds: None when it is right, else its
+    `Miss` (what was expected and decided, and why)."""
+    card = Scorecard()
+    card.add(case, decided)
+    wrong = {miss.field: miss for miss in card.misses}
+    return {name: wrong.get(name) for name in card.scored_fields()}
 
 
 def _miss(
@@ -334,7 +390,7 @@ def _score_exact(card: Scorecard, case: LabelledCase, decided: Prediction) -> No
     labels = case.labels
     if decided.strategy_only:
         return
-    if labels.linter_class is not None:
+    if labels.linter_class is not None and "linter_class" not in decided.unscored:
         card.linter.add(labels.linter_class, decided.linter_class, case.id)
         if labels.linter_class != decided.linter_class:
             why = decided.evidence["linter_class"]
@@ -344,7 +400,9 @@ def _score_exact(card: Scorecard, case: LabelledCase, decided: Prediction) -> No
         ("mode", labels.mode, decided.mode),
         ("top_tool", labels.top_tool, decided.top_tool),
     ):
-        if expected is None or (name == "top_tool" and not decided.ranked_tools):
+        if expected is None or name in decided.unscored:
+            continue
+        if name == "top_tool" and not decided.ranked_tools:
             continue
         accuracy: FieldAccuracy = getattr(card, name)
         (accuracy.right if expected == got else accuracy.wrong).append(case.id)

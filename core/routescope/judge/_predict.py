@@ -4,17 +4,19 @@ rule and the span that fired, so a wrong decision shows why it was made."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from .._stages import run_stages
 from ..rules import INTENTS, IntentName, RulePack
-from ..strategy import extract, route
+from ..strategy import QueryContext, StrategyDecision, extract, route
 from ._labels import LabelledCase, Strategy
 
 if TYPE_CHECKING:
-    from ..toolsearch import ToolSearch
+    from ..contract import RouterDecision
+    from ..linter import LintResult
+    from ..toolsearch import ToolSearch, ToolSearchResult
 
-__all__ = ["Evidence", "Prediction", "predict", "predict_strategy"]
+__all__ = ["Evidence", "Prediction", "predict", "predict_strategy", "prediction_of_inspection"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,55 +52,14 @@ class Prediction:
     are not scored."""
     evidence: dict[str, tuple[Evidence, ...]]
     """By field: `local`…, `place_hint`, `entities`, `strategy`, `linter_class`."""
+    unscored: frozenset[str] = frozenset()
+    """Fields the decision does not hold (`agent` and `mode` of a batch record whose pack turns
+    the contract off): their labels are not scored."""
 
 
-def predict(case: LabelledCase, rules: RulePack, tools: ToolSearch | None = None) -> Prediction:
-    """Run the routers on the case (lean: the evidence of the fields scored is kept)."""
-    from ..contract import RouterContext
-
-    context = RouterContext.model_validate(case.context) if case.context else None
-    stages = run_stages(case.prompt, case.today, rules, context, tools, lean=True)
-    found = stages.context
-    evidence: dict[str, list[Evidence]] = {name: [] for name in INTENTS}
-    for match in found.intent_matches:
-        evidence[match.intent].append(
-            Evidence(
-                f'{match.intent} keyword "{match.keyword}"', match.text, match.start, match.end
-            )
-        )
-    place = found.entities.place
-    if place is not None:
-        evidence["place_hint"] = [Evidence(place.rule, place.text, place.start, place.end)]
-    evidence["entities"] = [
-        Evidence(item.reason, item.text, item.start, item.end) for item in found.entities.details
-    ]
-    evidence["strategy"] = [Evidence(stages.strategy.rule, stages.strategy.reason, 0, 0)]
-    evidence["linter_class"] = [
-        Evidence(stages.lint.classification.rule, stages.lint.query, 0, len(stages.lint.query))
-    ]
-    intent = found.intent
-    ranked = stages.tools.results if stages.tools is not None else []
-    return Prediction(
-        flags={name: bool(getattr(intent, name)) for name in INTENTS},
-        strategy=stages.strategy.strategy,
-        strategy_rule=stages.strategy.rule,
-        place_hint=found.entities.place_hint,
-        entities=tuple(found.entities.candidates),
-        linter_class=str(stages.lint.query_class),
-        agent=stages.decision.agent if stages.decision else None,
-        mode=stages.decision.mode if stages.decision else None,
-        top_tool=ranked[0].tool_name if ranked else None,
-        ranked_tools=stages.tools is not None,
-        strategy_only=False,
-        evidence={k: tuple(v) for k, v in evidence.items()},
-    )
-
-
-def predict_strategy(case: LabelledCase, rules: RulePack) -> Prediction:
-    """The strategy router's fields alone (flags, strategy, place, entities): what a pack edit
-    can change, at a fraction of the cost of every router."""
-    found = extract(case.prompt, rules, case.today)
-    chosen = route(found)
+def _strategy_evidence(found: QueryContext, chosen: StrategyDecision) -> dict[str, list[Evidence]]:
+    """The strategy router's evidence by field: each flag's keywords, the place's rule, each
+    entity's reason, the strategy's rule."""
     evidence: dict[str, list[Evidence]] = {name: [] for name in INTENTS}
     for match in found.intent_matches:
         evidence[match.intent].append(
@@ -113,6 +74,83 @@ def predict_strategy(case: LabelledCase, rules: RulePack) -> Prediction:
         Evidence(item.reason, item.text, item.start, item.end) for item in found.entities.details
     ]
     evidence["strategy"] = [Evidence(chosen.rule, chosen.reason, 0, 0)]
+    return evidence
+
+
+def predict(case: LabelledCase, rules: RulePack, tools: ToolSearch | None = None) -> Prediction:
+    """Run the routers on the case (lean: the evidence of the fields scored is kept)."""
+    from ..contract import RouterContext
+
+    context = RouterContext.model_validate(case.context) if case.context else None
+    stages = run_stages(case.prompt, case.today, rules, context, tools, lean=True)
+    return _prediction(stages.context, stages.strategy, stages.lint, stages.decision, stages.tools)
+
+
+class Inspected(Protocol):
+    """What `prediction_of_inspection` reads of an `Inspection` (whose module sits beside this
+    package: it is not imported)."""
+
+    @property
+    def context(self) -> QueryContext: ...
+    @property
+    def strategy(self) -> Strategy: ...
+    @property
+    def strategy_rule(self) -> str: ...
+    @property
+    def strategy_reason(self) -> str: ...
+    @property
+    def lint(self) -> LintResult: ...
+    @property
+    def decision(self) -> RouterDecision | None: ...
+    @property
+    def tools(self) -> ToolSearchResult | None: ...
+
+
+def prediction_of_inspection(inspection: Inspected) -> Prediction:
+    """What an inspection decided about the fields a label can check, with the same evidence
+    `predict` gives (the window judges the prompt it shows with it)."""
+    return _prediction(
+        inspection.context,
+        StrategyDecision(inspection.strategy, inspection.strategy_rule, inspection.strategy_reason),
+        inspection.lint,
+        inspection.decision,
+        inspection.tools,
+    )
+
+
+def _prediction(
+    found: QueryContext,
+    chosen: StrategyDecision,
+    lint: LintResult,
+    decision: RouterDecision | None,
+    tools: ToolSearchResult | None,
+) -> Prediction:
+    """Every router's decision on the fields a label can check, with its evidence."""
+    evidence = _strategy_evidence(found, chosen)
+    evidence["linter_class"] = [Evidence(lint.classification.rule, lint.query, 0, len(lint.query))]
+    ranked = tools.results if tools is not None else []
+    return Prediction(
+        flags={name: bool(getattr(found.intent, name)) for name in INTENTS},
+        strategy=chosen.strategy,
+        strategy_rule=chosen.rule,
+        place_hint=found.entities.place_hint,
+        entities=tuple(found.entities.candidates),
+        linter_class=str(lint.query_class),
+        agent=decision.agent if decision else None,
+        mode=decision.mode if decision else None,
+        top_tool=ranked[0].tool_name if ranked else None,
+        ranked_tools=tools is not None,
+        strategy_only=False,
+        evidence={k: tuple(v) for k, v in evidence.items()},
+    )
+
+
+def predict_strategy(case: LabelledCase, rules: RulePack) -> Prediction:
+    """The strategy router's fields alone (flags, strategy, place, entities): what a pack edit
+    can change, at a fraction of the cost of every router."""
+    found = extract(case.prompt, rules, case.today)
+    chosen = route(found)
+    evidence = _strategy_evidence(found, chosen)
     return Prediction(
         flags={name: bool(getattr(found.intent, name)) for name in INTENTS},
         strategy=chosen.strategy,

@@ -121,6 +121,11 @@ def _csv_label(where: str, key: str, cell: str | None) -> object:
         if folded in _TRUE or folded in _FALSE:
             return folded in _TRUE
         raise LabelsError(one_line(f"{where}: label {key!r} must be true or false, not {value!r}"))
+    if key == "routes":
+        try:
+            return json.loads(value)
+        except ValueError:
+            raise LabelsError(one_line(f"{where}: 'routes' is not a JSON object")) from None
     if key == "entities":
         if value.startswith("["):
             try:

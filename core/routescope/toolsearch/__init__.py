@@ -22,10 +22,12 @@ if TYPE_CHECKING:
     from ._catalog import Catalog as Catalog
     from ._catalog import Tool as Tool
     from ._catalog import load_catalog as load_catalog
+    from ._embed import Embedder as Embedder
     from ._embed import default_model_id as default_model_id
     from ._engines import Engines as Engines
     from ._equation import score_equation as score_equation
     from ._keyword import tokens as tokens
+    from ._minilm import MiniLMOnnx as MiniLMOnnx
     from ._models import CALIBRATED_FIT_THRESHOLDS as CALIBRATED_FIT_THRESHOLDS
     from ._models import FUSIONS as FUSIONS
     from ._models import Fusion as Fusion

@@ -265,3 +265,17 @@ def test_ctrl_c_says_how_to_continue(
     assert capsys.readouterr().err == (
         "routescope: interrupted: run the same command again to continue\n"
     )
+
+
+def test_a_built_in_pack_is_named_as_score_and_suggest_name_it(
+    log: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`--rules refined` routes with the built-in pack, unless a file has that name."""
+    refined, default = tmp_path / "refined.jsonl", tmp_path / "default.jsonl"
+    assert main(batch(str(log), "--rules", "refined", "--no-timings", "--out", str(refined))) == 0
+    assert main(batch(str(log), "--no-timings", "--out", str(default))) == 0
+    assert read_jsonl(refined) != read_jsonl(default)
+    line = one_error_line(
+        capsys, batch(str(log), "--rules", "nonesuch", "--out", str(tmp_path / "x.jsonl"))
+    )
+    assert "nonesuch" in line

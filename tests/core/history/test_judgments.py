@@ -84,3 +84,54 @@ def test_a_store_made_before_judgments_gets_their_table(tmp_path: Path) -> None:
     assert history.judge("x", TODAY, {"local": False}) == Labels(local=False)
     read_only = History.open(path, read_only=True)
     assert read_only.judged_sets() == [("judged", 1)]
+
+
+def test_a_split_set_keeps_its_parts(tmp_path: Path) -> None:
+    labelled = tmp_path / "split.jsonl"
+    labelled.write_text(
+        json.dumps({"prompt": "pizza near me", "labels": {"local": True}, "part": "tune"})
+        + "\n"
+        + json.dumps({"prompt": "ramen in austin", "labels": {"local": True}, "part": "heldout"})
+        + "\n"
+        + json.dumps({"prompt": "install fastapi", "labels": {"tech": True}})
+        + "\n",
+        encoding="utf-8",
+    )
+    history = History.open(tmp_path / "h.sqlite3")
+    assert history.import_judged(labelled, "split") == 3
+    parts = {c.prompt: c.part for c in history.judged("split")}
+    assert parts == {"pizza near me": "tune", "ramen in austin": "heldout", "install fastapi": None}
+    # judged again in the window (no part given): the part stays
+    day = history.judged("split")[0].today  # (the set's date: it gives none)
+    history.judge("ramen in austin", day, {"place_hint": "austin"}, set_name="split")
+    assert {c.prompt: c.part for c in history.judged("split")}["ramen in austin"] == "heldout"
+    history.merge_judged("split", "merged")
+    assert {c.prompt: c.part for c in history.judged("merged")} == parts
+    out = tmp_path / "out.jsonl"
+    history.export_judged(out, "split")
+    assert {c.prompt: c.part for c in read_labelled(out)} == parts
+    scored = score_set(history.judged("split"), default_rules())
+    assert sorted(scored.parts) == ["heldout", "tune"]
+
+
+def test_a_store_made_before_parts_gets_the_column(tmp_path: Path) -> None:
+    path = tmp_path / "h.sqlite3"
+    History.open(path).close()
+    with sqlite3.connect(path) as db:  # the table as the first version made it
+        db.execute("DROP TABLE judgments")
+        db.execute(
+            "CREATE TABLE judgments (set_name TEXT NOT NULL, prompt TEXT NOT NULL, "
+            "today TEXT NOT NULL, context TEXT, labels TEXT NOT NULL, updated REAL NOT NULL, "
+            "PRIMARY KEY (set_name, prompt, today)) WITHOUT ROWID"
+        )
+        db.execute(
+            "INSERT INTO judgments VALUES ('judged', 'x', '2026-11-27', NULL, "
+            "'{\"local\": false}', 1.0)"
+        )
+    read_only = History.open(path, read_only=True)  # read as it is: nothing is changed
+    (case,) = read_only.judged()
+    assert case.labels == Labels(local=False) and case.part is None
+    read_only.close()
+    history = History.open(path)
+    history.judge("y", TODAY, {"local": True}, part="heldout")
+    assert {c.prompt: c.part for c in history.judged()} == {"x": None, "y": "heldout"}

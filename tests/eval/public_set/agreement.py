@@ -3,7 +3,7 @@
 both passes labelled alike (places and entities compared in their normal form), and Cohen's
 kappa for the flags.
 
-    python agreement.py       # run in this folder
+    .venv/bin/python -m tests.eval.public_set.agreement
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import json
 import unicodedata
 from pathlib import Path
 
-HERE = Path(__file__).parent
+HERE = Path(__file__).resolve().parents[3] / "resources" / "labelled" / "public"
 FLAGS = ("local", "time_sensitive", "tech", "troubleshooting", "purchase")
 
 

@@ -1,7 +1,7 @@
 """Join the labellers' files (labels-0/1/2.jsonl, one per third of prompts.jsonl) with the
 prompts into the labelled set `public.jsonl` (the form `routescope score` reads).
 
-    python assemble.py        # run in this folder; rewrites public.jsonl
+    .venv/bin/python -m tests.eval.public_set.assemble   # rewrites public.jsonl
 """
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-HERE = Path(__file__).parent
+HERE = Path(__file__).resolve().parents[3] / "resources" / "labelled" / "public"
 TODAY = "2026-11-27"
 """The date the labels were made for (time-sensitive prompts are judged as of it)."""
 LICENCES = {

@@ -32,6 +32,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+PUBLIC = Path(__file__).resolve().parents[3] / "resources" / "labelled" / "public"
+"""Where the public set lives in the checkout."""
 SEED = 26
 MAX_CHARS = 1000
 
@@ -282,8 +284,8 @@ def main(argv: list[str] | None = None) -> int:
         "-o",
         "--output",
         type=Path,
-        default=Path(__file__).with_name("prompts.jsonl"),
-        help="where to write the prompts (default: prompts.jsonl beside this script)",
+        default=PUBLIC / "prompts.jsonl",
+        help="where to write the prompts (default: resources/labelled/public/prompts.jsonl)",
     )
     args = parser.parse_args(argv)
     seen: set[str] = set()
