@@ -130,7 +130,7 @@ def show_hit(
 
 def step_label(hit: ToolHit, result: ToolSearchResult) -> tuple[str, str]:
     """The tool cell of a hit the step merge placed ("search_files · step 2's best") and what
-    its tip adds: which step, and whose score it carries."""
+    its tip adds: which step, where the merge put it, and whose score it carries."""
     if hit.step is None or not 0 < hit.step <= len(result.steps):
         return hit.tool_name, ""
     step = result.steps[hit.step - 1]
@@ -140,10 +140,14 @@ def step_label(hit: ToolHit, result: ToolSearchResult) -> tuple[str, str]:
         if hit.tool_name in whole
         else "its score is the step's, searched alone"
     )
+    which = (
+        f"the best tool for “{step.step.text}” searched alone"
+        if hit.step_rank in (None, 1)
+        else f"#{hit.step_rank} for “{step.step.text}” searched alone"
+    )
     return (
-        f"{hit.tool_name} · step {hit.step}'s best",
-        f"\nstep {hit.step}'s best: the best tool for “{step.step.text}” searched alone, placed "
-        f"right after the whole request's best tool; {scored}",
+        f"{hit.tool_name} · {hit.step_mark}",
+        f"\n{hit.step_mark}: {which}; {scored}\nmerged: {result.merge}",
     )
 
 

@@ -229,7 +229,7 @@ class ToolSearchView(QWidget):
     def _show_steps(self, result: ToolSearchResult) -> None:
         """The per-step tree; when it appears, the splitter is shared out again (`_fit_steps`)."""
         appearing = self.steps.isHidden() and bool(result.steps)
-        self.steps.show_steps(result.steps, result.fit_threshold, result.fusion)
+        self.steps.show_steps(result.steps, result.fit_threshold, result.fusion, result.merge)
         if appearing:
             self._split_moved = False
             self._fit_steps()

@@ -92,10 +92,15 @@ from routescope.toolsearch import (
     Catalog,
     SearchSettings,
     SearchStrategy,
+    Signals,
+    Step,
+    StepResult,
+    ToolHit,
     ToolSearch,
     load_catalog,
 )
 from routescope.toolsearch._embed import Embedder, default_embedder
+from routescope.toolsearch._steps import merge_step_tools
 from tests.eval import _metrics
 from tests.eval._bfcl import SINGLE_SETS, Bfcl, CatalogFiles, Query, describe, load_bfcl
 from tests.eval._livemcp import LiveMcp, load_livemcp, tool_of
@@ -866,6 +871,19 @@ def _merge_score_head(whole: list[tuple[str, float]], steps: list[StepRanking]) 
     return out[:K]
 
 
+def _merge_multi_need(whole: list[tuple[str, float]], steps: list[StepRanking]) -> list[str]:
+    """`merge_step_tools` as the weighted fusion runs it: from `MULTI_NEED_STEPS` steps a
+    step's best may lead, then the whole request's and the steps' rankings take turns."""
+    blank = Signals(None, None, [], 0.0, {}, [], 0.0)
+
+    def hits(ranked: list[tuple[str, float]]) -> list[ToolHit]:
+        return [ToolHit(r, n, "", s, blank) for r, (n, s) in enumerate(ranked, start=1)]
+
+    results = [StepResult(Step("", 0, 0, "", None), hits(s.ranked), s.fits, "") for s in steps]
+    merged = merge_step_tools(hits(whole), results, K, multi_need=True).hits
+    return [hit.tool_name for hit in merged]
+
+
 MERGES: dict[str, Merge] = {
     "the whole request's ranking": lambda whole, steps: [n for n, _ in whole][:K],
     "steps' best in the last places (before)": _merge_tail,
@@ -875,6 +893,9 @@ MERGES: dict[str, Merge] = {
     "round robin over the fitting steps": _merge_interleave,
     "by score: every fitting step's ranking": lambda w, s: _merge_score(w, s, False),
     "by score: each fitting step's best": lambda w, s: _merge_score(w, s, True),
+    "several needs: a step's best may lead, then turns (the weighted fusion's)": (
+        _merge_multi_need
+    ),
 }
 
 

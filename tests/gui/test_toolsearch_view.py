@@ -532,7 +532,9 @@ def test_a_steps_best_tool_says_so_in_the_ranking_and_the_fit_says_its_corrobora
     row = view.table.topLevelItem(merged[0].rank - 1)
     assert row is not None
     assert row.text(1) == f"{merged[0].tool_name} · step {merged[0].step}'s best"
-    assert "searched alone, placed right after the whole request's best" in row.toolTip(1)
+    assert "the best tool for “email it to Bob” searched alone" in row.toolTip(1)
+    assert f"merged: {found.merge}" in row.toolTip(1) and found.merge.startswith("the whole")
+    assert "merged into the ranking: " + found.merge in view.steps.headerItem().toolTip(0)
     asked: list[str] = []
     view.explain_requested.connect(asked.append)
     row.setExpanded(True)

@@ -32,7 +32,7 @@ import numpy as np
 from .._analysis import analyzed_terms, stems_to_words
 from ._context import Context
 from ._keyword import TermScores
-from ._steps import split_steps
+from ._steps import MULTI_NEED_STEPS, split_steps
 
 __all__ = [
     "INCIDENTAL",
@@ -137,7 +137,7 @@ def query_terms(query: str) -> list[QueryTerm]:
 class KeywordEvidence:
     """The weighted fusion's keyword signal of one query over the whole catalog.
 
-    A request that splits into `STEP_MASS_STEPS` steps or more (`split_steps`: "book a flight to
+    A request that splits into `MULTI_NEED_STEPS` steps or more (`split_steps`: "book a flight to
     Lisbon, then find a hotel near the venue; compare the insurance options and check the
     weather there") is measured against the weight of its heaviest step's rarest words, not of
     the whole request's: the tool for one need is not diluted by the words of the others
@@ -194,7 +194,7 @@ class KeywordEvidence:
         mass = _mass(counted, weights, range(len(terms)))
         groups = step_groups(query, terms)
         step_masses = [m for group in groups if (m := _mass(counted, weights, group)) > 0]
-        if mass > 0 and len(step_masses) >= STEP_MASS_STEPS:
+        if mass > 0 and len(step_masses) >= MULTI_NEED_STEPS:
             mass = max(step_masses)
         totals = np.zeros(tools, dtype=np.float64)
         if mass > 0:
@@ -295,13 +295,6 @@ def _mass(counted: list[float], weights: list[float], positions: Iterable[int]) 
     if not any(weights[p] > 0 for p in chosen):
         return 0.0
     return sum(sorted((counted[p] for p in chosen), reverse=True)[:KEYWORD_WORDS])
-
-
-STEP_MASS_STEPS = 3
-"""A request of this many steps or more is measured against its heaviest step (issue 28). From
-two steps on, BFCL's single questions lost 0.002 of hit@1 without parameter schemas (a
-question's context sentence is a step of its own): from three, BFCL is where it was (0.714 /
-0.641) and the long requests of Seal-Tools (three needs or more) keep the gain."""
 
 
 def step_groups(query: str, terms: list[QueryTerm]) -> list[list[int]]:

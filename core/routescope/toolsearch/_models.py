@@ -141,9 +141,22 @@ class ToolHit:
     signals: Signals
     tied_with: list[str] = field(default_factory=list)
     step: int | None = None
-    """Set when the step merge placed this tool here: it is the best tool of step `step`
-    (1-based) of a request that splits, searched alone ("step 2's best"); its signals are then
-    the step search's unless the whole request ranked it too."""
+    """Set when the step merge placed this tool here: it is a tool of step `step` (1-based) of
+    a request that splits, searched alone — its best ("step 2's best") or, in the turns over
+    the steps' rankings of a request of `MULTI_NEED_STEPS` steps or more, the one at
+    `step_rank` ("step 2's #3"); its signals are then the step search's unless the whole
+    request ranked it too."""
+    step_rank: int | None = None
+    """With `step`: the tool's rank in that step's own ranking (1: the step's best)."""
+
+    @property
+    def step_mark(self) -> str:
+        """ "step 2's best" or "step 2's #3" for a tool the step merge placed, else ""."""
+        if self.step is None:
+            return ""
+        if self.step_rank is None or self.step_rank == 1:
+            return f"step {self.step}'s best"
+        return f"step {self.step}'s #{self.step_rank}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -204,6 +217,9 @@ class ToolSearchResult:
     whole_request: list[tuple[str, float]] = field(default_factory=list)
     """With steps: the whole request's own ranking before the step merge, (tool, score) best
     first; empty when the request is one step (then `results` is that ranking)."""
+    merge: str = ""
+    """With steps: how the step merge ordered the ranking, in words (which tool leads and why,
+    where the steps' tools come); "" when the request is one step."""
     formula: str = ""
     """How the fusion that made the result scores a tool, with the settings' numbers."""
 

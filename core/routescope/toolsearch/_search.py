@@ -317,7 +317,7 @@ class ToolSearch:
         fits, fit_reason, corroborated = _fit(results, threshold, calibrated, settings.fusion)
         whole = [(hit.tool_name, hit.score) for hit in results] if steps else []
         gap = results[0].score - results[1].score if len(results) > 1 else None
-        results = merge_step_tools(results, steps, settings.k)
+        results, merge = merge_step_tools(results, steps, settings.k, fuser.multi_need_merge)
         return ToolSearchResult(
             query=query,
             strategy=strategy,
@@ -336,6 +336,7 @@ class ToolSearch:
             steps=steps,
             with_steps=[hit.tool_name for hit in results],
             whole_request=whole,
+            merge=merge,
             formula=fuser.formula(settings),
         )
 

@@ -231,6 +231,7 @@ class WeightedFusion:
     hybrid_reason = "keyword and vector, scores weighted"
     hybrid_finds_names = True
     fused_by = "weighted cosine and keyword evidence"
+    multi_need_merge = True
 
     def keyword(
         self, ctx: Context, query: str, boosts: Mapping[str, float], limit: int

@@ -131,3 +131,55 @@ def test_a_fit_the_corroboration_refused_is_no_close_call_of_the_threshold(tmp_p
     assert found.tools is not None and not found.tools.fits
     assert "not corroborated" in found.tools.fit_reason
     assert not [c for c in close_calls(found) if c.decision == "tools.fits"]
+
+
+def test_a_step_that_leads_is_weighed_against_the_whole_requests_best() -> None:
+    """Issue 28: a request of several needs led by a step's best — the close call of the top
+    place is that step's score against the whole request's best, which it would flip to; the
+    fit is still the whole request's best against the threshold."""
+    from routescope.compare._close import _tool_calls
+    from routescope.toolsearch import Signals, Step, StepResult, ToolHit, ToolSearchResult
+    from routescope.toolsearch._steps import merge_step_tools
+
+    def hits(*scored: tuple[str, float]) -> list[ToolHit]:
+        blank = Signals(None, None, [], 0.0, {}, [], 0.0)
+        return [ToolHit(r, n, "misc", s, blank) for r, (n, s) in enumerate(scored, start=1)]
+
+    whole = hits(("travel_insurance", 0.500), ("flights", 0.45))
+    steps = [
+        StepResult(Step(text, 0, 1, "", None), hits((best, score)), True, "")
+        for text, best, score in (
+            ("book a flight", "flights", 0.510),
+            ("find a hotel", "hotels", 0.40),
+            ("check the weather", "weather", 0.30),
+        )
+    ]
+    merged, how = merge_step_tools(whole, steps, 5, multi_need=True)
+    result = ToolSearchResult(
+        "book a flight, find a hotel and check the weather",
+        "hybrid",
+        "",
+        None,
+        "",
+        merged,
+        0.05,
+        "ready",
+        {},
+        fusion="weighted",
+        fits=True,
+        fit_threshold=0.49,
+        steps=steps,
+        whole_request=[(h.tool_name, h.score) for h in whole],
+        merge=how,
+    )
+    found = {c.decision: c for c in _tool_calls(result, fit_margin=0.05, tool_margin=0.05)}
+    top = found["tools.top"]
+    assert (top.outcome, top.flips_to, top.value, top.threshold) == (
+        "flights",
+        "travel_insurance",
+        0.510,
+        0.500,
+    )
+    assert top.margin == pytest.approx(0.010) and "step 1's best" in top.detail
+    fit = found["tools.fits"]
+    assert (fit.value, fit.measure) == (0.500, "best score (travel_insurance)")
