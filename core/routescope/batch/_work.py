@@ -120,9 +120,12 @@ def run_pool_partition(partition: Partition) -> Chunk:
     return run_partition(partition, _POOL_JOB[0])
 
 
-BLOCK = 64
-"""Records read before their prompts are embedded together (`ToolSearch.prefetch`): one model
-call for up to this many prompts and their steps, a prompt seen before not embedded again."""
+BLOCK = 512
+"""Records read before their prompts are embedded together (`ToolSearch.prefetch`: sorted by
+length, in model calls of 64, a prompt seen before not embedded again). Sorted among 512, the
+calls pad little: 3.9 ms of model time a prompt against 4.7 ms in blocks of 64 (issue 28)."""
+BLOCK_BYTES = 4 << 20
+"""…or fewer records when they hold this many bytes (a block of long records stays small)."""
 
 
 def run_partition(partition: Partition, job: Job) -> Chunk:
@@ -132,6 +135,13 @@ def run_partition(partition: Partition, job: Job) -> Chunk:
     chunk = Chunk(lines=partition.lines)
     pending: list[tuple[int, str, dict[str, Any]]] | None = [] if worker.external else None
     block: list[tuple[int, bytes, str | None]] = []
+    held = [0]  # the bytes of the records in `block`
+
+    def add(item: tuple[int, bytes, str | None]) -> None:
+        block.append(item)
+        held[0] += len(item[1])
+        if len(block) >= BLOCK or held[0] >= BLOCK_BYTES:
+            flush()
 
     def flush() -> None:
         parsed = [(item, _parsed(chunk, job, partition, *item)) for item in block]
@@ -141,13 +151,12 @@ def run_partition(partition: Partition, job: Job) -> Chunk:
             if prompt is not None:
                 _one(chunk, worker, job, line, data, prompt, pending)
         block.clear()
+        held[0] = 0
         chunk.bad.sort(key=lambda bad: bad[0])  # in line order, router errors among them
 
     if partition.items is not None:
         for item in partition.items:
-            block.append(item)
-            if len(block) >= BLOCK:
-                flush()
+            add(item)
         flush()
         _route_external(chunk, worker, job, pending)
         return chunk
@@ -161,9 +170,7 @@ def run_partition(partition: Partition, job: Job) -> Chunk:
             limit=job.max_line_bytes,
             budget=partition.end - partition.start,
         ):
-            block.append((first, data, problem))
-            if len(block) >= BLOCK:
-                flush()
+            add((first, data, problem))
             last = first + lines - 1
     flush()
     chunk.lines = last
