@@ -103,12 +103,13 @@ from routescope.toolsearch._embed import Embedder, default_embedder
 from routescope.toolsearch._steps import merge_step_tools
 from tests.eval import _metrics
 from tests.eval._bfcl import SINGLE_SETS, Bfcl, CatalogFiles, Query, describe, load_bfcl
+from tests.eval._bfcl_own import IRRELEVANCE_SETS, own_questions, search_own
 from tests.eval._livemcp import LiveMcp, load_livemcp, tool_of
 from tests.eval._livemcp import describe as describe_livemcp
 from tests.eval._public_sets import Public, load_metatool, load_seal, part
 
 ROOT = Path(__file__).resolve().parents[2]
-BENCHMARKS = ("bfcl", "suite", "multi", "livemcp", "long", "irrelevance", "nofit")
+BENCHMARKS = ("bfcl", "suite", "multi", "livemcp", "long", "irrelevance", "nofit", "own")
 K = 10
 FALSE_REJECT_TARGETS = (0.01, 0.05, 0.10, 0.25)
 _WORD = re.compile(r"\w+")
@@ -1261,6 +1262,65 @@ def bench_nofit(ctx: Context) -> None:
     ctx.nofit = found
 
 
+def bench_own(ctx: Context) -> None:
+    """BFCL's relevance detection as BFCL defines it (`_bfcl_own`): each irrelevance and each
+    single-function question against its own functions (with their parameter schemas), the
+    default's verdict by part, beside the whole catalog's (an upper bound: there, other
+    questions' functions answer some irrelevance questions)."""
+    default = next((v for v in ctx.settings if v.default), None)
+    if default is None:
+        return
+    questions = list(limited(own_questions(ctx.data()), ctx.args.limit))
+    settings = settings_for(default, ctx.extra)
+    found = [
+        (q, top_of(result), result.fits)
+        for q, result in search_own(
+            questions, True, ctx.embedder, settings, _progress("own functions")
+        )
+    ]
+    rows, figures_by_part = [], {}
+    for which in ("tune", "held-out"):
+        mine = [(q, t, f) for q, t, f in found if split_part(q.id) == which]
+        good = [(t, f) for q, t, f in mine if not q.impossible]
+        bad = [(t, f) for q, t, f in mine if q.impossible]
+        figures = {
+            "answerable": len(good),
+            "impossible": len(bad),
+            "auroc": _metrics.auroc([t.score for t, _ in good], [t.score for t, _ in bad]),
+            "refused": sum(not f for _, f in good) / len(good) if good else math.nan,
+            "accepted": sum(f for _, f in bad) / len(bad) if bad else math.nan,
+        }
+        for source in IRRELEVANCE_SETS:
+            of = [f for q, _, f in mine if q.source == source]
+            figures[f"accepted_{source}"] = sum(of) / len(of) if of else math.nan
+        figures_by_part[which] = figures
+        rows.append(
+            [
+                which,
+                f"{len(good):,} / {len(bad):,}",
+                _f(figures["auroc"]),
+                _f(figures["refused"]),
+                _f(figures["accepted"]),
+                *(_f(figures[f"accepted_{s}"]) for s in IRRELEVANCE_SETS),
+            ]
+        )
+    print(
+        f"\n## No tool fits, BFCL as BFCL defines it: each question against its own functions "
+        f"(with parameter schemas), the default's verdict (`{default.label}`)\n"
+    )
+    header = (
+        "part",
+        "answerable / impossible",
+        "AUROC",
+        "answerable refused",
+        "impossible accepted",
+        *(f"accepted of {s}" for s in IRRELEVANCE_SETS),
+    )
+    print(table(header, rows))
+    ctx.out["own"] = figures_by_part
+    ctx.nofit["bfcl own functions"] = figures_by_part
+
+
 # -- targets (issues 11 and 17) -----------------------------------------------------------------
 
 BFCL_TARGETS = {
@@ -1570,6 +1630,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
         ("long", bench_long),
         ("irrelevance", bench_irrelevance),
         ("nofit", bench_nofit),
+        ("own", bench_own),
     ):
         if name in args.only:
             start = time.perf_counter()
