@@ -322,5 +322,23 @@ def _header_html(result: ToolSearchResult) -> str:
     return (
         f"<b>{result.strategy}</b>: {html.escape(result.strategy_reason)} · filter: "
         f"{result.category_filter or '—'} "
-        f"({html.escape(result.category_filter_reason)}){gap}{warning}"
+        f"({html.escape(result.category_filter_reason)}){gap}{_lead_html(result)}{warning}"
+    )
+
+
+def _lead_html(result: ToolSearchResult) -> str:
+    """ " · led by step 2's best (…)" when a step's best tool leads the ranking (a request of
+    several needs whose best tool is no step's best), else ""."""
+    top = result.results[0] if result.results else None
+    if top is None or top.step is None or not result.whole_request:
+        return ""
+    whole_name, whole_score = result.whole_request[0]
+    if top.tool_name == whole_name or not 0 < top.step <= len(result.steps):
+        return ""
+    own = result.steps[top.step - 1].results
+    step_score = own[0].score if own else top.score
+    mark, name = html.escape(top.step_mark, quote=False), html.escape(whole_name, quote=False)
+    return (
+        f" · <b>led by {mark}</b> ({step_score:.3f} for its step &gt; the whole request's best "
+        f"{name} {whole_score:.3f})"
     )

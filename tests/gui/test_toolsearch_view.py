@@ -539,3 +539,51 @@ def test_a_steps_best_tool_says_so_in_the_ranking_and_the_fit_says_its_corrobora
     view.explain_requested.connect(asked.append)
     row.setExpanded(True)
     assert asked[-1:] == [merged[0].tool_name]
+
+
+def test_a_ranking_led_by_a_steps_best_says_so_above_it(qtbot) -> None:  # type: ignore[no-untyped-def]
+    """Issue 28: a request of several needs whose best tool is no step's best is led by the
+    best-scoring step's best — the line above the ranking says which and by what scores, the
+    rows say which step placed them ("step 1's #2") and their tips how the ranking was merged."""
+    from routescope.toolsearch._steps import merge_step_tools
+
+    view = ToolSearchView()
+    qtbot.addWidget(view)
+    whole = [hit(1, "git.status", vector=0.50), hit(2, "git.log", vector=0.45)]
+    steps = [
+        StepResult(
+            step("show the git log", 0),
+            [hit(1, "git.log", vector=0.61), hit(2, "git.branch", vector=0.5)],
+            True,
+            "",
+        ),
+        StepResult(
+            step("email the team", 20, "then", (17, 21)),
+            [hit(1, "mail.send", vector=0.4)],
+            True,
+            "",
+        ),
+        StepResult(
+            step("remind me", 40, "then", (35, 39)),
+            [hit(1, "calendar.remind", vector=0.3)],
+            True,
+            "",
+        ),
+    ]
+    merged, how = merge_step_tools(whole, steps, 6, multi_need=True)
+    found = result(merged, steps=steps)
+    found.whole_request = [(h.tool_name, h.score) for h in whole]
+    found.merge = how
+    view.show_result(found)
+    assert "led by step 1's best</b> (0.610 for its step &gt; the whole request's best " in (
+        view.header.text()
+    )
+    names = [view.table.topLevelItem(i).text(1) for i in range(view.table.topLevelItemCount())]
+    assert names[:2] == ["git.log · step 1's best", "git.status"]
+    assert "git.branch · step 1's #2" in names
+    top = view.table.topLevelItem(0)
+    assert top is not None and f"merged: {how}" in top.toolTip(1)
+    assert how.startswith("step 1's best first: git.log scores 0.610 for its step")
+    plain = result(whole)
+    view.show_result(plain)
+    assert "led by" not in view.header.text()
