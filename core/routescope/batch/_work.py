@@ -10,6 +10,7 @@ import signal
 import socket
 import sys
 import threading
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -126,11 +127,24 @@ length, in model calls of 64, a prompt seen before not embedded again). Sorted a
 calls pad little: 3.9 ms of model time a prompt against 4.7 ms in blocks of 64 (issue 28)."""
 BLOCK_BYTES = 4 << 20
 """…or fewer records when they hold this many bytes (a block of long records stays small)."""
+_AHEAD: list[ThreadPoolExecutor] = []
+if hasattr(os, "register_at_fork"):  # a forked child has no thread: it starts its own
+    os.register_at_fork(after_in_child=_AHEAD.clear)
+
+
+def _ahead() -> ThreadPoolExecutor:
+    """This process's one thread that embeds the next block while the one before is routed
+    (the model runs outside the GIL: with a core to spare, routing costs no time of its own)."""
+    with _LOCK:
+        if not _AHEAD:
+            _AHEAD.append(ThreadPoolExecutor(1, thread_name_prefix="routescope-embed"))
+        return _AHEAD[0]
 
 
 def run_partition(partition: Partition, job: Job) -> Chunk:
     """Read one partition, route each of its prompts and serialize each record; with a
-    catalog, the prompts of each block of `BLOCK` records are embedded together first."""
+    catalog, the prompts of each block of `BLOCK` records are embedded together, in a thread of
+    their own while the block before is routed."""
     worker = prepare(job)
     chunk = Chunk(lines=partition.lines)
     pending: list[tuple[int, str, dict[str, Any]]] | None = [] if worker.external else None
@@ -143,21 +157,37 @@ def run_partition(partition: Partition, job: Job) -> Chunk:
         if len(block) >= BLOCK or held[0] >= BLOCK_BYTES:
             flush()
 
-    def flush() -> None:
-        parsed = [(item, _parsed(chunk, job, partition, *item)) for item in block]
-        if worker.tools is not None:
-            worker.tools.prefetch([prompt for _, prompt in parsed if prompt is not None])
-        for (line, data, _), prompt in parsed:
+    waiting: list[tuple[list[tuple[int, bytes, str | None]], Future[int] | None]] = []
+
+    def route() -> None:
+        """Route the block read before (its prompts embedded by now)."""
+        parsed, embedded = waiting.pop()
+        if embedded is not None:
+            embedded.result()
+        for line, data, prompt in parsed:
             if prompt is not None:
                 _one(chunk, worker, job, line, data, prompt, pending)
+        chunk.bad.sort(key=lambda bad: bad[0])  # in line order, router errors among them
+
+    def flush(last: bool = False) -> None:
+        parsed = [(item[0], item[1], _parsed(chunk, job, partition, *item)) for item in block]
         block.clear()
         held[0] = 0
-        chunk.bad.sort(key=lambda bad: bad[0])  # in line order, router errors among them
+        prompts = [prompt for _, _, prompt in parsed if prompt is not None]
+        tools = worker.tools
+        embedded = None
+        if tools is not None and prompts:
+            embedded = _ahead().submit(tools.prefetch, prompts)
+        if waiting:
+            route()
+        waiting.append((parsed, embedded))
+        if last or embedded is None:
+            route()
 
     if partition.items is not None:
         for item in partition.items:
             add(item)
-        flush()
+        flush(last=True)
         _route_external(chunk, worker, job, pending)
         return chunk
     delimiter = csv_delimiter(partition.format)
@@ -172,7 +202,7 @@ def run_partition(partition: Partition, job: Job) -> Chunk:
         ):
             add((first, data, problem))
             last = first + lines - 1
-    flush()
+    flush(last=True)
     chunk.lines = last
     _route_external(chunk, worker, job, pending)
     return chunk
