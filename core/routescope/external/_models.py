@@ -122,6 +122,13 @@ class ExternalDecision(_Frozen):
     raw: str = ""
     """The answer as received (secrets masked, cut at 8 KB): what the window's "raw" shows."""
 
+    @classmethod
+    def failed(
+        cls, router: str, kind: str, failure: ExternalFailure, latency_ms: float, raw: str = ""
+    ) -> ExternalDecision:
+        """The decision of a router that failed on this prompt: no route, `failure` as why."""
+        return cls(router=router, kind=kind, error=failure, latency_ms=latency_ms, raw=raw)
+
     @property
     def ok(self) -> bool:
         return self.error is None
