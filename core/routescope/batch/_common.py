@@ -102,3 +102,5 @@ class Chunk:
     rests: list[str] = field(default_factory=list)
     bad: list[tuple[int, str, str]] = field(default_factory=list)
     """(line within the partition, reason, excerpt) of each bad line."""
+    router_errors: dict[str, dict[str, int]] = field(default_factory=dict)
+    """External routers' failures in this partition: router → failure label → count."""

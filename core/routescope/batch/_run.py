@@ -101,6 +101,7 @@ def run_batch(
     given_today = None if options.today is None else options.today.isoformat()
     output, state = open_output(paths, files, kept, given_today, default_today().isoformat())
     summary = Summary(paths, state, len(files), options.engine, options.workers, notes, started)
+    summary.routers = options.router_names
     if output is None:
         if labels is not None:
             if state.labels != labels.record():
@@ -234,6 +235,7 @@ def _drive(
             state.prompts += len(chunk.rests)
             state.bad += len(chunk.bad)
             _count_not_listed(state.bad_not_listed, not_listed)
+            _count_router_errors(state.router_errors, chunk.router_errors)
             state.position = Position(partition.file, partition.end, base + chunk.lines)
             del chunk, records, bad  # written: not held while the next chunk is awaited
             whole = True
@@ -333,6 +335,15 @@ def _count_not_listed(counts: dict[str, int], reasons: list[str]) -> None:
         if key not in counts and len(counts) >= BAD_REASONS_COUNTED:
             key = _OTHER
         counts[key] = counts.get(key, 0) + 1
+
+
+def _count_router_errors(
+    counts: dict[str, dict[str, int]], chunk: dict[str, dict[str, int]]
+) -> None:
+    for router, kinds in chunk.items():
+        kept = counts.setdefault(router, {})
+        for label, count in kinds.items():
+            kept[label] = kept.get(label, 0) + count
 
 
 def _utf8(text: str) -> bytes:

@@ -213,11 +213,17 @@ def _route_external(
 ) -> None:
     """The partition's prompts through each external router (at its declared concurrency and
     rate), each decision a `routers.NAME` field; then the records, in input order. A router
-    that fails on a prompt is that prompt's result (`error`), never a bad line."""
+    that fails on a prompt is that prompt's result (`error`), never a bad line, and is counted
+    in the chunk's `router_errors`."""
     if not pending:
         return
     prompts = [prompt for _, prompt, _ in pending]
     decided = [router.route_many(prompts, today=job.today) for router in worker.external]
+    for router, decisions in zip(worker.external, decided, strict=True):
+        for decision in decisions:
+            if decision.error is not None:
+                counts = chunk.router_errors.setdefault(router.name, {})
+                counts[decision.error.label] = counts.get(decision.error.label, 0) + 1
     for index, (line, _, record) in enumerate(pending):
         fields = {}
         for router, decisions in zip(worker.external, decided, strict=True):

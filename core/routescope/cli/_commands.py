@@ -20,6 +20,7 @@ from .._resources import resources_root
 from ..toolsearch import SearchSettings
 from ._parser import UsageError
 from ._render import Style, decision_text, eval_text, inspection_text, regress_text, tools_text
+from ._report import router_errors_line
 from ._terminal import escape, escaped
 
 if TYPE_CHECKING:
@@ -417,6 +418,10 @@ def _batch_text(summary: BatchSummary) -> str:
         if summary.bad_not_listed:
             counted = ", ".join(f"{r}: {n:,}" for r, n in summary.bad_not_listed.items())
             lines.append(f"  past the file's first lines, only counted: {counted}")
+    lines += [
+        router_errors_line(router, summary.prompts, summary.router_errors.get(router, {}))
+        for router in summary.routers
+    ]
     quality = summary.quality
     if quality is not None:
         lines.append(_quality_line(quality))
