@@ -14,7 +14,7 @@ from pathlib import Path
 
 from .._errors import one_line
 from .._request import CatalogRef, RulesRef, default_today
-from ._common import BadLine, BatchError, Chunk, Job, Partition
+from ._common import BadLine, BatchError, Chunk, Job, Partition, routers_digest
 from ._options import DEFAULT_K, BatchOptions
 from ._progress import (
     BAD_LINES_KEPT,
@@ -119,6 +119,7 @@ def run_batch(
         timings=timings,
         max_line_bytes=max_line_bytes,
         routers=routers_file,
+        routers_digest=None if routers_id is None else str(routers_id["digest"]),
         router_names=options.router_names,
         share=options.workers,
     )
@@ -127,6 +128,10 @@ def run_batch(
         finished = _drive(output, files, columns, job, summary, options, hooks)
     finally:
         output.close()
+        if job.routers is not None:  # routers this process started (one worker): stop them
+            from ._work import forget
+
+            forget(job)
     if not finished:
         lines = state.prompts + state.bad
         summary.notes.append(f"cancelled after {lines:,} lines: run again to continue")
@@ -148,14 +153,12 @@ def _routers(options: BatchOptions) -> tuple[str | None, dict[str, object] | Non
     that does not read or a name it does not declare)."""
     if options.routers is None:
         return None, None
-    import hashlib
-
     from ..external import load_routers
 
     declared = load_routers(options.routers)
     for name in options.router_names:
         declared.spec(name)
-    digest = hashlib.sha256(declared.path.read_bytes()).hexdigest()[:16]
+    digest = routers_digest(declared.path.read_bytes())
     return str(declared.path.resolve()), {"digest": digest, "names": list(options.router_names)}
 
 

@@ -22,7 +22,7 @@ from typing import Any
 import httpx
 
 from .._errors import one_line
-from .._http import Retry, send
+from .._http import Retry, send, tls_context
 from .._http_reply import HttpFailure, HttpReply
 from .._secrets import Secrets, redact_url
 from ._answer import decide
@@ -119,7 +119,7 @@ class HttpRouter:
         gate = asyncio.Semaphore(self.spec.concurrency)
         limits = httpx.Limits(max_connections=self.spec.concurrency)
         async with httpx.AsyncClient(
-            follow_redirects=False, trust_env=False, limits=limits
+            follow_redirects=False, trust_env=False, limits=limits, verify=tls_context()
         ) as client:
 
             async def one(prompt: str) -> ExternalDecision:

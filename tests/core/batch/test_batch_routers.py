@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import multiprocessing
 import threading
 from pathlib import Path
 from typing import Any
@@ -265,3 +266,46 @@ def fx_strategy(prompt: str) -> str:
     import routescope
 
     return routescope.inspect(prompt).strategy
+
+
+def test_a_second_batch_in_one_process_routes_with_the_file_as_it_is_now(tmp_path: Path) -> None:
+    """The routers a process keeps between partitions are those of the file's content: a
+    routers file edited between two batches (another URL, another concurrency) is read again."""
+    with serving(_service) as first, serving(_service) as second:
+        routers, prompts = _setup(tmp_path, first.url("/route"))
+        options = BatchOptions(routers=routers, router_names=("svc",), timings=False)
+        run_batch([str(prompts)], tmp_path / "a.jsonl", options, progress=False)
+        routers.write_text(
+            f'[routers.svc]\nkind = "http"\nurl = "{second.url("/route")}"\nconcurrency = 8\n'
+        )
+        run_batch([str(prompts)], tmp_path / "b.jsonl", options, progress=False)
+        assert (first.hits("/route"), second.hits("/route")) == (21, 21)
+
+
+def test_the_routers_a_batch_started_are_stopped_when_it_ends(tmp_path: Path) -> None:
+    routers = tmp_path / "routers.toml"
+    folder = Path(__file__).resolve().parents[3] / "examples" / "routers"
+    routers.write_text(
+        f'[routers.keywords]\nkind = "python"\nfunction = "keyword_router:route"\n'
+        f'path = "{folder}"\n'
+    )
+    prompts = tmp_path / "in.jsonl"
+    prompts.write_text(json.dumps({"prompt": "refund my invoice"}) + "\n")
+    options = BatchOptions(routers=routers, router_names=("keywords",), timings=False)
+    run_batch([str(prompts)], tmp_path / "out.jsonl", options, progress=False)
+    record = json.loads((tmp_path / "out.jsonl").read_text())
+    assert record["routers"]["keywords"]["route"] == "billing"
+    assert not [p for p in multiprocessing.active_children() if p.name == "routescope-router"]
+
+
+def test_a_routers_file_edited_while_the_batch_runs_is_refused(tmp_path: Path) -> None:
+    with serving(_service) as server:
+        routers, prompts = _setup(tmp_path, server.url("/route"))
+
+        def edit(progress: object) -> None:  # told once planned, before the first partition
+            routers.write_text(routers.read_text() + "rate_per_s = 5\n")
+
+        options = BatchOptions(routers=routers, router_names=("svc",))
+        with pytest.raises(BatchError, match="the routers file changed while the batch ran"):
+            run_batch([str(prompts)], tmp_path / "out.jsonl", options, on_progress=edit)
+        assert server.hits("/route") == 0
