@@ -157,7 +157,7 @@ class RoutersPage(QWidget):
         header = tree.header()
         header.setStretchLastSection(False)
         header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
-        for column, width in ((0, 70), (2, 90), (3, 90), (4, 84), (5, 84)):
+        for column, width in ((0, 70), (2, 90), (3, 90), (4, 96), (5, 96)):
             header.resizeSection(column, width)
         tree.itemDoubleClicked.connect(lambda item, _column: self._open(item))
         tree.currentItemChanged.connect(

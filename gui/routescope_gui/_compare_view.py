@@ -72,6 +72,12 @@ class CompareView(QWidget):
         self.pages.addTab(self.suite_page, "Suite under both sides")
         self.pages.addTab(self.routers_page, "Routers")
         self.pages.setCornerWidget(self.sides.controls, Qt.Corner.TopRightCorner)
+        # (rank tools and a suite under both packs: not the Routers page's, which has its own)
+        self.pages.currentChanged.connect(
+            lambda _index: self.sides.controls.setVisible(
+                self.pages.currentWidget() is not self.routers_page
+            )
+        )
         layout = QVBoxLayout(self)
         layout.setContentsMargins(6, 6, 6, 6)
         layout.addWidget(self.sides)

@@ -17,7 +17,6 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QModelIndex, Qt, Signal
 from PySide6.QtWidgets import (
     QHeaderView,
-    QLabel,
     QMenu,
     QPlainTextEdit,
     QPushButton,
@@ -55,7 +54,7 @@ NO_FILE = (
     "OpenAI-compatible endpoint), a Python function or a semantic-router file — "
     "examples/routers/routers.toml has one of each (docs/routers.md)."
 )
-_WIDTHS = {NAME: 120, ROUTE: 170, LATENCY: 72, EXPECTED: 96}
+_WIDTHS = {NAME: 120, ROUTE: 156, LATENCY: 68, EXPECTED: 96}
 _RAW_LINES = 8
 """The raw answer's height when it is shown, in lines."""
 
@@ -113,9 +112,9 @@ class ExternalView(QWidget):
         self.split.addWidget(self.raw_view)
         self.split.setCollapsible(0, False)
         layout = QVBoxLayout(self)
-        layout.addWidget(row_of((self.status, 1), self.refresh_button, self.open_button))
+        top = row_of((self.status, 1), self.raw_button, self.refresh_button, self.open_button)
+        layout.addWidget(top)
         layout.addWidget(self.split, 1)
-        layout.addWidget(row_of(self.raw_button, (QLabel(""), 1)))
 
     def _make_tree(self) -> QTreeWidget:
         tree = QTreeWidget()
@@ -268,7 +267,7 @@ class ExternalView(QWidget):
         decision = self.decisions.get(name or "")
         raw = decision.raw if decision is not None else ""
         where = f"{name}'s answer" if name else "the selected router's answer"
-        self.raw_button.setText(f"Raw answer — {where}" if name else "Raw answer")
+        self.raw_button.setText(f"Raw answer ({name})" if name else "Raw answer")
         if not self.raw_view.isVisible():
             return
         text = _pretty(raw) if raw else f"({where}: nothing received)"

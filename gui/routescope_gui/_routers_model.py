@@ -18,6 +18,7 @@ import datetime as dt
 import functools
 import threading
 from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -38,6 +39,8 @@ __all__ = ["ROUTE_DELAY_MS", "Routed", "RoutersModel", "router_context"]
 ROUTE_DELAY_MS = 120
 """The routers are asked once the prompt has not changed for this long (a request a
 keystroke would spend a service's rate limit on prompts nobody reads)."""
+_THREADS = 32
+"""The most routers asking at once (each router asks one prompt at a time)."""
 _FOLLOWED = frozenset({"text", "today", "context", "request"})
 """The request's fields an external router is given (the rule pack and catalog are not)."""
 
@@ -100,6 +103,9 @@ class RoutersModel(QObject):
         """What each router was last asked (its answer shown or on the way)."""
         self._lanes: dict[str, Lane] = {}
         self._file_lane = Lane()
+        self._threads = ThreadPoolExecutor(_THREADS, thread_name_prefix="routescope-router")
+        """The routers' own threads: a router that hangs until its timeout holds one of them,
+        never one the window's other work needs."""
         self._timer = QTimer(self, singleShot=True, interval=ROUTE_DELAY_MS)
         self._timer.timeout.connect(self._route)
 
@@ -215,7 +221,7 @@ class RoutersModel(QObject):
     def _lane(self, name: str) -> Lane:
         lane = self._lanes.get(name)
         if lane is None:
-            lane = self._lanes[name] = Lane()
+            lane = self._lanes[name] = Lane(self._threads)
         return lane
 
     def _decided(self, name: str, routed: Routed) -> None:
@@ -255,6 +261,7 @@ class RoutersModel(QObject):
         pool, self.pool = self.pool, None
         if pool is not None:
             pool.close()
+        self._threads.shutdown(wait=False, cancel_futures=True)
 
 
 def _asking(

@@ -108,7 +108,7 @@ def test_each_router_shows_its_route_scores_evidence_latency_and_raw_answer(  # 
     assert not view.raw_view.isVisible()
     view.raw_button.click()
     assert view.raw_view.isVisible() and '"route": "billing"' in view.raw_view.toPlainText()
-    assert view.raw_button.text() == "Raw answer — keywords's answer"
+    assert view.raw_button.text() == "Raw answer (keywords)"
 
 
 def test_typing_goes_on_while_a_router_is_slow_and_its_stale_answer_is_dropped(  # type: ignore[no-untyped-def]
