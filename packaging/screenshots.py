@@ -20,6 +20,8 @@ RESULTS = "prompts.results.jsonl"
 """The results of the batch over `LOG` (with the sample catalog's tools ranked), in the
 temporary folder the window starts in."""
 LOCAL = "Best ramen near Denver, Colorado open tonight — or how do I install OpenClaw?"
+PUBLIC = ROOT / "resources" / "labelled" / "public" / "public.jsonl"
+"""The public labelled set the Quality view scores the `refined` pack on."""
 SHOTS: tuple[tuple[str, list[str]], ...] = (
     ("screenshot.png", ["--tab", "Plan", LOCAL]),
     ("screenshot-linter.png", ["--tab", "Linter", "config"]),
@@ -38,6 +40,10 @@ SHOTS: tuple[tuple[str, list[str]], ...] = (
         ],
     ),
     ("screenshot-history.png", ["--tab", "History", LOCAL]),
+    (
+        "screenshot-quality.png",
+        ["--tab", "Quality", "--rules", "refined", "--labels", str(PUBLIC), LOCAL],
+    ),
     ("screenshot-batch.png", ["--tab", "Batch", "--batch-results", RESULTS]),
     ("screenshot-rules-editor.png", ["--rules-editor", LOCAL]),
     ("screenshot-dark.png", ["--theme", "dark", "--tab", "Plan", LOCAL]),
