@@ -29,6 +29,8 @@ ROUTERS = ROOT / "examples" / "routers"
 VSR_PORT = 8801
 """Where routers.toml's `vsr` router asks: the demo server runs there while the shots are
 made."""
+PUBLIC = ROOT / "resources" / "labelled" / "public" / "public.jsonl"
+"""The public labelled set the Quality view scores the `refined` pack on."""
 SHOTS: tuple[tuple[str, list[str]], ...] = (
     ("screenshot.png", ["--tab", "Plan", LOCAL]),
     ("screenshot-linter.png", ["--tab", "Linter", "config"]),
@@ -56,6 +58,10 @@ SHOTS: tuple[tuple[str, list[str]], ...] = (
             str(ROUTERS / "routers.toml"),
             "Why did the price of my plan go up? I was charged twice",
         ],
+    ),
+    (
+        "screenshot-quality.png",
+        ["--tab", "Quality", "--rules", "refined", "--labels", str(PUBLIC), LOCAL],
     ),
     ("screenshot-batch.png", ["--tab", "Batch", "--batch-results", RESULTS]),
     ("screenshot-rules-editor.png", ["--rules-editor", LOCAL]),

@@ -84,6 +84,9 @@ async def _start(app: QApplication, args: argparse.Namespace) -> int:
     if closed.is_set():  # (a quit during the first paint)
         return 0
     window.session.history.start()
+    labels = getattr(args, "labels", None)
+    if labels:  # (a failure is said in the window's status, as a Judgments ▸ Import one)
+        await _judge_with(window, labels)
     if restore:  # the last session comes back once the history store is open
         _apply_arguments(window, args, rules, search)
     else:
@@ -218,6 +221,10 @@ async def _screenshot(
             return 2
     if getattr(args, "presenter", False):
         window.presenter.set_on(True)
+    labels = getattr(args, "labels", None)
+    if labels and (failure := await _judge_with(window, labels)):
+        print(f"routescope-gui: error: {failure}", file=sys.stderr)
+        return 2
     if not await _show(window, args):
         return 2
     await _why_settled(window)
@@ -239,6 +246,9 @@ async def _show(window: MainWindow, args: argparse.Namespace) -> bool:
         return await _routed(window)
     if args.tab == HISTORY:
         await _history_listed(window)
+    elif args.tab == QUALITY:
+        window.show_tab(QUALITY)
+        await _settled(lambda: window.session.judge.busy or window.session.quality.busy)
     else:
         window.show_tab(args.tab)
     return True
@@ -336,6 +346,22 @@ async def _routed(window: MainWindow) -> bool:
         print("routescope-gui: error: no routers file (--routers FILE)", file=sys.stderr)
         return False
     return True
+
+
+async def _judge_with(window: MainWindow, path: str) -> str | None:
+    """`--labels FILE`: judge into the set named after the file from now on, the file's
+    labelled prompts imported into it; what went wrong, or None."""
+    history, judge = window.session.history, window.session.judge
+    await _settled(lambda: history.store is None)
+    failures: list[str] = []
+    judge.failed.connect(failures.append)
+    try:
+        if judge.use_set(Path(path).stem):
+            judge.import_file(path)
+            await _settled(lambda: judge.busy)
+    finally:
+        judge.failed.disconnect(failures.append)
+    return failures[0] if failures else None
 
 
 async def _history_listed(window: MainWindow) -> None:

@@ -65,6 +65,12 @@ def _parse(argv: Sequence[str]) -> argparse.Namespace:
         help="with --tab Batch: show the report of this results file of `routescope batch`",
     )
     parser.add_argument(
+        "--labels",
+        metavar="FILE",
+        help="judge into a set named after this labelled file (JSON lines, CSV, a suite's "
+        "YAML), its prompts imported: the Quality tab scores the pack on them",
+    )
+    parser.add_argument(
         "--compare-b",
         metavar="TEXT",
         help="with --tab Compare: compare the prompt (A) with this prompt (B)",
