@@ -22,7 +22,7 @@ import routescope
 
 from ._judging import QUALITY
 from ._session import Session
-from ._window import HISTORY, RESULT_TABS, VIEWS, MainWindow
+from ._window import EXTERNAL, HISTORY, RESULT_TABS, VIEWS, MainWindow
 
 if TYPE_CHECKING:
     from routescope import Request
@@ -53,11 +53,13 @@ async def _start(app: QApplication, args: argparse.Namespace) -> int:
     try:
         rules = routescope.RulesRef.given(args.rules) if args.rules else None
         search = _search_settings(args)
+        if getattr(args, "routers", None):
+            routescope.external.load_routers(args.routers)  # a bad file: one line, exit 2
     except routescope.RoutescopeError as exc:
         print(f"routescope-gui: error: {exc}", file=sys.stderr)
         return 2
     theme = getattr(args, "theme", "system")
-    names = [*RESULT_TABS, *VIEWS, HISTORY, QUALITY]
+    names = [*RESULT_TABS, EXTERNAL, *VIEWS, HISTORY, QUALITY]
     tab = getattr(args, "tab", None)
     if tab is not None and tab not in names:
         print(f"routescope-gui: error: no tab {tab!r} (one of {', '.join(names)})", file=sys.stderr)
@@ -91,6 +93,8 @@ async def _start(app: QApplication, args: argparse.Namespace) -> int:
         window.session.open_request(_warm_request(args, rules, search))
     if demo:
         window.open_demo(demo)
+    if getattr(args, "routers", None):
+        window.externals.open_file(args.routers, show=tab is None)
     if tab is not None:  # asked for on the command line: shown over the restored session's
         window.show_tab(tab)
     if getattr(args, "presenter", False):
@@ -207,6 +211,8 @@ async def _screenshot(
     window.resize(*(getattr(args, "size", None) or _SCREENSHOT_SIZE))
     window.show()
     session.open_request(_warm_request(args, rules, search))  # a small prompt: inspected at once
+    if getattr(args, "routers", None):
+        window.externals.open_file(args.routers, show=False)
     if getattr(args, "demo", None):
         try:
             window.demo.load(routescope.demo.read_demo(args.demo))
@@ -236,6 +242,8 @@ async def _show(window: MainWindow, args: argparse.Namespace) -> bool:
         return await _batch_report(window, args.batch_results)
     if args.tab == "Compare" and getattr(args, "compare_b", None):
         return await _comparison(window, args.compare_b)
+    if args.tab == EXTERNAL:
+        return await _routed(window)
     if args.tab == HISTORY:
         await _history_listed(window)
     elif args.tab == QUALITY:
@@ -319,6 +327,23 @@ async def _comparison(window: MainWindow, text_b: str) -> bool:
     window.show_tab("Compare")
     if await asyncio.wait_for(done, _ENGINE_SECONDS) is compare.failed:
         print(f"routescope-gui: error: {window.compare_view.status.text()}", file=sys.stderr)
+        return False
+    return True
+
+
+async def _routed(window: MainWindow) -> bool:
+    """The External tab with every router ticked answered (or said why it cannot)."""
+    model = window.session.routers
+    window.show_tab(EXTERNAL)
+
+    def waiting() -> bool:
+        if model.declared is None or model.busy:
+            return True
+        return any(n not in model.results and n not in model.problems for n in model.chosen)
+
+    await _settled(waiting)
+    if model.declared is None:
+        print("routescope-gui: error: no routers file (--routers FILE)", file=sys.stderr)
         return False
     return True
 
