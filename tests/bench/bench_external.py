@@ -17,8 +17,9 @@
   the model's own batched embedding of the same prompts, `route()` one prompt at a time, and a
   batch with `--router support`.
 
-Each figure is the median of `--repeats` runs (the semantic router and the model measured side by
-side in each, their share the median of the repeats' shares).
+Each figure is the median of `--repeats` runs; the semantic router and the model take turns
+over the same 64-prompt batches in each run, and their figures are those of the run whose
+share is the median.
 """
 
 from __future__ import annotations
@@ -234,16 +235,17 @@ def semantic_figures(repeats: int, folder: Path, count: int) -> tuple[dict[str, 
     model.embed(texts[:batch_size])
     router.route_many(texts[:batch_size])
 
-    def embedded() -> float:
-        started = time.perf_counter()
+    def side_by_side() -> tuple[float, float]:
+        """Prompts/s of the model's batched embedding and of `route_many`, a batch of each in
+        turn over the same prompts (both meet the same load of the machine)."""
+        spent = [0.0, 0.0]
         for start in range(0, len(texts), batch_size):
-            model.embed(texts[start : start + batch_size])
-        return len(texts) / (time.perf_counter() - started)
-
-    def routed() -> float:
-        started = time.perf_counter()
-        router.route_many(texts)
-        return len(texts) / (time.perf_counter() - started)
+            part = texts[start : start + batch_size]
+            for index, work in enumerate((model.embed, router.route_many)):
+                begun = time.perf_counter()
+                work(part)
+                spent[index] += time.perf_counter() - begun
+        return len(texts) / spent[0], len(texts) / spent[1]
 
     def one_by_one() -> float:
         some = texts[:batch_size]
@@ -252,15 +254,12 @@ def semantic_figures(repeats: int, folder: Path, count: int) -> tuple[dict[str, 
             router.route(text)
         return len(some) / (time.perf_counter() - started)
 
-    # Side by side in each repeat (the machine's load moves between repeats): the share is the
-    # median of the repeats' own shares.
-    pairs = [(embedded(), routed()) for _ in range(repeats)]
-    model_rate = statistics.median(model for model, _ in pairs)
-    router_rate = statistics.median(router for _, router in pairs)
-    share = statistics.median(router / model for model, router in pairs)
+    runs = sorted((side_by_side() for _ in range(repeats)), key=lambda run: run[1] / run[0])
+    model_rate, router_rate = runs[len(runs) // 2]  # the run of the median share
+    share = router_rate / model_rate
     single_rate = median(one_by_one, repeats)
     batch = BatchRun(folder, texts)
-    batch_rate = median(lambda: batch(EXAMPLES / "routers.toml", "support"), repeats)
+    batch_rate = median(functools.partial(batch, EXAMPLES / "routers.toml", "support"), repeats)
     figures = {
         "prompts": len(texts),
         "embed_batched_per_s": round(model_rate, 1),
