@@ -12,6 +12,7 @@ is never cancelled by the prompt changing: it goes on for the prompt it started 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -151,6 +152,15 @@ class ResearchModel(QObject):
         if self.live:
             self._prompt_changed()
         self._update_stale()
+
+    def set_grounding(self, mode: str) -> None:
+        """The window's grounding toggle: `auto` (from the goal), `required` or `not_required`
+        for the runs from now on (the settings' other fields stay); offline research runs
+        again."""
+        current = self.settings or routescope.research.ResearchSettings()
+        if mode == current.grounding or mode not in routescope.research.GROUNDING_MODES:
+            return
+        self.set_settings(dataclasses.replace(current, grounding=mode))
 
     def set_enabled(self, enabled: bool) -> None:
         """Research the prompt while enabled (someone looks at the research). When disabled,
@@ -293,7 +303,9 @@ class ResearchModel(QObject):
 
 
 def _offline_search(cache: Path | None) -> OfflineSearch:
-    return routescope.research.OfflineSearch(cache=cache)
+    search = routescope.research.OfflineSearch(cache=cache)
+    search.wait_for_passages = False  # the first runs go on terms alone while they are built
+    return search
 
 
 class _OnceSearch:

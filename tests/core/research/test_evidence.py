@@ -73,6 +73,7 @@ def test_a_term_round_trips_through_a_prompts_inputs() -> None:
             term.kind,
             float(str(data["weight"])),
             term.document_frequency,
+            named=bool(data["named"]),
         )
         assert again == term
 
