@@ -192,10 +192,12 @@ class ResearchModel(QObject):
         self._cancel(BY_YOU)
 
     def close(self) -> None:
-        """Stop background research (the window is closing): a run under way is cancelled."""
+        """Stop background research (the window is closing): a run under way is cancelled,
+        and so is a build of the offline index's passage vectors (it starts again next time)."""
         self._timer.stop()
         self._enabled = False
         self._cancel(WINDOW_CLOSED)
+        self._offline.close()
 
     def _prompt_changed(self) -> None:
         """A run over the network goes on for the prompt it started with (and is marked
@@ -322,6 +324,13 @@ class _OnceSearch:
             if self._search is None:
                 self._search = self._factory(self._cache)
             return self._search
+
+    def close(self) -> None:
+        """Stop the search's background work, if it was made (`OfflineSearch.close`)."""
+        with self._lock:
+            search = self._search
+        if search is not None:
+            search.close()
 
 
 class _ResearchFailedError(Exception):

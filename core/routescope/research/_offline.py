@@ -18,6 +18,7 @@ without HTTP.
 from __future__ import annotations
 
 import asyncio
+import atexit
 import contextlib
 import hashlib
 import os
@@ -155,6 +156,7 @@ class OfflineSearch:
         False: until they are built (in a background thread, started then), research runs on
         terms alone and `semantic_note` says so (the window)."""
         self._building: threading.Thread | None = None
+        self._closed = False
         self._embedder = embedder or bundled_embedder
         self._passages: PassageIndex | None = None
         self._passages_lock = threading.Lock()
@@ -324,12 +326,31 @@ class OfflineSearch:
         self.semantic_note = ""
         return vectors
 
+    def close(self) -> None:
+        """Stop a build of passage vectors under way in the background and wait for it (the
+        batch it is embedding: well under a second); none starts afterwards, and research goes
+        on with terms alone. Done at exit for every search still building: a thread left
+        inside onnxruntime while the interpreter exits aborts the process ("terminate called
+        without an active exception")."""
+        with self._passages_lock:
+            self._closed = True
+            building, index = self._building, self._passages
+        if index is not None:
+            index.stop()
+        if building is not None and building is not threading.current_thread():
+            building.join()
+
     def _build_in_background(self, index: PassageIndex) -> None:
         with self._passages_lock:
+            if self._closed:
+                self.semantic_note = "closed: keyword search and term evidence only"
+                return
             if self._building is None or not self._building.is_alive():
                 self._building = threading.Thread(
                     target=self._build, args=(index,), name="passage-vectors", daemon=True
                 )
+                with _BUILDING_LOCK:
+                    _BUILDING.add(self)
                 self._building.start()
         self.semantic_note = (
             "the offline index's passage vectors are being built (once, a minute or so): "
@@ -341,6 +362,9 @@ class OfflineSearch:
             index.open()
         except EmbedderError as exc:
             self.semantic_note = f"{exc}: keyword search and term evidence only"
+        finally:
+            with _BUILDING_LOCK:
+                _BUILDING.discard(self)
 
     def _documents_for_passages(self) -> Iterator[tuple[str, str, str]]:
         count = 0
@@ -594,6 +618,21 @@ class OfflineReader:
                 title, text = found
                 pages.append(PageRead(url, True, self.rule, 200, None, title, text))
         return pages
+
+
+_BUILDING: set[OfflineSearch] = set()
+"""The searches whose passage vectors are being built in a background thread."""
+_BUILDING_LOCK = threading.Lock()
+
+
+@atexit.register
+def _stop_background_builds() -> None:
+    """At exit (after the interpreter joined its other threads, before it stops the daemon
+    ones): every background build stopped and waited for."""
+    with _BUILDING_LOCK:
+        building = list(_BUILDING)
+    for search in building:
+        search.close()
 
 
 def _semantic_default() -> bool:

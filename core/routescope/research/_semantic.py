@@ -45,6 +45,7 @@ from ._goal_terms import STOPWORDS
 __all__ = [
     "PASSAGES_PER_PAGE",
     "PASSAGE_CHARS",
+    "BuildStoppedError",
     "Embedder",
     "PageSemantics",
     "PassageIndex",
@@ -203,11 +204,16 @@ class PassageVectors:
         return ranked
 
 
-def _embed_sorted(embedder: Embedder, texts: Sequence[str]) -> np.ndarray:
-    """`texts` embedded in batches of similar length (little padding), in their order."""
+def _embed_sorted(
+    embedder: Embedder, texts: Sequence[str], stop: threading.Event | None = None
+) -> np.ndarray:
+    """`texts` embedded in batches of similar length (little padding), in their order. When
+    `stop` is set, `BuildStoppedError` is raised before the next batch."""
     order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
     rows: list[np.ndarray] = []
     for start in range(0, len(order), _BATCH):
+        if stop is not None and stop.is_set():
+            raise BuildStoppedError("the passage vectors' build was stopped")
         batch = [texts[i] for i in order[start : start + _BATCH]]
         rows.append(np.asarray(embedder.embed(batch), dtype=np.float32))
     if not rows:
@@ -272,11 +278,16 @@ def _unpack(path: Path, key: str, model_id: str) -> PassageVectors | None:
     )
 
 
+class BuildStoppedError(EmbedderError):
+    """`PassageIndex.stop` stopped a build of passage vectors: nothing was cached."""
+
+
 class PassageIndex:
     """The passage vectors of one corpus, built once per corpus and model and cached in
     `cache` (`passages-<key>-<model>.npz`): `open()` loads or builds them, once,
     thread-safely. `documents` yields the corpus's (url, title, body); `embedder` makes the
-    model for the build (it may use every core: a one-off), `model_id` names it."""
+    model for the build (it may use every core: a one-off), `model_id` names it. `stop()`
+    ends a build under way after its current batch (`BuildStoppedError`)."""
 
     def __init__(
         self,
@@ -294,6 +305,7 @@ class PassageIndex:
         self._embedder = embedder
         self._lock = threading.Lock()
         self._vectors: PassageVectors | None = None
+        self._stop = threading.Event()
         self.note = ""
         """What happened to the cache (rebuilt, not writable), one line; "" when nothing."""
 
@@ -309,6 +321,11 @@ class PassageIndex:
     def cached(self) -> bool:
         """Whether a file for these vectors is there (not checked: `open` checks it)."""
         return self.ready or self.path().is_file()
+
+    def stop(self) -> None:
+        """End a build under way after the batch it is embedding, and any later one at once:
+        `open` then raises `BuildStoppedError`. Loaded vectors stay usable."""
+        self._stop.set()
 
     def open(self) -> PassageVectors:
         """The corpus's passage vectors: the cached file when it is sound, else built (and
@@ -347,6 +364,8 @@ class PassageIndex:
         texts: list[str] = []
         seen: set[str] = set()
         for url, title, body in self._documents():
+            if self._stop.is_set():
+                raise BuildStoppedError("the passage vectors' build was stopped")
             if url in seen:
                 continue
             seen.add(url)
@@ -354,7 +373,9 @@ class PassageIndex:
             texts.extend(passages(title, body))
             starts.append(len(texts))
         embedder = self._embedder()
-        vectors = _embed_sorted(embedder, texts) if texts else np.zeros((0, 384), np.float32)
+        vectors = (
+            _embed_sorted(embedder, texts, self._stop) if texts else np.zeros((0, 384), np.float32)
+        )
         return PassageVectors(
             tuple(urls),
             np.asarray(starts, dtype=np.int64),

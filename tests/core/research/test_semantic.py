@@ -6,11 +6,15 @@ stands in for the model (`_fake_embedder`); the real model is measured in `make 
 from __future__ import annotations
 
 import asyncio
+import subprocess
+import sys
+import threading
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+from routescope._embedding import model_installed
 from routescope.research import (
     Attempt,
     OfflineSearch,
@@ -26,6 +30,7 @@ from routescope.research._offline import OfflineDocument
 from routescope.research._page_evidence import Source, semantic_relevance
 from routescope.research._semantic import (
     PASSAGES_PER_PAGE,
+    BuildStoppedError,
     PassageIndex,
     Semantics,
     aspects,
@@ -299,3 +304,134 @@ def test_a_module_that_extends_its_all_is_read_whole(tmp_path: Path) -> None:
     )
     _, parts = source_docs(source, "")
     assert parts == ["A module.", "a(): A does a.", "b(): B does b.", "c(): C does c."]
+
+
+# -- a build stopped -----------------------------------------------------------------------------
+
+
+class _HeldEmbedder(FakeEmbedder):
+    """Embeds once `release` is set, after saying it started (`started`)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.started, self.release = threading.Event(), threading.Event()
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        self.started.set()
+        assert self.release.wait(30)
+        return super().embed(texts)
+
+
+def _many(count: int) -> list[OfflineDocument]:
+    return [
+        OfflineDocument(
+            f"https://docs.python.org/3/library/m{i}.html",
+            f"m{i} — module {i}",
+            f"Module {i} does thing {i}.\n\nIt also does other thing {i}.",
+            "stdlib",
+        )
+        for i in range(count)
+    ]
+
+
+def test_a_stopped_build_ends_after_its_batch_and_caches_nothing(tmp_path: Path) -> None:
+    model = _HeldEmbedder()
+    corpus = _many(40)  # 120 passages: four batches
+
+    def documents() -> list[tuple[str, str, str]]:
+        return [(d.url, d.title, d.body) for d in corpus]
+
+    index = PassageIndex(tmp_path, "k" * 32, documents, embedder=lambda: model, model_id="held")
+    failed: list[BaseException] = []
+
+    def build() -> None:
+        try:
+            index.open()
+        except BuildStoppedError as exc:
+            failed.append(exc)
+
+    thread = threading.Thread(target=build)
+    thread.start()
+    assert model.started.wait(30)
+    index.stop()
+    model.release.set()
+    thread.join(30)
+    assert not thread.is_alive() and len(model.calls) == 1
+    assert [str(exc) for exc in failed] == ["the passage vectors' build was stopped"]
+    assert list(tmp_path.iterdir()) == []
+    with pytest.raises(BuildStoppedError):
+        index.open()
+
+
+def test_closing_a_search_stops_its_background_build_and_waits_for_it(tmp_path: Path) -> None:
+    model = _HeldEmbedder()
+    search = OfflineSearch(
+        tmp_path, documents=_many(40), key="many", semantic=True, embedder=lambda: model
+    )
+    search.wait_for_passages = False  # as the window has it
+    assert search.passage_vectors() is None and "being built" in search.semantic_note
+    assert model.started.wait(30)
+    building = [t for t in threading.enumerate() if t.name == "passage-vectors"]
+    assert len(building) == 1
+    closing = threading.Thread(target=search.close)
+    closing.start()
+    closing.join(0.2)
+    assert closing.is_alive()  # it waits for the batch under way
+    model.release.set()
+    closing.join(30)
+    assert not closing.is_alive() and not building[0].is_alive()
+    assert len(model.calls) == 1 and not list(tmp_path.glob("passages-*"))
+    assert "stopped" in search.semantic_note
+    assert search.passage_vectors() is None  # none starts after the close
+    assert not any(t.name == "passage-vectors" and t.is_alive() for t in threading.enumerate())
+    assert asyncio.run(search.search("module", max_results=1)).results  # terms still search
+
+
+_EXIT_MID_BUILD = """
+import sys, threading
+from pathlib import Path
+from routescope.research._offline import OfflineDocument, OfflineSearch
+from routescope.research._semantic import build_threads, bundled_embedder
+
+model, running = bundled_embedder(build_threads()), threading.Event()
+
+class Running:  # says when onnxruntime runs the model (its GIL released)
+    def __init__(self, session):
+        self.session = session
+
+    def get_inputs(self):
+        return self.session.get_inputs()
+
+    def run(self, outputs, feeds):
+        running.set()
+        return self.session.run(outputs, feeds)
+
+model._session = Running(model._session)
+documents = [
+    OfflineDocument(f"https://docs.python.org/3/library/m{i}.html", f"m{i}",
+                    f"Module {i} reads and writes files of kind {i}, " * 8, "stdlib")
+    for i in range(500)
+]
+search = OfflineSearch(Path(sys.argv[1]), documents=documents, key="exit", semantic=True,
+                       embedder=lambda: model)
+search.wait_for_passages = False
+search.passage_vectors()
+assert running.wait(60)
+print("exiting while the model runs", flush=True)
+"""
+
+
+@pytest.mark.skipif(not model_installed(), reason="the embedding model is not installed")
+def test_the_process_exits_cleanly_in_the_middle_of_a_background_build(tmp_path: Path) -> None:
+    """A build thread left inside onnxruntime while the interpreter exits aborted the process
+    ("terminate called without an active exception": the bundle's self-test). At exit the
+    build is stopped and waited for."""
+    done = subprocess.run(
+        [sys.executable, "-c", _EXIT_MID_BUILD, str(tmp_path / "cache")],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert (done.returncode, done.stderr) == (0, "")
+    assert done.stdout == "exiting while the model runs\n"
+    assert not list((tmp_path / "cache").glob("passages-*"))
