@@ -179,6 +179,8 @@ class Outcome:
     confidence: float
     queries: list[str] = field(default_factory=list)
     findings: list[str] = field(default_factory=list)
+    finding_evidence: list[dict[str, Any]] = field(default_factory=list)
+    """Per finding: its attempt, relevance, meaning (cosine and relevance) and terms."""
     baseline: list[str] = field(default_factory=list)
     embedding: list[str] = field(default_factory=list)
     seconds: float = 0.0
@@ -241,10 +243,28 @@ def outcome(
         confidence=result.quality.confidence,
         queries=[a.query for a in result.attempts],
         findings=findings,
+        finding_evidence=[_finding_evidence(f) for f in result.findings[:k]],
         baseline=[u for u, _ in bm25[:k]],
         embedding=[u for u, _ in (embedding or [])[:k]],
         seconds=round(seconds, 3),
     )
+
+
+def _finding_evidence(finding: Any) -> dict[str, Any]:
+    evidence = finding.evidence
+    if evidence is None:
+        return {"url": finding.url, "attempt": finding.attempt}
+    return {
+        "url": finding.url,
+        "attempt": finding.attempt,
+        "relevance": evidence.relevance,
+        "about": evidence.about_goal,
+        "similarity": evidence.similarity,
+        "meaning": evidence.semantic_relevance,
+        "terms": evidence.term_relevance,
+        "supports": list(evidence.supports),
+        "passage": evidence.passage[:120],
+    }
 
 
 async def run_goals(
