@@ -123,7 +123,13 @@ class _HeuristicThreeAttempts:
             return answer
         if name == "research_relevance_evaluator":
             self._graded += 1
-            update = {"relevance": 0.2 * self._graded, "should_retry": True}
+            rising = 0.2 * self._graded  # every grade, so the score rises: no early stop
+            update = {
+                "relevance": rising,
+                "coverage": rising,
+                "confidence": rising,
+                "should_retry": True,
+            }
         elif name == "research_query_refiner":
             words = str(getattr(value, "query", "")).split() or ["python"]
             words = words if len(words) > 1 else [*words, "python"]

@@ -48,7 +48,11 @@ _GOOD_COVERAGE = 0.6
 _WEAK_RELEVANCE = 0.6
 _OFF_TOPIC = 0.3
 _NAMED_UNKNOWN_CAP = 0.5
-"""Relevance and coverage at most, when the goal names something no document mentions."""
+"""Relevance and coverage at most, when the goal names something no document mentions, or
+something no page read is about that only a handful of documents mention in passing."""
+_IN_PASSING = 5
+"""A named thing in at most this many documents, none of the pages read titled with it, is
+mentioned in passing: the index does not document it (`Scipy`, `Flask` in a README)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -174,7 +178,8 @@ def assess(
     confidence = _score(min(raw, 0.9))
 
     named = [t.text for t in terms if t.named and not t.findable and t.document_frequency == 0]
-    if named:  # the goal names something no document mentions: no page here can answer it
+    passing = _in_passing(terms, pages)
+    if named or passing:  # the goal names something no page here documents: none can answer it
         relevance = min(relevance, _NAMED_UNKNOWN_CAP)
         coverage = min(coverage, _NAMED_UNKNOWN_CAP)
     retry, retry_why = _retry(
@@ -193,6 +198,9 @@ def assess(
         f"; the goal names {quoted(named)}, in no document of the index: capped at "
         f"{_NAMED_UNKNOWN_CAP:.1f}"
         if named
+        else f"; the goal names {quoted(passing)}, which no page read is about and at most "
+        f"{_IN_PASSING} documents of the index mention: capped at {_NAMED_UNKNOWN_CAP:.1f}"
+        if passing
         else ""
     )
     relevance_text = (
@@ -242,6 +250,24 @@ def assess(
             ScoreReason("retry", None, retry_why),
         ),
     )
+
+
+def _in_passing(terms: Sequence[GoalTerm], pages: Sequence[PageEvidence]) -> list[str]:
+    """The words the goal names a thing with (a library, a product: `GoalTerm.named`; not an
+    acronym such as DNS, which documents use in passing) that at most `_IN_PASSING` documents
+    of the index mention and no page read has in its title."""
+    titled = {m.term for page in pages for m in page.matches if m.where == "title"}
+    return [
+        t.text
+        for t in terms
+        if t.named
+        and " " not in t.text
+        and not t.common
+        and not t.text.isupper()
+        and t.document_frequency is not None
+        and 0 < t.document_frequency <= _IN_PASSING
+        and t.text not in titled
+    ]
 
 
 def _aspect_coverage(

@@ -55,6 +55,7 @@ from ._semantic import (
     Embedder,
     PassageIndex,
     PassageVectors,
+    aspects,
     build_threads,
     bundled_embedder,
 )
@@ -444,8 +445,8 @@ class OfflineSearch:
         self, text: str, terms: list[str], max_results: int, goal: str | None = None
     ) -> tuple[list[SearchHit], int]:
         """BM25 for `terms` and the passage vectors for `text` (and for `goal`, the research
-        goal, when given), fused by reciprocal rank (`RRF_K`); BM25 alone when the search is
-        keyword-only."""
+        goal, when given, and for each thing it asks for when it asks for several: `aspects`),
+        fused by reciprocal rank (`RRF_K`); BM25 alone when the search is keyword-only."""
         pool = max_results * 2 + 5
         hits, duplicates = self.search_sync(terms, pool)
         vectors = self.passage_vectors() if self.semantic else None
@@ -453,6 +454,9 @@ class OfflineSearch:
         if vectors is None or model is None:
             return hits[:max_results], duplicates
         texts = [text] if not goal or goal.strip() == text.strip() else [text, goal]
+        parts = aspects(goal) if goal else []
+        if len(parts) > 1:  # a page that answers one of them is not outranked by the others
+            texts += parts
         queries = np.asarray(model.embed(texts), dtype=np.float32)
         denses = [vectors.rank(query, pool) for query in queries]
         fused: dict[str, float] = {}

@@ -7,6 +7,7 @@ Pure and deterministic, linear in the text read (each page's text is cut at
 
 from __future__ import annotations
 
+import functools
 import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
@@ -46,15 +47,17 @@ FULL_SHARE = 0.75
 that a page answering them need not repeat."""
 SEMANTIC_LOW = 0.25
 """A passage this near the goal (cosine, all-MiniLM-L6-v2) or less says nothing for it."""
-SEMANTIC_HIGH = 0.5
+SEMANTIC_HIGH = 0.6
 """A passage this near the goal or nearer answers it in other words: semantic relevance 1."""
-SEMANTIC_WEIGHT = 0.75
+SEMANTIC_WEIGHT = 0.85
 """A page's relevance is this share of its semantic relevance and the rest of its terms'."""
 ASPECT_ANSWERED = 0.45
 """An aspect of the goal whose nearest passage on a page is this near is answered there."""
 _EXCERPT = 60
 """Characters of context on each side of a match in an excerpt."""
 LABEL = "heuristic: "
+_TOKENISED = 64
+"""Parts of pages whose tokens are kept (a run reads at most 15 pages, each in 3 parts)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,7 +138,10 @@ class _Text:
     lowered: str = ""
 
 
+@functools.lru_cache(maxsize=_TOKENISED)
 def _tokens(text: str) -> _Text:
+    """The tokens of `text`, kept for the pages read lately: every attempt and the evaluator
+    grade the same pages again (the result is only read, but for `lowered`, set once)."""
     first: dict[str, int] = {}
     counts: Counter[str] = Counter()
     for match in COMPOUND_WORD.finditer(text):

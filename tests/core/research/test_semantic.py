@@ -156,6 +156,21 @@ def test_the_offline_search_finds_a_page_in_other_words(tmp_path: Path) -> None:
     assert [hit.rank for hit in fused.results] == list(range(1, len(fused.results) + 1))
 
 
+def test_a_goal_that_asks_for_two_things_is_searched_for_each(tmp_path: Path) -> None:
+    """The passages nearest each aspect are fused beside those nearest the whole goal: a page
+    that answers one of the things asked is not outranked by pages near the goal's average."""
+    model = FakeEmbedder()
+    hybrid = search(tmp_path, model)
+    goal = "save a dict to disk and find the name of the computer"
+    assert aspects(goal) == ["save a dict to disk", "find the name of the computer"]
+    fused = asyncio.run(hybrid.search("dict computer", max_results=2, goal=goal))
+    assert {hit.url for hit in fused.results} == {SHELVE, SOCKET}
+    assert ["dict computer", goal, *aspects(goal)] in model.calls
+    model.calls.clear()
+    asyncio.run(hybrid.search("dict disk", max_results=2, goal="save a dict to disk"))
+    assert model.calls == [["dict disk", "save a dict to disk"]]
+
+
 def test_without_a_model_the_search_is_keyword_only_and_says_so(tmp_path: Path) -> None:
     bare = OfflineSearch(tmp_path, documents=CORPUS, semantic=True, embedder=lambda: None)
     assert bare.passage_vectors() is None and bare.rank_semantic("host", 3) == []
