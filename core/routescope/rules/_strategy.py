@@ -38,6 +38,10 @@ class IntentRules(Strict):
     year_window: tuple[int, int] | None = None
     """Only years from `today`'s year + the first to + the second count ([-1, 1]); None: any
     year from 1900 to 2099, as the seed says."""
+    date_is_time_sensitive: bool = False
+    """A calendar date ("April 23", "the 9th of march", "2023-04-12", "4/23/2023") makes a
+    prompt time-sensitive, whatever its year: a booking, a show or a forecast for a day (the
+    seed counts years only)."""
     exceptions: dict[IntentName, list[str]] = {}
     """Phrases inside which a keyword of that intent does not count (`state of`, `post review`)."""
 
@@ -103,6 +107,16 @@ class PlaceRules(Strict):
     cities of 100,000 people or more, and any US city of 15,000 when its state follows."""
     not_places: list[str] = []
     """Words never read as a lower-case place ("reading", "mobile")."""
+    state_codes: bool = False
+    """A US state's two-letter code written in capitals after a gazetteer preposition ("a table
+    in MI") is a place, as its name is."""
+    topic_questions: list[str] = []
+    """Words that open a knowledge question ("who", "what is the", "how many"): in a prompt
+    opening with one, a place after a local preposition gives the place hint but does not make
+    the prompt local ("who were the first settlers in san antonio")."""
+    local_names: bool = False
+    """In a prompt its keywords already make local ("weather", "restaurant"), any capitalized
+    name after a gazetteer preposition is the place ("will it rain in Tenino"), known or not."""
 
     _clean = field_validator(
         "always_prepositions",
@@ -110,6 +124,7 @@ class PlaceRules(Strict):
         "gazetteer",
         "local_intent_prepositions",
         "not_places",
+        "topic_questions",
     )(clean_phrases)
 
 
