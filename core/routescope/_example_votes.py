@@ -13,6 +13,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import json
+import threading
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -77,11 +78,18 @@ def example_set(name: str) -> ExampleSet:
     )
 
 
-@functools.cache
-def _embedder() -> MiniLMOnnx:
-    from .toolsearch import MiniLMOnnx
+_LOADING = threading.Lock()
+_MODEL: list[MiniLMOnnx] = []
 
-    return MiniLMOnnx()
+
+def _embedder() -> MiniLMOnnx:
+    """The bundled model, loaded once per process (a window votes from two worker threads)."""
+    with _LOADING:
+        if not _MODEL:
+            from .toolsearch import MiniLMOnnx
+
+            _MODEL.append(MiniLMOnnx())
+        return _MODEL[0]
 
 
 def vote_on_examples(context: QueryContext, rules: RulePack) -> QueryContext:
