@@ -37,6 +37,19 @@ SHOTS: tuple[tuple[str, list[str]], ...] = (
     ("screenshot-contract.png", ["--tab", "Contract", "Lend 100 USDC on Kamino"]),
     ("screenshot-tools.png", ["--tab", "Tools", "why is my container crashing after the deploy?"]),
     ("screenshot-research.png", ["--tab", "Research", "asyncio event loop in a thread"]),
+    # Issue 27: an answerable goal, an unanswerable one that needs grounding, a general one.
+    (
+        "screenshot-research-answerable.png",
+        ["--tab", "Research", "How to copy a file using python?"],
+    ),
+    (
+        "screenshot-research-grounding.png",
+        ["--tab", "Research", "cheapest ferry from Helsinki to Tallinn next week"],
+    ),
+    (
+        "screenshot-research-general.png",
+        ["--theme", "dark", "--tab", "Research", "who wrote he ain't heavy he's my brother lyrics"],
+    ),
     ("screenshot-json.png", ["--tab", "Raw JSON", "OpenClaw news this week"]),
     (
         "screenshot-compare.png",
