@@ -26,7 +26,7 @@ from .strategy._models import ExampleNeighbour, ExampleVote, IntentFlags, Keywor
 if TYPE_CHECKING:
     import numpy as np
 
-    from .toolsearch import MiniLMOnnx
+    from ._embedding import MiniLMOnnx
 
 __all__ = ["ExampleSet", "example_set", "vote_on_examples"]
 
@@ -86,7 +86,7 @@ def _embedder() -> MiniLMOnnx:
     """The bundled model, loaded once per process (a window votes from two worker threads)."""
     with _LOADING:
         if not _MODEL:
-            from .toolsearch import MiniLMOnnx
+            from ._embedding import MiniLMOnnx
 
             _MODEL.append(MiniLMOnnx())
         return _MODEL[0]
@@ -100,7 +100,7 @@ def vote_on_examples(context: QueryContext, rules: RulePack) -> QueryContext:
         return context
     import numpy as np
 
-    from .toolsearch._vectors import one_blas_thread
+    from ._embedding import one_blas_thread
 
     examples = example_set(voting.set)
     query = _embedder().embed([context.raw_text])[0]
