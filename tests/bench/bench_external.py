@@ -60,9 +60,9 @@ Row = tuple[str, str, str, str]
 
 
 @contextlib.contextmanager
-def service(*options: str) -> Iterator[str]:
+def service(*options: str, latency_s: float = LATENCY_S) -> Iterator[str]:
     """The slow routing service in a process of its own; its URL."""
-    latency = f"{LATENCY_S * 1000:g}"
+    latency = f"{latency_s * 1000:g}"
     process = subprocess.Popen(
         [sys.executable, str(_SERVER), "--port", "0", "--latency-ms", latency, *options],
         stdout=subprocess.PIPE,
