@@ -181,6 +181,11 @@ class MainWindow(QMainWindow):
         self.refined_rules_action = act(
             self, "Built-in refined rules", lambda: self._use_named_rules("refined")
         )
+        self.semantic_rules_action = act(
+            self,
+            "Built-in refined-semantic rules",
+            lambda: self._use_named_rules("refined-semantic"),
+        )
         self.edit_rules_action = act(self, "Edit rule pack…", self.edit_rules, "Ctrl+E")
         self.open_catalog_action = act(self, "Open catalog…", self._choose_catalog)
         self.open_suite_action = act(self, "Open suite…", self.asks.choose_suite)
@@ -287,6 +292,7 @@ class MainWindow(QMainWindow):
             self.open_rules_action,
             self.builtin_rules_action,
             self.refined_rules_action,
+            self.semantic_rules_action,
         ]
         file += [self.edit_rules_action, self.open_catalog_action, self.open_suite_action, None]
         file += [self.save_session_action, self.open_session_action, self.export_json_action]
@@ -654,7 +660,8 @@ class MainWindow(QMainWindow):
         self._use_named_rules("default")
 
     def _use_named_rules(self, name: str) -> None:
-        """A pack shipped with Routescope: `default` (the seeds) or `refined` (issue 26)."""
+        """A pack shipped with Routescope: `default` (the seeds), `refined` or `refined-semantic`
+        (issue 26)."""
         if not self._settle_rule_edits():
             return
         self.live.show_banner("")

@@ -36,7 +36,7 @@ def _parse(argv: Sequence[str]) -> argparse.Namespace:
     parser.add_argument(
         "--rules",
         metavar="FILE",
-        help="a TOML rule pack, or a built-in one by name (default, refined)",
+        help="a TOML rule pack, or a built-in one by name (default, refined, refined-semantic)",
     )
     parser.add_argument(
         "--routers",

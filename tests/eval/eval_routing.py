@@ -1,7 +1,11 @@
-"""Routing quality of the built-in packs on the public labelled set, both parts, beside a plain
-baseline (every flag off: the majority answer, strategy `general`, no place, no entity); then
-each flag's F1 and the figures per source, so that a gain on one source is not a loss hidden in
-another.
+"""Routing quality of the built-in packs on the public labelled set, both parts, beside two plain
+baselines (every flag off: the majority answer, strategy `general`, no place, no entity; and
+the nearest examples alone: each flag by a similarity-weighted majority of the 5 nearest
+prompts of the tuning part, the prompt itself left out, no rule); then each flag's F1 and the
+figures per source, so that a gain on one source is not a loss hidden in another.
+
+`refined-semantic`'s tuning figures are not cross-validated: a tuning prompt is in its example
+set and finds itself nearest (its votes were chosen leaving it out: tests/eval/write_examples.py).
 
     .venv/bin/python -m tests.eval.eval_routing [--json FILE]
 
@@ -12,11 +16,20 @@ Targets for `refined` on the held-out part (issue 26): macro-F1 ≥ 0.85, strate
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 from collections.abc import Sequence
 
 from routescope import resources_root
-from routescope.judge import LabelledCase, Prediction, Scorecard, predict_all, read_labelled, score
+from routescope.judge import (
+    LabelledCase,
+    Labels,
+    Prediction,
+    Scorecard,
+    predict_all,
+    read_labelled,
+    score,
+)
 from routescope.rules import INTENTS, RulePack, builtin_rules_text, parse_rules
 
 SET = resources_root() / "labelled" / "public" / "public.jsonl"
@@ -55,6 +68,33 @@ def _baseline() -> Prediction:
     )
 
 
+def _nearest_alone(cases: Sequence[LabelledCase], k: int = 5) -> list[Prediction]:
+    """The plain semantic baseline: every flag by the similarity-weighted majority of the `k`
+    nearest tuning prompts (the prompt itself left out), strategy from those flags."""
+    import numpy as np
+
+    from routescope._example_votes import example_set
+    from routescope.toolsearch import MiniLMOnnx
+
+    examples = example_set("public-tune")
+    ids = {case.prompt: i for i, case in enumerate(c for c in cases if c.part == "tune")}
+    model = MiniLMOnnx()
+    out = []
+    for case in cases:
+        similarities = examples.vectors @ model.embed([case.prompt])[0]
+        if case.part == "tune":
+            similarities[ids[case.prompt]] = -np.inf
+        nearest = np.argsort(-similarities, kind="stable")[:k]
+        weights = np.maximum(similarities[nearest], 0.0)
+        flags = {
+            name: bool(weights[examples.labels[name][nearest]].sum() * 2 > weights.sum())
+            for name in INTENTS
+        }
+        strategy = Labels(**flags).expected_strategy()  # as the seed routes the flags
+        out.append(dataclasses.replace(_baseline(), flags=flags, strategy=strategy))
+    return out
+
+
 def _source(case: LabelledCase) -> str:
     return str(case.extra.get("source", "?"))
 
@@ -82,31 +122,35 @@ def main(argv: Sequence[str] | None = None) -> int:
     packs: dict[str, dict[str, dict[str, Figures]]] = {
         "baseline (all off)": _by_part_and_source(cases, [_baseline() for _ in cases])
     }
-    for name in ("default", "refined"):
+    packs["nearest 5 alone"] = _by_part_and_source(cases, _nearest_alone(cases))
+    for name in ("default", "refined", "refined-semantic"):
         pack: RulePack = parse_rules(builtin_rules_text(name), f"{name}.toml")
         packs[name] = _by_part_and_source(cases, predict_all(cases, pack))
     print(f"{len(cases)} labelled prompts ({SET.name}); figures: tune / held-out")
     _table("pack", {name: rows["all"] for name, rows in packs.items()}, COLUMNS)
-    refined = packs["refined"]["all"]["heldout"]
-    met = [
-        f"{column} {_n(refined[column])} {'≥' if (refined[column] or 0) >= goal else '<'} {goal}"
-        for column, goal in TARGETS.items()
-    ]
-    print("refined on the held-out part against the targets: " + ", ".join(met))
+    for name in ("refined", "refined-semantic"):
+        held = packs[name]["all"]["heldout"]
+        met = [
+            f"{column} {_n(held[column])} {'≥' if (held[column] or 0) >= goal else '<'} {goal}"
+            for column, goal in TARGETS.items()
+        ]
+        print(f"{name} on the held-out part against the targets: " + ", ".join(met))
     print("\nF1 per flag")
     flags = tuple(f"f1_{name}" for name in INTENTS)
     _table("pack", {name: rows["all"] for name, rows in packs.items()}, flags, INTENTS)
-    print("\nper source: strategy accuracy and macro-F1, default → refined")
     sources = sorted(k for k in packs["default"] if k != "all")
-    print(f"{'source':<16}{'prompts':>10}{'strategy':>32}{'macro-F1':>32}")
-    for source in sources:
-        default, mine = packs["default"][source], packs["refined"][source]
-        counts = "/".join(str(default[part]["cases"]) for part in PARTS)
-        strategy = " | ".join(
-            f"{_n(default[p]['strategy'])}→{_n(mine[p]['strategy'])}" for p in PARTS
-        )
-        macro = " | ".join(f"{_n(default[p]['macro_f1'])}→{_n(mine[p]['macro_f1'])}" for p in PARTS)
-        print(f"{source:<16}{counts:>10}{strategy:>32}{macro:>32}")
+    for column, title in (("strategy", "strategy accuracy"), ("macro_f1", "macro-F1")):
+        print(f"\nper source: {title}")
+        by_source = {
+            f"{source} ({'/'.join(str(packs['default'][source][p]['cases']) for p in PARTS)})": {
+                name: rows[source] for name, rows in packs.items()
+            }
+            for source in sources
+        }
+        print(f"{'source':<22}" + "".join(f"{name[:16]:>18}" for name in packs))
+        for label, row in by_source.items():
+            cells = [f"{_n(f['tune'][column])} / {_n(f['heldout'][column])}" for f in row.values()]
+            print(f"{label:<22}" + "".join(f"{cell:>18}" for cell in cells))
     if args.json:
         with open(args.json, "w", encoding="utf-8") as out:
             json.dump(packs, out, indent=1)

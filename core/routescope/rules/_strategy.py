@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Literal, get_args
 
-from pydantic import Field, field_validator
+from pydantic import Field, field_validator, model_validator
 
 from ._base import Strict, check_term, clean_phrases, clean_terms, require_placeholders
 
@@ -12,6 +12,8 @@ __all__ = [
     "INTENTS",
     "EntityRules",
     "EntityWeights",
+    "ExampleVoting",
+    "FlagVote",
     "GeneralPack",
     "IntentName",
     "IntentRules",
@@ -26,6 +28,31 @@ __all__ = [
 IntentName = Literal["tech", "local", "purchase", "troubleshooting", "time_sensitive"]
 INTENTS: tuple[IntentName, ...] = get_args(IntentName)
 """The intent flags, in their fixed order."""
+
+
+class FlagVote(Strict):
+    """How the nearest labelled examples decide one flag: the share of the `k` nearest that
+    carry it, each weighted by its cosine similarity to the prompt. At `on` or above, the flag
+    is set although no rule fired; below `off` (when given), a flag the rules set is cleared."""
+
+    k: int = Field(ge=1, le=50)
+    on: float = Field(gt=0.0, le=1.0)
+    off: float | None = Field(default=None, gt=0.0, le=1.0)
+
+    @model_validator(mode="after")
+    def _off_below_on(self) -> FlagVote:
+        if self.off is not None and self.off >= self.on:
+            raise ValueError("off must be below on")
+        return self
+
+
+class ExampleVoting(Strict):
+    """Intent flags read from meaning: the prompt is embedded with the shipped model and the
+    nearest prompts of a labelled example set vote on each flag named (`flags`). `set` names a
+    set shipped in `resources/labelled/examples/` (its prompts and their vectors)."""
+
+    set: str = Field(min_length=1, pattern=r"^[a-z0-9][a-z0-9-]*$")
+    flags: dict[IntentName, FlagVote]
 
 
 class IntentRules(Strict):
@@ -44,6 +71,9 @@ class IntentRules(Strict):
     seed counts years only)."""
     exceptions: dict[IntentName, list[str]] = {}
     """Phrases inside which a keyword of that intent does not count (`state of`, `post review`)."""
+    examples: ExampleVoting | None = None
+    """Flags voted by the nearest labelled examples (needs the embedding model); None: rules
+    alone, as the seed says."""
 
     _clean = field_validator(*INTENTS)(clean_phrases)
 
