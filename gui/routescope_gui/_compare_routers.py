@@ -33,7 +33,7 @@ from ._style import colour, css
 from ._widgets import enable_copy, fill_row, row_of
 
 if TYPE_CHECKING:
-    from ._router_agreement import CaseRow, Pick, PromptAgreement, Said, SuiteAgreement
+    from routescope.compare import CaseRow, Pick, PromptAgreement, Said, SuiteAgreement
 
 __all__ = ["RoutersPage"]
 

@@ -25,9 +25,9 @@ from ._routers_model import router_context
 from ._window_state import save_routers, saved_routers
 
 if TYPE_CHECKING:
+    from routescope.compare import CaseRow, Pick
     from routescope.external import ExternalDecision, Routers
 
-    from ._router_agreement import CaseRow, Pick
     from ._routers_model import Routed
     from ._window import MainWindow
 

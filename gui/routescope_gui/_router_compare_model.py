@@ -1,6 +1,7 @@
 """The compare view's routers model: two routers side by side — external routers of the
 routers file, or one against a built-in decision — on the compared prompts (the live prompt,
-and B's while B is another prompt), and over a suite or labelled set (`_router_agreement`).
+and B's while B is another prompt), and over a suite or labelled set (`routescope.compare`'s
+`said_by` and `agreement_over`).
 
 Everything runs in worker lanes, once the prompts rest, only while someone looks; the
 external routers come from the routers file's pool (started once, shared with the External
@@ -18,10 +19,8 @@ from typing import TYPE_CHECKING, Any
 from PySide6.QtCore import QObject, QTimer, Signal
 
 import routescope
-
-from ._lanes import Lane
-from ._router_agreement import (
-    BUILTIN,
+from routescope.compare import (
+    BUILTIN_ROUTERS,
     CaseRow,
     Pick,
     PromptAgreement,
@@ -30,11 +29,11 @@ from ._router_agreement import (
     said_by,
 )
 
+from ._lanes import Lane
+
 if TYPE_CHECKING:
     from routescope import Request
-    from routescope.external import Routers
-
-    from ._router_pool import RouterPool
+    from routescope.external import RouterPool, Routers
 
 __all__ = ["COMPARE_DELAY_MS", "RouterCompareModel"]
 
@@ -109,7 +108,7 @@ class RouterCompareModel(QObject):
 
     def choices(self) -> list[Pick]:
         """The built-in decisions, then the routers of the file."""
-        picks = [Pick("builtin", name) for name, _label in BUILTIN]
+        picks = [Pick("builtin", name) for name, _label in BUILTIN_ROUTERS]
         declared, _pool = self._routers()
         names = declared.names if declared is not None else []
         return picks + [Pick("external", name) for name in names]

@@ -26,9 +26,9 @@ from typing import TYPE_CHECKING, Any
 from PySide6.QtCore import QObject, QTimer, Signal
 
 import routescope
+from routescope.external import RouterPool
 
 from ._lanes import Lane
-from ._router_pool import RouterPool
 
 if TYPE_CHECKING:
     from routescope import Request

@@ -53,11 +53,9 @@ if TYPE_CHECKING:
 
     from routescope import CatalogRef, Request, RulesRef
     from routescope.contract import RouterContext
-    from routescope.external import Routers
+    from routescope.external import RouterPool, Routers
     from routescope.research import KeyStore
     from routescope.toolsearch import SearchSettings, ToolSearch
-
-    from ._router_pool import RouterPool
 
 __all__ = ["Session"]
 

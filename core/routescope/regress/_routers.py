@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 from .._errors import RouterError, SuiteError, one_line
 
 if TYPE_CHECKING:
-    from ..external import ExternalDecision, ExternalRouter, Routers
+    from ..external import ExternalDecision, ExternalRouter, RouterPool, Routers
     from ..judge import RouteScore
     from ._suite import Case, Suite
 
@@ -94,7 +94,11 @@ class SuiteRouters:
     def __init__(self, suite: Suite) -> None:
         self.suite = suite
         self.declared = declared_routers(suite)
-        self._open: dict[str, ExternalRouter] = {}
+        self._pool: RouterPool | None = None
+        if self.declared is not None:
+            from ..external import RouterPool
+
+            self._pool = RouterPool(self.declared)
         self._decided: dict[tuple[str, str, str, str], ExternalDecision] = {}
 
     def __enter__(self) -> SuiteRouters:
@@ -104,17 +108,12 @@ class SuiteRouters:
         self.close()
 
     def _router(self, name: str) -> ExternalRouter:
-        router = self._open.get(name)
-        if router is None:
-            if self.declared is None:
-                raise SuiteError(one_line(f"{self.suite.path}: no routers file for {name!r}"))
-            from ..external import open_router
-
-            try:
-                router = self._open[name] = open_router(self.declared, name)
-            except RouterError as exc:
-                raise SuiteError(one_line(f"{self.suite.path}: {exc}")) from None
-        return router
+        if self._pool is None:
+            raise SuiteError(one_line(f"{self.suite.path}: no routers file for {name!r}"))
+        try:
+            return self._pool.get(name)
+        except RouterError as exc:
+            raise SuiteError(one_line(f"{self.suite.path}: {exc}")) from None
 
     def decide(self, name: str, case: Case) -> ExternalDecision:
         """What router `name` decides about the case's prompt (asked once a run)."""
@@ -137,9 +136,8 @@ class SuiteRouters:
         }
 
     def close(self) -> None:
-        routers, self._open = list(self._open.values()), {}
-        for router in routers:
-            router.close()
+        if self._pool is not None:
+            self._pool.close()
 
 
 def route_quality(

@@ -1,21 +1,21 @@
-"""The external routers of one routers file, started once and shared: the External panel and
-the compare view ask the same `RouterPool` for a router by name, from their worker threads.
+"""The external routers of one routers file, started once and shared: whoever holds the
+`RouterPool` (the window's External panel and its compare view, a regression suite's run) asks
+it for a router by name, from any thread.
 
 A router starts the first time it is asked for (a Python router's worker process, a semantic
-router's model: slow, so only ever in a worker); one that cannot start (a missing secret, a
-function that does not import) says why each time it is asked, without trying again until the
-file is opened again. `close` stops them all (a router still starting is stopped once it has).
+router's model: slow, so a window asks from a worker thread); one that cannot start (a missing
+secret, a function that does not import) says why each time it is asked, without trying again
+until the file is opened again. `close` stops them all (a router still starting is stopped
+once it has).
 """
 
 from __future__ import annotations
 
 import threading
-from typing import TYPE_CHECKING
 
-import routescope
-
-if TYPE_CHECKING:
-    from routescope.external import ExternalRouter, Routers
+from .._errors import RouterError
+from ._declare import Routers
+from ._open import ExternalRouter, open_router
 
 __all__ = ["RouterPool"]
 
@@ -47,14 +47,14 @@ class RouterPool:
                 problem = self._problems.get(name)
                 closed = self._closed
             if closed:
-                raise routescope.RouterError(f"router {name!r}: its routers file was closed")
+                raise RouterError(f"router {name!r}: its routers file was closed")
             if found is not None:
                 return found
             if problem is not None:
-                raise routescope.RouterError(problem)
+                raise RouterError(problem)
             try:
-                router = routescope.external.open_router(self.declared, name)
-            except routescope.RouterError as exc:
+                router = open_router(self.declared, name)
+            except RouterError as exc:
                 with self._lock:
                     self._problems[name] = str(exc)
                 raise
@@ -63,7 +63,7 @@ class RouterPool:
                     self._started[name] = router
                     return router
             router.close()  # closed while it started: nobody will ask it anything
-            raise routescope.RouterError(f"router {name!r}: its routers file was closed")
+            raise RouterError(f"router {name!r}: its routers file was closed")
 
     def close(self) -> None:
         """Stop every router started (a Python router's worker processes)."""

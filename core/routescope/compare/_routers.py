@@ -2,8 +2,8 @@
 contract's agent or mode, the task route) or an external router of a routers file — on a
 prompt, and over a suite or labelled set: each one's route, whether they agree, A's route × B's
 route with the prompts behind every cell (the judge's `Confusion`), and where the set labels
-them, how often each one is right. Qt-free: the compare view's routers model runs it in its
-workers, its Routers page renders what it finds.
+them, how often each one is right. The window's Compare ▸ Routers page runs it in its workers
+and renders what it finds.
 
 A router that fails on a prompt gives `error: <kind>` there (one that cannot start: `cannot
 start`): a disagreement, counted, never an exception.
@@ -18,17 +18,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-import routescope
+from .._errors import RouterError
+from .._inspect import inspect
+from ._models import Decisions
 
 if TYPE_CHECKING:
-    from routescope.contract import RouterContext
-    from routescope.judge import Confusion, LabelledCase
-    from routescope.rules import RulePack
-
-    from ._router_pool import RouterPool
+    from ..contract import RouterContext
+    from ..external import ExternalDecision, RouterPool
+    from ..judge import Confusion, LabelledCase
+    from ..rules import RulePack
 
 __all__ = [
-    "BUILTIN",
+    "BUILTIN_ROUTERS",
     "CaseRow",
     "Pick",
     "PromptAgreement",
@@ -38,7 +39,7 @@ __all__ = [
     "said_by",
 ]
 
-BUILTIN = (
+BUILTIN_ROUTERS = (
     ("strategy", "strategy"),
     ("lint_class", "linter class"),
     ("agent", "contract agent"),
@@ -66,7 +67,7 @@ class Pick:
     @property
     def label(self) -> str:
         if self.kind == "builtin":
-            return f"{dict(BUILTIN).get(self.name, self.name)} (built-in)"
+            return f"{dict(BUILTIN_ROUTERS).get(self.name, self.name)} (built-in)"
         return f"{self.name} (external)"
 
     @classmethod
@@ -167,21 +168,19 @@ class SuiteAgreement:
 
 # -- deciding (in the workers) ----------------------------------------------------------------
 def _context_of(context: Any) -> Any:
-    from routescope.contract import RouterContext
+    from ..contract import RouterContext
 
     return RouterContext.model_validate(context) if context else None
 
 
 def _builtin(name: str, prompt: str, today: dt.date, pack: RulePack, context: Any) -> Said:
-    from routescope.compare import Decisions
-
-    outcome = routescope.inspect(prompt, today=today, rules=pack, context=context).outcome
+    outcome = inspect(prompt, today=today, rules=pack, context=context).outcome
     value = getattr(Decisions.of(outcome), name)
     why = {"strategy": outcome.strategy_rule, "lint_class": outcome.lint_rule}.get(name) or ""
     return Said(_NONE if value is None else str(value), why)
 
 
-def _external(decision: Any) -> Said:
+def _external(decision: ExternalDecision) -> Said:
     if decision.error is not None:
         return Said(decision.shown_route, decision.error.detail, failed=True)
     score = "" if decision.score is None else f"score {decision.score:.3f}"
@@ -196,7 +195,7 @@ def _decide_cases(
     if pick.kind == "builtin":
         return [_builtin(pick.name, c.prompt, c.today, pack, _context_of(c.context)) for c in cases]
     if pool is None:
-        raise routescope.RouterError(_NO_FILE)
+        raise RouterError(_NO_FILE)
     router = pool.get(pick.name)
     said: list[Said | None] = [None] * len(cases)
     groups: dict[tuple[dt.date, str], list[int]] = {}
@@ -220,7 +219,9 @@ def _expected(pick: Pick, case: LabelledCase) -> str | None:
     label = _LABELS.get(pick.name)
     if label is None:
         return None
-    value = routescope.judge.expected_value(case, label)
+    from ..judge import expected_value
+
+    value = expected_value(case, label)
     return None if value is None else str(value)
 
 
@@ -234,7 +235,7 @@ def agreement_over(
 ) -> SuiteAgreement:
     """Both routers over every case of a suite or labelled set (`routescope.judge`'s
     `read_labelled`: JSON lines, CSV, a suite's YAML)."""
-    from routescope.judge import Confusion, read_labelled
+    from ..judge import Confusion, read_labelled
 
     cases = read_labelled(path, today=today)
     said_a = _decide_cases(a, cases, pack, pool)
@@ -274,8 +275,8 @@ def said_by(
     raw = context.model_dump(mode="json", exclude_none=True) if context is not None else None
     try:
         if pool is None:
-            raise routescope.RouterError(_NO_FILE)
+            raise RouterError(_NO_FILE)
         decision = pool.get(pick.name).route(text, today=today, context=raw)
-    except routescope.RouterError as exc:
+    except RouterError as exc:
         return Said("cannot start", str(exc), failed=True)
     return _external(decision)
