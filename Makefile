@@ -38,6 +38,7 @@ bench: $(VENV)/.dev-installed
 	$(BIN)/python tests/bench/bench_batch.py --json .bench/batch.json
 	$(BIN)/python tests/bench/bench_compare.py --json .bench/compare.json
 	$(BIN)/python tests/bench/bench_history.py --json .bench/history.json
+	$(BIN)/python tests/bench/bench_external.py --json .bench/external.json
 	QT_QPA_PLATFORM=offscreen $(BIN)/python tests/bench/bench_gui.py --json .bench/gui.json
 	$(BIN)/python tests/bench/bench_bundle.py --json .bench/bundle.json
 

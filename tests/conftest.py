@@ -12,6 +12,11 @@ _HOME = tempfile.mkdtemp(prefix="routescope-tests-")
 atexit.register(shutil.rmtree, _HOME, ignore_errors=True)
 for _variable in ("XDG_CACHE_HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME"):
     os.environ[_variable] = os.path.join(_HOME, _variable.lower())
+# The machine's offline research index without passage vectors: embedding the whole standard
+# library takes minutes, once per fresh cache. The semantic path is tested over small corpora
+# with `semantic=True` and a stand-in embedder (tests/core/research/test_semantic.py), and
+# measured with the real model in `make eval` and `make bench`.
+os.environ["ROUTESCOPE_RESEARCH_SEMANTIC"] = "0"
 
 from hypothesis import settings  # noqa: E402
 

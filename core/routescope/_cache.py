@@ -126,7 +126,8 @@ def write_atomically(path: Path, data: bytes) -> None:
 
 def discard(path: Path) -> None:
     """Remove whatever is at `path` (file, folder, symlink, FIFO): renamed aside first, so a
-    concurrent reader never sees half of it. Missing is fine."""
+    concurrent reader never sees half of it and a late writer that works by its path (Tantivy's
+    threads) cannot put a file back into the folder being removed. Missing is fine."""
     trash = path.with_name(f"{_TRASH_PREFIX}{path.name}-{uuid.uuid4().hex[:12]}")
     try:
         os.rename(path, trash)

@@ -11,7 +11,9 @@ kinds) whose `detail` is one line with every known secret masked (`_secrets.Secr
 from __future__ import annotations
 
 import asyncio
+import functools
 import math
+import ssl
 import threading
 import time
 from collections.abc import Awaitable, Callable
@@ -33,6 +35,7 @@ __all__ = [
     "retry_after",
     "send",
     "send_sync",
+    "tls_context",
 ]
 
 Sleep = Callable[[float], Awaitable[None]]
@@ -42,6 +45,13 @@ MAX_RETRY_AFTER_S = 86_400.0
 ERROR_BODY_BYTES = 64 * 1024
 """An error answer is read this far (enough for its message) and cut there, never refused."""
 _DETAIL_CHARS = 300
+
+
+@functools.cache
+def tls_context() -> ssl.SSLContext:
+    """One verifying TLS context for the process: loading the CA bundle costs 20–40 ms, which a
+    client made per call (an external router's prompt) must not pay each time."""
+    return ssl.create_default_context()
 
 
 def retry_after(headers: httpx.Headers, *, reset_header: str | None = None) -> float | None:

@@ -144,7 +144,10 @@ def _build(spec: IndexSpec, final: Path) -> OpenIndex:
     try:
         _write(spec, temporary)
     except BaseException as exc:
-        shutil.rmtree(temporary, ignore_errors=True)
+        # Renamed aside, then removed: the index's reader reloads once on a thread of its own
+        # (creating `.tantivy-meta.lock` by the folder's path), maybe while the folder is being
+        # removed; removed where it stands, the folder would be left behind with that file.
+        discard(temporary)
         if isinstance(exc, OSError | ValueError):
             raise spec.error(f"{failed}: {one_line(exc, 200, collapse=True)}") from None
         if is_panic(exc):
@@ -163,7 +166,7 @@ def _publish(spec: IndexSpec, temporary: Path, final: Path, *, built: bool) -> O
             return _usable(spec, final, final, built)
         theirs = _open_verified(spec, final)
         if not isinstance(theirs, str):
-            shutil.rmtree(temporary, ignore_errors=True)
+            discard(temporary)
             theirs.built = built
             return theirs
         discard(final)
@@ -191,8 +194,12 @@ def _write(spec: IndexSpec, folder: Path) -> None:
     started = time.perf_counter()
     index = _tantivy(spec, folder, reuse=False)
     writer = index.writer(heap_size=spec.heap_bytes, num_threads=1)
-    documents = spec.write(writer)
-    writer.commit()
+    try:
+        documents = spec.write(writer)
+        writer.commit()
+    except BaseException:
+        _stop(writer)
+        raise
     writer.wait_merging_threads()
     del writer, index  # the files are complete and closed before they are hashed
     manifest = {
@@ -202,6 +209,18 @@ def _write(spec: IndexSpec, folder: Path) -> None:
         "files": folder_files(folder, _UNCHECKED),
     }
     write_atomically(folder / _MANIFEST, json.dumps(manifest, indent=1).encode())
+
+
+def _stop(writer: tantivy.IndexWriter) -> None:
+    """End a failed build's writer: its threads are joined before the folder is removed (a
+    writer left to the garbage collector, which a traceback delays, would go on writing into
+    it). A writer that cannot be stopped (already consumed, or it panics) has no threads left
+    to wait for."""
+    try:
+        writer.wait_merging_threads()
+    except BaseException as exc:
+        if not (isinstance(exc, Exception) or is_panic(exc)):
+            raise
 
 
 def _read_manifest(folder: Path) -> dict[str, Any] | str:

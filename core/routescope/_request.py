@@ -65,7 +65,7 @@ class RulesRef:
 
     @classmethod
     def named(cls, name: str) -> RulesRef:
-        """A pack shipped with Routescope, by name (`default`, `refined`)."""
+        """A pack shipped with Routescope, by name (`default`, `refined`, `refined-semantic`)."""
         if name == "default":
             return _builtin_ref()
         return cls.from_text(builtin_rules_text(name), f"{name}.toml")

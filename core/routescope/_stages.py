@@ -9,6 +9,7 @@ import datetime as dt
 import time
 from typing import TYPE_CHECKING, NamedTuple
 
+from ._example_votes import vote_on_examples
 from .contract import RouterContext, RouterDecision, decide
 from .linter import LintResult, lint
 from .rules import RulePack
@@ -66,6 +67,8 @@ def run_stages(
     clock = time.perf_counter_ns
     t0 = clock()
     query_context = extract(text, rules, today)
+    if rules.intents.examples is not None:  # flags read from meaning: embeds the prompt
+        query_context = vote_on_examples(query_context, rules)
     t1 = clock()
     chosen = route(query_context)
     t2 = clock()

@@ -2,8 +2,10 @@
 prompt under another rule pack or catalog — and what differs between them: the headline
 decisions with the changed ones highlighted, the intent flags that flipped with the words that
 set them, the planned queries with their changed words marked, the contract's plan and the
-tool ranks with their movement; and a regression suite run under both sides, the cases that
-differ listed (double-click one to open it live). Mirrors `routescope.compare`."""
+tool ranks with their movement; a regression suite run under both sides, the cases that
+differ listed (double-click one to open it live); and two routers — external ones, or one
+against a built-in decision — on the prompts and over a set (`_compare_routers`). Mirrors
+`routescope.compare`."""
 
 from __future__ import annotations
 
@@ -14,6 +16,7 @@ from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import QTabWidget, QVBoxLayout, QWidget
 
 from ._compare_result import ComparisonPage
+from ._compare_routers import RoutersPage
 from ._compare_sides import CompareSides
 from ._compare_suite import SuitePage
 
@@ -31,7 +34,8 @@ class CompareView(QWidget):
 
     Attributes:
         result: the comparison shown (None: none); suite_result: the suite comparison shown;
-            sides, result_page, suite_page: the parts (their widgets are named here too:
+            sides, result_page, suite_page, routers_page (two routers, built-in or external,
+            on the prompts and over a set): the parts (their widgets are named here too:
             a_editor, status, queries, suite_cases, …).
 
     Signals:
@@ -60,12 +64,20 @@ class CompareView(QWidget):
         self.sides = CompareSides()
         self.result_page = ComparisonPage()
         self.suite_page = SuitePage()
+        self.routers_page = RoutersPage()
         self._forward_signals()
         self.pages = QTabWidget()
         self.pages.setDocumentMode(True)
         self.pages.addTab(self.result_page, "This prompt")
         self.pages.addTab(self.suite_page, "Suite under both sides")
+        self.pages.addTab(self.routers_page, "Routers")
         self.pages.setCornerWidget(self.sides.controls, Qt.Corner.TopRightCorner)
+        # (rank tools and a suite under both packs: not the Routers page's, which has its own)
+        self.pages.currentChanged.connect(
+            lambda _index: self.sides.controls.setVisible(
+                self.pages.currentWidget() is not self.routers_page
+            )
+        )
         layout = QVBoxLayout(self)
         layout.setContentsMargins(6, 6, 6, 6)
         layout.addWidget(self.sides)

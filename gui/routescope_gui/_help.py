@@ -59,13 +59,22 @@ the prompt does not: the run is marked stale, to re-run or cancel): each attempt
 scores and pages, the best one starred, the next step; the pane under the table spells out the
 selected attempt or page (the scores' reasons, the full URL, the goal terms a page supports);
 copy the report as Markdown.</li>
+<li><b>External</b>: your own routers beside the built-in ones — an HTTP routing service (vLLM
+Semantic Router, a model router behind an OpenAI-compatible endpoint), a Python function, a
+semantic-router file — declared in a routers file (<i>File ▸ Open routers file…</i>): each
+ticked router's route, every route's score as a bar, its evidence (a semantic router's best
+utterances, its threshold margin and why not the other routes; the signals that matched), its
+latency and its raw answer. A slow router never holds the typing up; one that fails says so on
+its line. R, W, N, Del on a router's row judge the route it should choose.</li>
 <li><b>Compare</b>: A (the live prompt, editable there too) beside B — another prompt, or the
 same prompt under another rule pack or catalog — as you type: the headline decisions with the
 changed ones highlighted, the intent flags that flipped with the words that set them, the
 planned queries with removed words struck out and added ones in green, the contract's plan, and
 each tool's rank in A and B (↑ better in B, ↓ worse, new, dropped). <i>Run a suite under both
 packs…</i> runs every case of a suite on both sides and lists those that differ; double-click
-one to open it live.</li>
+one to open it live. <i>Routers</i> puts two routers side by side — external ones, or one
+against a built-in decision — on the prompts and over a suite or labelled set: how often they
+agree, and the prompts behind every cell of the matrix.</li>
 <li><b>Regression</b>: run a suite, read each diff, accept a golden, open a case live.</li>
 <li><b>Batch</b>: route every prompt of a log (JSONL, CSV or text, gzip too) in the background
 with the toolbar's rules and date; Cancel keeps what was done and Run continues it. Its report
@@ -95,6 +104,7 @@ reopens with the last session's prompt, tab, catalog, rules and date unless a pr
 <tr><td>Ctrl+E</td><td>edit the rule pack: applied as you type, an error shown at its line,
 the regression cases the edit changes counted</td></tr>
 <tr><td>Ctrl+1 … Ctrl+6</td><td>Plan, Linter, Contract, Tools, Research, Raw JSON</td></tr>
+<tr><td>Ctrl+Shift+X</td><td>External: your own routers, from a routers file</td></tr>
 <tr><td>Ctrl+7</td><td>Regression</td></tr>
 <tr><td>Ctrl+8</td><td>Batch</td></tr>
 <tr><td>Ctrl+9</td><td>Compare</td></tr>

@@ -3,8 +3,10 @@ the step-through of the decision's plan, and its export to a file.
 
 `inspect()` of an ordinary prompt takes about a millisecond, so it runs on the UI thread: at
 once for the first change in a turn of the event loop, and once more at the end of the turn
-when a burst of changes came in. A prompt longer than `BACKGROUND_CHARS` is inspected in a
-worker thread instead. Exports are written in a worker thread too.
+when a burst of changes came in. A prompt longer than `BACKGROUND_CHARS`, and any prompt under
+a pack whose flags the nearest labelled examples vote on (`[intents.examples]`: an embedding,
+about 5 ms, the model's load the first time), is inspected in a worker thread instead.
+Exports are written in a worker thread too.
 """
 
 from __future__ import annotations
@@ -89,7 +91,7 @@ class InspectionModel(QObject):
 
     def _inspect_soon(self) -> None:
         request = self._request()
-        if len(request.text) > BACKGROUND_CHARS:
+        if len(request.text) > BACKGROUND_CHARS or _embeds(request):
             self._pending = False
             self._lane.submit(lambda: routescope.inspect(request), self._show, self._fail)
             return
@@ -166,3 +168,11 @@ class InspectionModel(QObject):
             lambda _path: self.exported.emit(f"inspection exported to {path}"),
             self.export_failed.emit,
         )
+
+
+def _embeds(request: Request) -> bool:
+    """Whether inspecting under the request's pack embeds the prompt (its example votes)."""
+    try:
+        return request.rules.load().intents.examples is not None
+    except routescope.RoutescopeError:
+        return False  # the inspection itself reports the pack's error

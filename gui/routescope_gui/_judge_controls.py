@@ -53,6 +53,8 @@ __all__ = [
     "Judgments",
     "Subject",
     "ask_text",
+    "judging_key",
+    "mark_expected",
 ]
 
 EXPECTED = 3
@@ -418,11 +420,13 @@ class ContextJudge(QObject):
                 continue
             expected = labels.flag(name)
             if name not in self.verdicts or expected is None:
-                _mark(row, "", _NOT_JUDGED, None)
+                mark_expected(row, "", _NOT_JUDGED, None)
                 continue
             miss = self.verdicts[name]
             tip = _why(miss, _on(expected), _on(subject.decided.flags[name])) if miss else ""
-            _mark(row, _on(expected), tip or f"right: {name} is {_on(expected)}", miss is None)
+            mark_expected(
+                row, _on(expected), tip or f"right: {name} is {_on(expected)}", miss is None
+            )
         self._fill_place(labels)
         self._fill_entities(labels)
         self._fit_expected()
@@ -433,7 +437,7 @@ class ContextJudge(QObject):
         if row is None or subject is None:
             return
         if "place_hint" not in self.verdicts or labels.place_hint is None:
-            _mark(row, "", _NOT_JUDGED + "; E: the expected place", None)
+            mark_expected(row, "", _NOT_JUDGED + "; E: the expected place", None)
             return
         miss = self.verdicts["place_hint"]
         expected = _place(labels.place_hint)
@@ -442,7 +446,7 @@ class ContextJudge(QObject):
             if miss
             else f"right: {expected}"
         )
-        _mark(row, expected, tip, miss is None)
+        mark_expected(row, expected, tip, miss is None)
 
     def _fill_entities(self, labels: Labels) -> None:
         from routescope.judge import normal_form
@@ -453,10 +457,12 @@ class ContextJudge(QObject):
         children = [parent.child(i) for i in range(parent.childCount())]
         expected = labels.entities
         if expected is None:
-            _mark(parent, "", _NOT_JUDGED + "; A: add an entity", None)
+            mark_expected(parent, "", _NOT_JUDGED + "; A: add an entity", None)
             for child in children:
                 if child is not None:
-                    _mark(child, "", _NOT_JUDGED + "; X: strike it" if child.text(0) else "", None)
+                    mark_expected(
+                        child, "", _NOT_JUDGED + "; X: strike it" if child.text(0) else "", None
+                    )
             return
         wanted = {normal_form(name) for name in expected}
         decided = {normal_form(name) for name in self._decided_entities()}
@@ -468,14 +474,14 @@ class ContextJudge(QObject):
             tip += f"\nnot found: {', '.join(missing)}"
         if miss is not None:
             tip += "\n" + _why(miss, f"{len(expected)} entities", "the ones listed")
-        _mark(parent, text, tip, miss is None)
+        mark_expected(parent, text, tip, miss is None)
         for child in children:
             if child is None or not child.text(0):
                 if child is not None:
-                    _mark(child, "", "", None)
+                    mark_expected(child, "", "", None)
                 continue
             right = normal_form(child.text(1)) in wanted
-            _mark(
+            mark_expected(
                 child,
                 "yes" if right else "struck",
                 "right: an entity the labels name"
@@ -670,7 +676,7 @@ class ContextJudge(QObject):
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         if watched is self.tree and isinstance(event, QKeyEvent):
-            key = _key_name(event)
+            key = judging_key(event)
             if key and event.type() == QEvent.Type.KeyPress:
                 return self.press(self.tree.currentItem(), key)
             if key and event.type() == QEvent.Type.ShortcutOverride:
@@ -696,7 +702,7 @@ _KEY_NAMES = {
 }
 
 
-def _key_name(event: QKeyEvent) -> str:
+def judging_key(event: QKeyEvent) -> str:
     """The judging key pressed (no modifier but Shift or the keypad's), or ""."""
     plain = Qt.KeyboardModifier.KeypadModifier | Qt.KeyboardModifier.ShiftModifier
     if event.modifiers() & ~plain:
@@ -704,15 +710,18 @@ def _key_name(event: QKeyEvent) -> str:
     return _KEY_NAMES.get(Qt.Key(event.key()), "")
 
 
-def _mark(row: QTreeWidgetItem, text: str, tip: str, right: bool | None) -> None:
-    """Fill a row's Expected cell: ✓ on the hit colour, ✗ on the miss colour, or plain."""
+def mark_expected(
+    row: QTreeWidgetItem, text: str, tip: str, right: bool | None, column: int = EXPECTED
+) -> None:
+    """Fill a row's Expected cell (`column`): ✓ on the hit colour, ✗ on the miss colour, or
+    plain."""
     sign = "" if right is None or not text else ("✓ " if right else "✗ ")
-    row.setText(EXPECTED, sign + text)
-    row.setToolTip(EXPECTED, tip)
+    row.setText(column, sign + text)
+    row.setToolTip(column, tip)
     if right is None or not text:
-        row.setData(EXPECTED, Qt.ItemDataRole.BackgroundRole, None)
-        row.setData(EXPECTED, Qt.ItemDataRole.ForegroundRole, None)
+        row.setData(column, Qt.ItemDataRole.BackgroundRole, None)
+        row.setData(column, Qt.ItemDataRole.ForegroundRole, None)
         return
     fill, ink = ("hit", "hit_text") if right else ("miss", "miss_text")
-    row.setData(EXPECTED, Qt.ItemDataRole.BackgroundRole, QBrush(colour(fill)))
-    row.setData(EXPECTED, Qt.ItemDataRole.ForegroundRole, QBrush(colour(ink)))
+    row.setData(column, Qt.ItemDataRole.BackgroundRole, QBrush(colour(fill)))
+    row.setData(column, Qt.ItemDataRole.ForegroundRole, QBrush(colour(ink)))

@@ -12,6 +12,7 @@ import contextlib
 import sys
 import time
 from collections.abc import Callable, Iterator
+from concurrent.futures import Executor
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -38,7 +39,11 @@ class Lane:
     thread only if no job was submitted, and the lane was not cancelled, after it.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, executor: Executor | None = None) -> None:
+        """`executor` runs the work (default: the loop's own threads, which every lane shares:
+        work that may block for long — an external router's call — brings threads of its
+        own)."""
+        self._executor = executor
         self._generation = 0
         self._waiting: _Job | None = None
         self._task: asyncio.Task[None] | None = None
@@ -80,7 +85,11 @@ class Lane:
         while (job := self._waiting) is not None:
             self._waiting = None
             try:
-                result = await asyncio.to_thread(job.work)
+                if self._executor is None:
+                    result = await asyncio.to_thread(job.work)
+                else:
+                    loop = asyncio.get_running_loop()
+                    result = await loop.run_in_executor(self._executor, job.work)
             except routescope.RoutescopeError as exc:
                 if job.generation == self._generation:
                     job.fail(str(exc))

@@ -22,7 +22,7 @@ import routescope
 
 from ._judging import QUALITY
 from ._session import Session
-from ._window import HISTORY, RESULT_TABS, VIEWS, MainWindow
+from ._window import EXTERNAL, HISTORY, RESULT_TABS, VIEWS, MainWindow
 
 if TYPE_CHECKING:
     from routescope import Request
@@ -53,11 +53,13 @@ async def _start(app: QApplication, args: argparse.Namespace) -> int:
     try:
         rules = routescope.RulesRef.given(args.rules) if args.rules else None
         search = _search_settings(args)
+        if getattr(args, "routers", None):
+            routescope.external.load_routers(args.routers)  # a bad file: one line, exit 2
     except routescope.RoutescopeError as exc:
         print(f"routescope-gui: error: {exc}", file=sys.stderr)
         return 2
     theme = getattr(args, "theme", "system")
-    names = [*RESULT_TABS, *VIEWS, HISTORY, QUALITY]
+    names = [*RESULT_TABS, EXTERNAL, *VIEWS, HISTORY, QUALITY]
     tab = getattr(args, "tab", None)
     if tab is not None and tab not in names:
         print(f"routescope-gui: error: no tab {tab!r} (one of {', '.join(names)})", file=sys.stderr)
@@ -82,12 +84,17 @@ async def _start(app: QApplication, args: argparse.Namespace) -> int:
     if closed.is_set():  # (a quit during the first paint)
         return 0
     window.session.history.start()
+    labels = getattr(args, "labels", None)
+    if labels:  # (a failure is said in the window's status, as a Judgments ▸ Import one)
+        await _judge_with(window, labels)
     if restore:  # the last session comes back once the history store is open
         _apply_arguments(window, args, rules, search)
     else:
         window.session.open_request(_warm_request(args, rules, search))
     if demo:
         window.open_demo(demo)
+    if getattr(args, "routers", None):
+        window.externals.open_file(args.routers, show=tab is None)
     if tab is not None:  # asked for on the command line: shown over the restored session's
         window.show_tab(tab)
     if getattr(args, "presenter", False):
@@ -204,6 +211,8 @@ async def _screenshot(
     window.resize(*(getattr(args, "size", None) or _SCREENSHOT_SIZE))
     window.show()
     session.open_request(_warm_request(args, rules, search))  # a small prompt: inspected at once
+    if getattr(args, "routers", None):
+        window.externals.open_file(args.routers, show=False)
     if getattr(args, "demo", None):
         try:
             window.demo.load(routescope.demo.read_demo(args.demo))
@@ -212,6 +221,10 @@ async def _screenshot(
             return 2
     if getattr(args, "presenter", False):
         window.presenter.set_on(True)
+    labels = getattr(args, "labels", None)
+    if labels and (failure := await _judge_with(window, labels)):
+        print(f"routescope-gui: error: {failure}", file=sys.stderr)
+        return 2
     if not await _show(window, args):
         return 2
     await _why_settled(window)
@@ -229,8 +242,13 @@ async def _show(window: MainWindow, args: argparse.Namespace) -> bool:
         return await _batch_report(window, args.batch_results)
     if args.tab == "Compare" and getattr(args, "compare_b", None):
         return await _comparison(window, args.compare_b)
+    if args.tab == EXTERNAL:
+        return await _routed(window)
     if args.tab == HISTORY:
         await _history_listed(window)
+    elif args.tab == QUALITY:
+        window.show_tab(QUALITY)
+        await _settled(lambda: window.session.judge.busy or window.session.quality.busy)
     else:
         window.show_tab(args.tab)
     return True
@@ -311,6 +329,39 @@ async def _comparison(window: MainWindow, text_b: str) -> bool:
         print(f"routescope-gui: error: {window.compare_view.status.text()}", file=sys.stderr)
         return False
     return True
+
+
+async def _routed(window: MainWindow) -> bool:
+    """The External tab with every router ticked answered (or said why it cannot)."""
+    model = window.session.routers
+    window.show_tab(EXTERNAL)
+
+    def waiting() -> bool:
+        if model.declared is None or model.busy:
+            return True
+        return any(n not in model.results and n not in model.problems for n in model.chosen)
+
+    await _settled(waiting)
+    if model.declared is None:
+        print("routescope-gui: error: no routers file (--routers FILE)", file=sys.stderr)
+        return False
+    return True
+
+
+async def _judge_with(window: MainWindow, path: str) -> str | None:
+    """`--labels FILE`: judge into the set named after the file from now on, the file's
+    labelled prompts imported into it; what went wrong, or None."""
+    history, judge = window.session.history, window.session.judge
+    await _settled(lambda: history.store is None)
+    failures: list[str] = []
+    judge.failed.connect(failures.append)
+    try:
+        if judge.use_set(Path(path).stem):
+            judge.import_file(path)
+            await _settled(lambda: judge.busy)
+    finally:
+        judge.failed.disconnect(failures.append)
+    return failures[0] if failures else None
 
 
 async def _history_listed(window: MainWindow) -> None:

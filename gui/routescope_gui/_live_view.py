@@ -88,10 +88,11 @@ class LiveView(QWidget):
         editor: the prompt; why_strip: the words that matter and the trace; legend: what the
             highlights mean; strategy_view, linter_view, contract_view, toolsearch_view,
             research_view: the routers' views; json_view: the raw inspection; tabs: the result
-            tabs; strategy_close, lint_close, tools_close: the close calls beside their
-            decisions; splitter: the context beside the strategy and the tabs; body: the prompt
-            above them; body_scroll: the body's scroll area (it scrolls in a window too short for
-            it); banner: a rule pack's error; demo_label: where a demo script stands.
+            tabs (tab_names: their names); strategy_close, lint_close, tools_close: the close
+            calls beside their decisions; splitter: the context beside the strategy and the
+            tabs; body: the prompt above them; body_scroll: the body's scroll area (it scrolls
+            in a window too short for it); banner: a rule pack's error; demo_label: where a
+            demo script stands.
     """
 
     def __init__(self, render_contract: Callable[[], None]) -> None:
@@ -145,8 +146,15 @@ class LiveView(QWidget):
             (self.research_view, None),
             (self.json_view, self._show_json),
         )
+        self.tab_names: list[str] = []
+        """The result tabs' names, in order: `RESULT_TABS`, then those added (`add_tab`)."""
         for title, (page, render) in zip(RESULT_TABS, pages, strict=True):
-            self.tabs.add_page(page, title, render)
+            self.add_tab(title, page, render)
+
+    def add_tab(self, title: str, page: QWidget, render: Callable[[], None] | None = None) -> None:
+        """One more result tab, after the others (the window shows it by `title`)."""
+        self.tabs.add_page(page, title, render)
+        self.tab_names.append(title)
 
     def _build_close_lines(self) -> None:
         """Close calls under the decision each concerns: the strategy badge, the linter's

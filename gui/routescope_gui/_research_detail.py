@@ -19,7 +19,14 @@ from ._style import css
 if TYPE_CHECKING:
     from routescope.research import Attempt, PageRead
 
-__all__ = ["attempt_detail", "outcome_text", "page_detail", "page_evidence", "reasons_text"]
+__all__ = [
+    "attempt_detail",
+    "meaning_lines",
+    "outcome_text",
+    "page_detail",
+    "page_evidence",
+    "reasons_text",
+]
 
 _ATTEMPT_FIELDS = frozenset(
     {
@@ -40,6 +47,8 @@ _ATTEMPT_FIELDS = frozenset(
         "score",
         "duration_ms",
         "evidence",
+        "check",
+        "disagreement",
     }
 )
 """The fields of an `Attempt` the detail pane spells out itself; any other is listed as is."""
@@ -65,6 +74,12 @@ def attempt_detail(attempt: Attempt, *, best: bool = False) -> str:
         f"{'should retry' if attempt.should_retry else 'no retry needed'}",
         f"query from: {html.escape(attempt.query_source)}",
     ]
+    check = str(getattr(attempt, "check", "") or "")
+    if check:
+        lines.append(f"checked by the evidence: {html.escape(check)}")
+    disagreement = str(getattr(attempt, "disagreement", "") or "")
+    if disagreement:
+        lines.append(f"<span style='color:{css('warn_ink')}'>⚠ {html.escape(disagreement)}</span>")
     lines += _other_fields(attempt, _ATTEMPT_FIELDS)
     return "<br>".join(lines)
 
@@ -187,6 +202,9 @@ def _page_evidence_lines(evidence: object) -> list[str]:
         f"<b>evidence:</b> relevance {relevance:.2f} · {about}"
         if isinstance(relevance, float)
         else f"<b>evidence:</b> {about}",
+    ]
+    lines += meaning_lines(evidence)
+    lines += [
         f"supports: {_terms(tuple(getattr(evidence, 'supports', ())), css('good'))}",
         f"misses: {_terms(tuple(getattr(evidence, 'missing', ())), css('bad'))}",
     ]
@@ -199,6 +217,34 @@ def _page_evidence_lines(evidence: object) -> list[str]:
     reason = getattr(evidence, "reason", "")
     if reason:
         lines.append(f"why: {html.escape(str(reason))}")
+    return lines
+
+
+def meaning_lines(evidence: object) -> list[str]:
+    """The embedding model's reading of a page: how near its nearest passage comes to the goal
+    (that passage quoted), the terms' share beside it, and the goal's aspects it answers;
+    nothing when the page was read on terms alone."""
+    similarity = getattr(evidence, "similarity", None)
+    if not isinstance(similarity, float):
+        return ["meaning: — (terms only: no embedding model read this page)"]
+    semantic = getattr(evidence, "semantic_relevance", None)
+    terms = getattr(evidence, "term_relevance", None)
+    passage = str(getattr(evidence, "passage", "") or "")
+    lines = [
+        f"meaning: <b>{semantic:.2f}</b> — the goal against the nearest passage, cosine "
+        f"{similarity:.2f}: <i>{html.escape(passage)}</i>"
+        if isinstance(semantic, float)
+        else f"meaning: cosine {similarity:.2f}",
+    ]
+    if isinstance(terms, float):
+        lines.append(f"terms: {terms:.2f} — the weighted share of the goal's terms it holds")
+    answers = tuple(getattr(evidence, "answers", ()))
+    scores = tuple(getattr(evidence, "aspect_scores", ()))
+    if len(scores) > 1 or answers:
+        shown = ", ".join(f"{score:.2f}" for score in scores)
+        lines.append(
+            f"answers: {_terms(answers, css('good'))} (aspects' nearest passages: {shown})"
+        )
     return lines
 
 

@@ -12,6 +12,7 @@ is never cancelled by the prompt changing: it goes on for the prompt it started 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -152,6 +153,15 @@ class ResearchModel(QObject):
             self._prompt_changed()
         self._update_stale()
 
+    def set_grounding(self, mode: str) -> None:
+        """The window's grounding toggle: `auto` (from the goal), `required` or `not_required`
+        for the runs from now on (the settings' other fields stay); offline research runs
+        again."""
+        current = self.settings or routescope.research.ResearchSettings()
+        if mode == current.grounding or mode not in routescope.research.GROUNDING_MODES:
+            return
+        self.set_settings(dataclasses.replace(current, grounding=mode))
+
     def set_enabled(self, enabled: bool) -> None:
         """Research the prompt while enabled (someone looks at the research). When disabled,
         an offline run under way is cancelled; a run over the network goes on (it was asked
@@ -182,10 +192,12 @@ class ResearchModel(QObject):
         self._cancel(BY_YOU)
 
     def close(self) -> None:
-        """Stop background research (the window is closing): a run under way is cancelled."""
+        """Stop background research (the window is closing): a run under way is cancelled,
+        and so is a build of the offline index's passage vectors (it starts again next time)."""
         self._timer.stop()
         self._enabled = False
         self._cancel(WINDOW_CLOSED)
+        self._offline.close()
 
     def _prompt_changed(self) -> None:
         """A run over the network goes on for the prompt it started with (and is marked
@@ -293,7 +305,9 @@ class ResearchModel(QObject):
 
 
 def _offline_search(cache: Path | None) -> OfflineSearch:
-    return routescope.research.OfflineSearch(cache=cache)
+    search = routescope.research.OfflineSearch(cache=cache)
+    search.wait_for_passages = False  # the first runs go on terms alone while they are built
+    return search
 
 
 class _OnceSearch:
@@ -310,6 +324,13 @@ class _OnceSearch:
             if self._search is None:
                 self._search = self._factory(self._cache)
             return self._search
+
+    def close(self) -> None:
+        """Stop the search's background work, if it was made (`OfflineSearch.close`)."""
+        with self._lock:
+            search = self._search
+        if search is not None:
+            search.close()
 
 
 class _ResearchFailedError(Exception):

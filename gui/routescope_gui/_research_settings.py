@@ -38,6 +38,11 @@ _SEARCH_LABELS = {
     "tavily": "Tavily (API key)",
     "brave": "Brave Search (API key)",
 }
+_GROUNDING_LABELS = {
+    "auto": "From the goal (time-sensitive, local and price goals need it)",
+    "required": "Required: escalate unless pages meet the target",
+    "not_required": "Not required: weak research proceeds on the model prior, warned",
+}
 _MODEL_LABELS = {
     "heuristic": "Heuristic (offline, no model)",
     "openai": "OpenAI-compatible (OpenAI, Ollama, vLLM, llama.cpp)",
@@ -48,7 +53,8 @@ class ResearchSettingsDialog(QDialog):
     """Edits a `ResearchSettings`; `settings()` is the result, `typed_keys()` the keys typed.
 
     Attributes:
-        search, searxng_url, llm, llm_url, model, max_attempts: the fields.
+        search, searxng_url, llm, llm_url, model, max_attempts, grounding, allowed_hosts: the
+            fields.
         key_fields: one password field per key variable.
         problem: why the settings cannot run ("" when they can).
     """
@@ -66,6 +72,13 @@ class ResearchSettingsDialog(QDialog):
         self.llm_url = _line(settings.llm_url, "http://localhost:11434/v1")
         self.model = _line(settings.model, "gpt-4o-mini")
         self.max_attempts = QSpinBox(minimum=1, maximum=10, value=settings.max_attempts)
+        self.grounding = _combo(_GROUNDING_LABELS, settings.grounding)
+        self.allowed_hosts = _line(settings.allowed_hosts, "docs.python.org, stackoverflow.com")
+        self.allowed_hosts.setToolTip(
+            "the hosts whose result pages research reads over the web, comma-separated (a name "
+            "also allows its subdomains); '*' reads any public host. Private, local and cloud "
+            "metadata addresses are refused whatever this says."
+        )
         self.key_fields: dict[str, QLineEdit] = {}
         self.problem = ""
         self._problem_label = QLabel()
@@ -83,6 +96,8 @@ class ResearchSettingsDialog(QDialog):
         form.addRow("Model URL", self.llm_url)
         form.addRow("Model name", self.model)
         form.addRow("Attempts at most", self.max_attempts)
+        form.addRow("Grounding", self.grounding)
+        form.addRow("Hosts read (web)", self.allowed_hosts)
         layout = QVBoxLayout(self)
         layout.addLayout(form)
         layout.addWidget(self._keys_box(research.KEY_VARIABLES))
@@ -94,6 +109,7 @@ class ResearchSettingsDialog(QDialog):
             self.searxng_url.textChanged,
             self.llm_url.textChanged,
             self.model.textChanged,
+            self.allowed_hosts.textChanged,
             *(field.textChanged for field in self.key_fields.values()),
         ):
             signal.connect(self._check)
@@ -141,6 +157,8 @@ class ResearchSettingsDialog(QDialog):
             llm_url=self.llm_url.text().strip(),
             model=self.model.text().strip(),
             max_attempts=self.max_attempts.value(),
+            grounding=self.grounding.currentData(),
+            allowed_hosts=self.allowed_hosts.text().strip(),
         )
 
     def typed_keys(self) -> dict[str, str]:
@@ -173,6 +191,7 @@ class ResearchSettingsDialog(QDialog):
         self.searxng_url.setEnabled(search == "searxng")
         for field in (self.llm_url, self.model):
             field.setEnabled(llm == "openai")
+        self.allowed_hosts.setEnabled(search != "offline")
         keys = {**self._store.keys(), **self.typed_keys()}
         self._show_problem(self.settings().problem(keys) or "")
 

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QEvent, QItemSelectionModel, QObject, Qt, QUrl, Signal
 from PySide6.QtGui import QFont, QGuiApplication
 from PySide6.QtWidgets import (
+    QComboBox,
     QFrame,
     QGraphicsOpacityEffect,
     QHBoxLayout,
@@ -57,7 +58,9 @@ if TYPE_CHECKING:
     from routescope.research import (
         Attempt,
         DeepResearchResult,
+        Grounding,
         NextStep,
+        PageEvidence,
         PageRead,
         ResearchSettings,
     )
@@ -76,6 +79,17 @@ _COLUMN_TIPS = (
     "0.5·relevance + 0.3·coverage + 0.2·confidence",
 )
 _BAR_COLUMNS = (4, 5, 6, 7)
+_FINDING_COLUMNS = ("#", "Finding", "Attempt", "Relevance", "Meaning", "Terms", "Answers")
+_FINDING_TIPS = (
+    "the findings: the best pages read across attempts, best first",
+    "the page (hover: its URL and the passage nearest the goal)",
+    "the attempt that read it (★ the best attempt)",
+    "the page's relevance to the goal: its meaning and its terms together (0–1)",
+    "how near the page's nearest passage comes to the goal (embedding model, 0–1)",
+    "the weighted share of the goal's terms the page holds (0–1)",
+    "the goal's aspects the page answers",
+)
+_FINDING_WIDTHS = (32, 220, 76, 80, 80, 80, 160)
 _WIDTHS = (56, 200, 116, 100, 80, 86, 76, 64)
 OUTCOME_TONES = {
     "proceed": "good",
@@ -90,6 +104,13 @@ _WHERE = Qt.ItemDataRole.UserRole + 1
 """Item data of a row: (attempt index,) or (attempt index, page index)."""
 _DIMMED = 0.4
 """The opacity of a result that belongs to another prompt than the run under way."""
+GROUNDING_LABELS = {
+    "auto": "Grounding: from the goal",
+    "required": "Grounding: required",
+    "not_required": "Grounding: not required",
+}
+"""The window's grounding toggle: derived from the goal (time-sensitive, local or price goals
+need pages that answer them), or the user's word."""
 
 
 class ResearchView(QWidget):
@@ -110,16 +131,20 @@ class ResearchView(QWidget):
         report_link: a link to the report saved for the run shown.
         table: the attempts, their pages underneath; detail: the selected row spelled out.
         run_button, cancel_button, settings_button, save_button, copy_button: the controls.
+        grounding: the grounding toggle (from the goal, required, not required).
 
     Signals:
         run_requested: Run, or "Re-run for the new prompt"; cancel_requested: Cancel (also in
-            the stale bar); settings_requested, save_requested: the other buttons.
+            the stale bar); settings_requested, save_requested: the other buttons;
+            grounding_changed: the toggle, set by the analyst (its mode).
     """
 
     run_requested = Signal()
     cancel_requested = Signal()
     settings_requested = Signal()
     save_requested = Signal()
+    grounding_changed = Signal(str)
+    """The grounding toggle was set by the analyst: `auto`, `required` or `not_required`."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -158,10 +183,22 @@ class ResearchView(QWidget):
         self.save_button.clicked.connect(self.save_requested)
         self.copy_button = _button("Copy report", "copy the run's report as Markdown")
         self.copy_button.clicked.connect(self.copy_report)
+        self.grounding = QComboBox()
+        for mode, label in GROUNDING_LABELS.items():
+            self.grounding.addItem(label, mode)
+        self.grounding.setToolTip(
+            "whether research needs pages that answer the goal: from the goal (time-sensitive, "
+            "local or price goals do, and weak evidence for them escalates), or your word"
+        )
+        self.grounding.setAccessibleName("grounding")
+        self.grounding.activated.connect(
+            lambda _: self.grounding_changed.emit(self.grounding.currentData())
+        )
         for button in (self.save_button, self.copy_button):
             button.setEnabled(False)
         self._controls = QHBoxLayout()  # the backends and the run's buttons
         self._controls.addWidget(self.backends, 1)
+        self._controls.addWidget(self.grounding, 0, Qt.AlignmentFlag.AlignTop)
         for button in (self.run_button, self.cancel_button, self.settings_button):
             self._controls.addWidget(button, 0, Qt.AlignmentFlag.AlignTop)
         self._status_row = QHBoxLayout()  # the run's state and the report's buttons
@@ -197,6 +234,8 @@ class ResearchView(QWidget):
         self.caption.setObjectName("caption")
         self.caption.setVisible(False)
         self.table.installEventFilter(self)
+        self.findings = self._findings_table()
+        self.findings.currentItemChanged.connect(lambda *_: self._show_finding())
         self.detail = QTextBrowser()
         self.detail.setObjectName("detail")
         self.detail.setOpenExternalLinks(True)
@@ -204,9 +243,11 @@ class ResearchView(QWidget):
         splitter = QSplitter(Qt.Orientation.Vertical)
         splitter.setObjectName("research")
         splitter.addWidget(self.table)
+        splitter.addWidget(self.findings)
         splitter.addWidget(self.detail)
-        splitter.setStretchFactor(0, 1)
+        splitter.setStretchFactor(0, 2)
         splitter.setStretchFactor(1, 1)
+        splitter.setStretchFactor(2, 2)
         splitter.setChildrenCollapsible(False)
         self._result_area = QWidget()
         area = QVBoxLayout(self._result_area)
@@ -217,7 +258,13 @@ class ResearchView(QWidget):
         # Faded as a whole while it belongs to another run (the table's header stays: it names
         # the columns, whatever run the rows are of).
         self._dims: list[QGraphicsOpacityEffect] = []
-        for widget in (self.summary, self.report_link, self.table.viewport(), self.detail):
+        for widget in (
+            self.summary,
+            self.report_link,
+            self.table.viewport(),
+            self.findings.viewport(),
+            self.detail,
+        ):
             effect = QGraphicsOpacityEffect(widget)
             effect.setOpacity(_DIMMED)
             effect.setEnabled(False)
@@ -244,6 +291,27 @@ class ResearchView(QWidget):
         enable_copy(table)
         return table
 
+    def _findings_table(self) -> QTreeWidget:
+        table = QTreeWidget()
+        table.setObjectName("findings")
+        table.setHeaderLabels(list(_FINDING_COLUMNS))
+        header = table.headerItem()
+        for column, tip in enumerate(_FINDING_TIPS):
+            header.setToolTip(column, tip)
+        bar = BarDelegate(table, sample="0.00")
+        for column in (3, 4, 5):
+            table.setItemDelegateForColumn(column, bar)
+        table.setRootIsDecorated(False)
+        table.setUniformRowHeights(True)
+        table.setAlternatingRowColors(True)
+        header_view = table.header()
+        header_view.setStretchLastSection(False)
+        for column, width in enumerate(_FINDING_WIDTHS):
+            table.setColumnWidth(column, width)
+        header_view.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
+        enable_copy(table)
+        return table
+
     @property
     def dimmed(self) -> bool:
         """Whether the rows on screen are greyed out: they belong to another run."""
@@ -256,6 +324,7 @@ class ResearchView(QWidget):
         settings = settings or routescope.research.ResearchSettings()
         how = "runs as you type" if settings.offline else "Ctrl+Enter runs · Esc cancels"
         text = settings.describe()
+        self.grounding.setCurrentIndex(max(0, self.grounding.findData(settings.grounding)))
         self.backends.setText(f"<b>{html.escape(text)}</b> — {how}")
         self.backends.setToolTip(text)
 
@@ -279,6 +348,7 @@ class ResearchView(QWidget):
             set_tone(self.summary, "")
             self.report_link.setVisible(False)
             self._rows_goal = self._running_goal
+            ensure_children(self.findings, 0)
             self._undim()
             for button in (self.save_button, self.copy_button):
                 button.setEnabled(False)
@@ -389,6 +459,7 @@ class ResearchView(QWidget):
             self.summary.setText("")
             set_tone(self.summary, "")
             ensure_children(self.table, 0)
+            ensure_children(self.findings, 0)
             self._show_detail()
             return
         self._rows_goal = result.goal
@@ -411,6 +482,7 @@ class ResearchView(QWidget):
             row.setExpanded(attempt.query in expanded)
         if self.table.currentItem() is None and result.best is not None:
             self._make_current(rows[result.best])
+        self._show_findings(result)
         self._show_detail()
 
     def expand_best(self) -> None:
@@ -473,6 +545,59 @@ class ResearchView(QWidget):
             _show_page(child, page, page_evidence(attempt, page.url))
             child.setData(0, _WHERE, (attempt.index, number))
 
+    # -- the findings ------------------------------------------------------------------------
+    def _show_findings(self, result: DeepResearchResult) -> None:
+        """The best pages read across attempts, best first: where each was read, how near its
+        meaning comes to the goal, its terms' share and the aspects it answers."""
+        rows = ensure_children(self.findings, len(result.findings))
+        for number, (row, finding) in enumerate(zip(rows, result.findings, strict=True), 1):
+            evidence = finding.evidence
+            relevance = evidence.relevance if evidence is not None else None
+            meaning = evidence.semantic_relevance if evidence is not None else None
+            terms = evidence.term_relevance if evidence is not None else None
+            if terms is None and evidence is not None and meaning is None:
+                terms = evidence.relevance  # read on terms alone
+            answers = _answers(evidence)
+            passage = evidence.passage if evidence is not None else ""
+            in_best = finding.attempt == result.best
+            where = f"{finding.attempt + 1}{' ★' if in_best else ''}"
+            values = (relevance, meaning, terms)
+            fill_row(
+                row,
+                [
+                    str(number),
+                    finding.title or finding.url,
+                    where,
+                    *(f"{v:.2f}" if isinstance(v, float) else "—" for v in values),
+                    answers or "—",
+                ],
+                [
+                    finding.url,
+                    f"{finding.url}\n{passage}" if passage else finding.url,
+                    "read in the best attempt"
+                    if in_best
+                    else f"read in attempt {finding.attempt + 1}, not the best attempt",
+                    evidence.reason if evidence is not None else None,
+                    "how near the page's nearest passage comes to the goal (embedding model)",
+                    "the weighted share of the goal's terms the page holds",
+                    "the goal's aspects the page answers",
+                ],
+            )
+            for column, value in zip((3, 4, 5), values, strict=True):
+                row.setData(column, BAR_ROLE, value if isinstance(value, float) else None)
+            row.setData(0, _WHERE, (finding.attempt, finding.url))
+
+    def _show_finding(self) -> None:
+        item = self.findings.currentItem()
+        where = item.data(0, _WHERE) if item is not None else None
+        if not where:
+            return
+        attempts = {attempt.index: attempt for attempt in self._shown_attempts()}
+        attempt = attempts.get(where[0])
+        page = next((p for p in attempt.pages if p.url == where[1]), None) if attempt else None
+        if attempt is not None and page is not None:
+            self.detail.setHtml(page_detail(page, attempt))
+
     # -- the detail pane ---------------------------------------------------------------------
     def _show_detail(self) -> None:
         """Spell out the current row: an attempt (its scores and their reasons) or a page (its
@@ -529,10 +654,38 @@ def _summary(result: DeepResearchResult) -> str:
         f"</b> — {html.escape(step.reason)}</span>",
         f"<span style='color:{tone}'>stopped: {html.escape(result.termination_reason)}</span>",
     ]
+    if result.grounding is not None:
+        lines.append(grounding_text(result.grounding))
     red = css("bad")
     lines += [f"<span style='color:{red}'>⚠ {html.escape(w)}</span>" for w in result.warnings]
     lines += [f"note: {html.escape(note)}" for note in result.notes]
     return "<br>".join(lines)
+
+
+def _answers(evidence: PageEvidence | None) -> str:
+    """The goal's aspects a page answers: "the goal" when it asks for one thing."""
+    if evidence is None or evidence.similarity is None:
+        return ""
+    if len(evidence.aspect_scores) <= 1:
+        return "the goal" if evidence.answers else ""
+    return f"{len(evidence.answers)} of {len(evidence.aspect_scores)}: " + "; ".join(
+        evidence.answers
+    )
+
+
+def grounding_text(grounding: Grounding) -> str:
+    """Which grounding applied and why, as HTML: the goal's words behind it in bold."""
+    state = "required" if grounding.required else "not required"
+    where = "from the goal" if grounding.source == "goal" else "set by you"
+    tone = css("warn_ink" if grounding.required else "muted")
+    reason = html.escape(grounding.reason.split(": ", 1)[-1])
+    for cue in sorted({c.text for c in grounding.cues}, key=len, reverse=True)[:6]:
+        quoted = html.escape(repr(cue))
+        reason = reason.replace(quoted, f"<b>{quoted}</b>", 1)
+    return (
+        f"<span style='color:{tone}'>grounding <b>{state}</b> ({where})</span> — "
+        f"<span>{reason}</span>"
+    )
 
 
 def _button(text: str, tip: str) -> QPushButton:

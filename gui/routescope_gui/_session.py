@@ -12,6 +12,8 @@ signals:
 - `batch` (`BatchModel`): batches over logs, their progress and reports;
 - `compare` (`CompareModel`): the request beside a side B, and suites under both sides;
 - `insight` (`InsightModel`): why the routers decided — counterfactuals, close calls, traces;
+- `routers` (`RoutersModel`): a routers file's external routers and their decisions;
+- `router_compare` (`RouterCompareModel`): two routers, built-in or external, compared;
 - `history` (`HistoryModel`): the inspected prompts kept, searched and reopened;
 - `judge` (`JudgeModel`): the analyst's judgments, in judged sets of the history store;
 - `quality` (`QualityModel`): the pack scored on the current judged set;
@@ -40,6 +42,8 @@ from ._judge_model import JudgeModel
 from ._quality_model import QualityModel
 from ._regress_model import RegressModel
 from ._research_model import ResearchModel, SearchFactory
+from ._router_compare_model import RouterCompareModel
+from ._routers_model import RoutersModel
 from ._rules_editor_model import RulesEditorModel
 from ._suggest_model import SuggestionsModel
 from ._tools_model import ToolsModel
@@ -49,6 +53,7 @@ if TYPE_CHECKING:
 
     from routescope import CatalogRef, Request, RulesRef
     from routescope.contract import RouterContext
+    from routescope.external import RouterPool, Routers
     from routescope.research import KeyStore
     from routescope.toolsearch import SearchSettings, ToolSearch
 
@@ -63,7 +68,8 @@ class Session(QObject):
             models share them).
         inspection: the `InspectionModel`; tools: the `ToolsModel`; research: the
             `ResearchModel`; regress: the `RegressModel`; batch: the `BatchModel`;
-            compare: the `CompareModel`; insight: the `InsightModel`; history: the
+            compare: the `CompareModel`; insight: the `InsightModel`; routers: the
+            `RoutersModel`; router_compare: the `RouterCompareModel`; history: the
             `HistoryModel`; rules_editor: the `RulesEditorModel` (the pack edited live).
 
     Signals:
@@ -107,6 +113,11 @@ class Session(QObject):
         self.batch = BatchModel(current, parent=self)
         self.compare = CompareModel(current, engines=self.engines, parent=self)
         self.insight = InsightModel(current, engines=self.engines, parent=self)
+        self.routers = RoutersModel(current, parent=self)
+        self.router_compare = RouterCompareModel(
+            current, self._declared_routers, self._text_b, parent=self
+        )
+        self.routers.opened.connect(self.router_compare.routers_opened)
         self.history = HistoryModel(current, path=history, engines=self.engines, parent=self)
         self.judge = JudgeModel(lambda: self.history.store, parent=self)  # (judged sets)
         self.history.opened.connect(self.judge.start)
@@ -124,18 +135,35 @@ class Session(QObject):
         self.inspection.inspected.connect(self.history.record_soon)
         self.history.request_opened.connect(self.open_request)
         self.changed.connect(self.history.follow)  # (a catalog adopted too: `_adopt_catalog`)
-        self._followers = (self.inspection, self.tools, self.research, self.compare, self.insight)
+        self._followers = (
+            self.inspection,
+            self.tools,
+            self.research,
+            self.compare,
+            self.insight,
+            self.routers,
+            self.router_compare,
+        )
         self.inspection.inspected.connect(self.insight.set_inspection)
         self.inspection.failed.connect(lambda _message: self.insight.set_inspection(None))
         self.tools.ranked.connect(self.insight.set_ranking)
         self.tools.engine_ready.connect(self._engine_ready)
         self.compare.case_opened.connect(self.open_case)
+        self.router_compare.case_opened.connect(self.open_case)
         self.tools.catalog_loaded.connect(self._adopt_catalog)
         self.regress.case_opened.connect(self.open_case)
         self.batch.prompt_opened.connect(self.open_request)
 
     def _current(self) -> Request:
         return self.request
+
+    def _declared_routers(self) -> tuple[Routers | None, RouterPool | None]:
+        return self.routers.declared, self.routers.pool
+
+    def _text_b(self) -> str | None:
+        """Compare's B prompt while B is another prompt (None otherwise)."""
+        compare = self.compare
+        return compare.text_b if compare.mode == "prompt" else None
 
     def _engine(self) -> ToolSearch | None:
         """The engine kept for the request's catalog, if one is (never loads one)."""
@@ -168,6 +196,8 @@ class Session(QObject):
                 self.batch,
                 self.compare,
                 self.insight,
+                self.routers,
+                self.router_compare,
                 self.history,
                 self.rules_editor,
                 self.judge,
@@ -229,11 +259,13 @@ class Session(QObject):
     def close(self) -> None:
         """Stop background work (the window is closing): a research run under way is
         cancelled, a batch stops with its results resumable, comparisons and counterfactuals
-        under way are dropped."""
+        under way are dropped, external routers are stopped."""
         self.research.close()
         self.batch.close()
         self.compare.close()
         self.insight.close()
+        self.router_compare.close()
+        self.routers.close()
         self.judge.close()
         self.quality.close()
         self.suggestions.close()

@@ -303,6 +303,15 @@ class ContextTree(QTreeWidget):
         evidence = "\n".join(
             f"{m.keyword!r} matched “{m.text}” at {m.start}–{m.end}" for m in matches
         ) or (f"no keyword of intent.{name} in the prompt")
+        vote = next((v for v in context.example_votes if v.intent == name), None)
+        if vote is not None:  # the pack's [intents.examples]: the nearest labelled examples
+            if vote.decided != vote.rules:
+                words = f"vote: {vote.reason}"
+            nearest = "\n".join(
+                f"{'✓' if n.carries else '✗'} {n.similarity:.2f}  {clip(n.text, 80)}"
+                for n in vote.neighbours
+            )
+            evidence = f"{evidence}\n\nvote: {vote.reason}\n{nearest}"
         fill_row(row, [name, "● on" if on else "○ off", words + more], [None, evidence, evidence])
         ink = accent(name) if on else colour("faint")
         row.setData(0, Qt.ItemDataRole.ForegroundRole, ink)

@@ -42,6 +42,7 @@ import routescope
 from ._demo_model import DemoModel
 from ._dialogs import Dialogs
 from ._editor import Legend
+from ._external import EXTERNAL, Externals
 from ._file_intents import FileIntents
 from ._find_bar import Findable, FindBar
 from ._help import show_about, show_help
@@ -83,7 +84,7 @@ if TYPE_CHECKING:
     from routescope import Inspection
     from routescope.research import ResearchSettings
 
-__all__ = ["HISTORY", "RESULT_TABS", "VIEWS", "MainWindow"]
+__all__ = ["EXTERNAL", "HISTORY", "RESULT_TABS", "VIEWS", "MainWindow"]
 
 
 def _findable(widget: QWidget) -> bool:
@@ -129,6 +130,8 @@ class MainWindow(QMainWindow):
         would slow the first paint down)."""
         super().__init__()
         self._restore = restore
+        self.restores_last_session = restore
+        """Whether the window came up to show the last session (and its routers file) again."""
         self._open_history = open_history
         self._rules_shown = "default"
         self._width_before_dock = 0
@@ -177,6 +180,11 @@ class MainWindow(QMainWindow):
         self.builtin_rules_action = act(self, "Built-in rules", self._use_builtin_rules)
         self.refined_rules_action = act(
             self, "Built-in refined rules", lambda: self._use_named_rules("refined")
+        )
+        self.semantic_rules_action = act(
+            self,
+            "Built-in refined-semantic rules",
+            lambda: self._use_named_rules("refined-semantic"),
         )
         self.edit_rules_action = act(self, "Edit rule pack…", self.edit_rules, "Ctrl+E")
         self.open_catalog_action = act(self, "Open catalog…", self._choose_catalog)
@@ -284,6 +292,7 @@ class MainWindow(QMainWindow):
             self.open_rules_action,
             self.builtin_rules_action,
             self.refined_rules_action,
+            self.semantic_rules_action,
         ]
         file += [self.edit_rules_action, self.open_catalog_action, self.open_suite_action, None]
         file += [self.save_session_action, self.open_session_action, self.export_json_action]
@@ -382,7 +391,10 @@ class MainWindow(QMainWindow):
             fail=lambda message: self.dialogs.tell("Open demo script", message),
             actions=(self.demo_next_action, self.demo_previous_action),
         )
-        self.tabs.currentChanged.connect(lambda at: self.presenter.show_panel(RESULT_TABS[at]))
+        self.externals = Externals(self)  # the External panel, its routers file, compare
+        self.tabs.currentChanged.connect(
+            lambda at: self.presenter.show_panel(self.live.tab_names[at])
+        )
         self.presenter.show_panel(RESULT_TABS[0])
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
@@ -498,11 +510,11 @@ class MainWindow(QMainWindow):
         to the front."""
         if not self.views.show_view(name):
             self._show_live()
-            self.tabs.setCurrentIndex(RESULT_TABS.index(name))
+            self.tabs.setCurrentIndex(self.live.tab_names.index(name))
 
     def current_tab(self) -> str:
         """The name of the view or result tab shown (as `show_tab` takes it)."""
-        return self.views.shown_view() or RESULT_TABS[max(self.tabs.currentIndex(), 0)]
+        return self.views.shown_view() or self.live.tab_names[max(self.tabs.currentIndex(), 0)]
 
     def copy(self) -> None:
         """Edit ▸ Copy: the selection of the table or tree that has the focus, tab-separated."""
@@ -648,7 +660,8 @@ class MainWindow(QMainWindow):
         self._use_named_rules("default")
 
     def _use_named_rules(self, name: str) -> None:
-        """A pack shipped with Routescope: `default` (the seeds) or `refined` (issue 26)."""
+        """A pack shipped with Routescope: `default` (the seeds), `refined` or `refined-semantic`
+        (issue 26)."""
         if not self._settle_rule_edits():
             return
         self.live.show_banner("")
@@ -716,7 +729,7 @@ class MainWindow(QMainWindow):
             self.set_prompt(last.prompt)
         elif shown == last.prompt:  # shown before the first paint, not inspected yet
             self.session.set_text(shown)
-        if last.tab in (*RESULT_TABS, *VIEWS, HISTORY, QUALITY):
+        if last.tab in (*self.live.tab_names, *VIEWS, HISTORY, QUALITY):
             self.show_tab(last.tab)
 
     # -- rendering -----------------------------------------------------------------------

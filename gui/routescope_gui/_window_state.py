@@ -1,6 +1,6 @@
 """What the window keeps between starts (in `QSettings`): its geometry, where each named
-splitter was left, the analyst's zoom and the research settings; and the zoom itself (the whole
-window's font, a step a point).
+splitter was left, the analyst's zoom, the research settings and the routers file (with the
+routers left unticked); and the zoom itself (the whole window's font, a step a point).
 """
 
 from __future__ import annotations
@@ -25,7 +25,9 @@ __all__ = [
     "restore_layout",
     "save_layout",
     "save_research_settings",
+    "save_routers",
     "saved_research_settings",
+    "saved_routers",
 ]
 
 SETTINGS = ("Routescope", "routescope-gui")
@@ -76,6 +78,25 @@ def saved_research_settings() -> ResearchSettings:
 
 def save_research_settings(settings: ResearchSettings) -> None:
     QSettings(*SETTINGS).setValue("research/settings", settings.to_json())
+
+
+def saved_routers() -> tuple[str, list[str]] | None:
+    """The routers file opened last and the routers of it left unticked (None: none)."""
+    settings = QSettings(*SETTINGS)
+    path = settings.value("routers/file")
+    if not isinstance(path, str) or not path:
+        return None
+    unticked = settings.value("routers/unticked")
+    if isinstance(unticked, str):  # (an INI file keeps a one-item list as its item)
+        unticked = [unticked] if unticked else []
+    names = [str(name) for name in unticked] if isinstance(unticked, list) else []
+    return path, names
+
+
+def save_routers(path: str, unticked: list[str]) -> None:
+    settings = QSettings(*SETTINGS)
+    settings.setValue("routers/file", path)
+    settings.setValue("routers/unticked", unticked)
 
 
 class Zoom:

@@ -115,6 +115,7 @@ def connect_research(
     view.cancel_requested.connect(model.cancel)
     view.settings_requested.connect(edit_settings)
     view.save_requested.connect(save)
+    view.grounding_changed.connect(model.set_grounding)
 
 
 def connect_regress(

@@ -36,7 +36,13 @@ def _parse(argv: Sequence[str]) -> argparse.Namespace:
     parser.add_argument(
         "--rules",
         metavar="FILE",
-        help="a TOML rule pack, or a built-in one by name (default, refined)",
+        help="a TOML rule pack, or a built-in one by name (default, refined, refined-semantic)",
+    )
+    parser.add_argument(
+        "--routers",
+        metavar="FILE",
+        help="a routers file (TOML): its external routers in the External tab, beside the "
+        "built-in ones (docs/routers.md)",
     )
     parser.add_argument("--screenshot", metavar="PNG", help="render the window to PNG and exit")
     parser.add_argument(
@@ -57,6 +63,12 @@ def _parse(argv: Sequence[str]) -> argparse.Namespace:
         "--batch-results",
         metavar="FILE",
         help="with --tab Batch: show the report of this results file of `routescope batch`",
+    )
+    parser.add_argument(
+        "--labels",
+        metavar="FILE",
+        help="judge into a set named after this labelled file (JSON lines, CSV, a suite's "
+        "YAML), its prompts imported: the Quality tab scores the pack on them",
     )
     parser.add_argument(
         "--compare-b",

@@ -23,6 +23,14 @@ History recording is on, as in the real window: the store lives in the temporary
 the typist pauses every `PAUSE_EVERY` keys for longer than the history's debounce, and the run
 fails unless the store recorded the prompt.
 
+**A slow external router (issue 29).** A paced typist (a key every `PACED_KEY_S`, so the
+External panel's rest before it asks passes after every key) types with the External tab shown,
+first with no routers file, then with one HTTP router that answers in `ROUTER_LATENCY_S` (the
+examples' vLLM Semantic Router stand-in, a process of its own). A key's figure here ends with
+the first paint pass after the key's own inspection is shown: the router's answer comes later
+by design (to a prompt typed past, it is dropped), so waiting for it would time the router,
+not the window. The run fails unless the router was asked while the keys came.
+
 **Cold start with session restore.** The data folder holds a history store whose last session
 is a prompt on the Plan tab, as a previous run leaves it. Each run is a fresh process
 (`python -c`) that calls `routescope_gui.app.main()` exactly as the `routescope-gui` script does
@@ -57,7 +65,14 @@ from typing import Any
 
 TARGETS = {"key_p95_ms": 8.0, "cold_start_ms": 400.0}
 """Issue 19 §6: key → every deterministic panel painted p95 ≤ 8 ms at 500 characters with
-history recording on; cold start with session restore ≤ 400 ms."""
+history recording on; cold start with session restore ≤ 400 ms. Issue 29: the key's p95 with a
+500 ms external router in the External tab is unchanged (its ratio to the same paced typing
+without one: about 1, within the run's noise)."""
+ROUTER_LATENCY_S = 0.5
+"""The slow external router's answer time (issue 29)."""
+PACED_KEY_S = 0.2
+"""The paced typist's time from one key to the next (about 60 words a minute): longer than the
+External panel's rest before it asks, so the router is asked, and answers, while keys come."""
 PAUSE_EVERY = 100
 """Keys between the typist's pauses: each pause outlasts the history's debounce, so the prompt
 is recorded (in the store's worker) as it is when an analyst stops typing."""
@@ -100,8 +115,12 @@ def _isolated_env(folder: Path) -> dict[str, str]:
 # -- key → painted ---------------------------------------------------------------------------
 
 
-def measure_typing(text: str, quiet_ms: float) -> dict[str, Any]:
-    """Type `text` into the real window key by key; time each key until the window is painted."""
+def measure_typing(
+    text: str, quiet_ms: float, *, pace_s: float = 0.0, routers: Path | None = None
+) -> dict[str, Any]:
+    """Type `text` into the real window key by key; time each key until the window is painted.
+    `pace_s`: at least this long from a key to the next; `routers`: a routers file whose
+    routers answer in the External tab, shown while typing."""
     import qasync
     from PySide6.QtWidgets import QApplication
 
@@ -109,10 +128,12 @@ def measure_typing(text: str, quiet_ms: float) -> dict[str, Any]:
     assert isinstance(app, QApplication)
     app.setCursorFlashTime(0)  # a blinking cursor repaints the editor on its own clock
     with asyncio.Runner(loop_factory=qasync.QEventLoop) as runner:
-        return runner.run(_type_into_window(app, text, quiet_ms / 1000))
+        return runner.run(_type_into_window(app, text, quiet_ms / 1000, pace_s, routers))
 
 
-async def _type_into_window(app: Any, text: str, quiet: float) -> dict[str, Any]:
+async def _type_into_window(
+    app: Any, text: str, quiet: float, pace: float = 0.0, routers: Path | None = None
+) -> dict[str, Any]:
     from PySide6.QtCore import QEvent, QObject, Qt
     from PySide6.QtGui import QKeyEvent
     from PySide6.QtWidgets import QWidget
@@ -156,13 +177,33 @@ async def _type_into_window(app: Any, text: str, quiet: float) -> dict[str, Any]
                 return
         raise TimeoutError("the window never became idle")
 
+    async def shown_and_painted(since: float, timeout: float = 120.0) -> float:
+        """The end of the first paint pass after the first inspection shown since `since`."""
+        deadline = time.perf_counter() + timeout
+        while time.perf_counter() < deadline:
+            await asyncio.sleep(0.001)
+            landed = next((moment for moment in shown if moment >= since), None)
+            if landed is not None:
+                end = next((end for end in probe.pass_ends if end >= landed), None)
+                if end is not None:
+                    return end
+        raise TimeoutError("the key's inspection was never painted")
+
     window = MainWindow()
     window.resize(*WINDOW_SIZE)
+    shown: list[float] = []
+    window.session.inspection.inspected.connect(lambda _: shown.append(time.perf_counter()))
     probe = PaintProbe(window)
     app.installEventFilter(probe)
     window.show()
     # As `routescope-gui` does once its window is painted: load the routers, compile the pack.
     routescope.warm_up(window.session.request.rules.load())
+    asks: list[str] = []
+    answers: list[str] = []
+    if routers is not None:
+        await _open_routers(window, routers, asks, answers)
+    if pace:  # both paced runs type with the External tab shown: the router is the difference
+        window.show_tab("External")
     await idle(time.perf_counter())
     editor = window.editor
     editor.setFocus()
@@ -179,9 +220,14 @@ async def _type_into_window(app: Any, text: str, quiet: float) -> dict[str, Any]
         start = time.perf_counter()
         for kind in (QEvent.Type.KeyPress, QEvent.Type.KeyRelease):
             app.sendEvent(editor, QKeyEvent(kind, _key(char), Qt.KeyboardModifier.NoModifier, char))
-        await idle(start)
+        if pace:  # the paced typist: the key's own results on screen, not the routers' answers
+            latencies.append((await shown_and_painted(start) - start) * 1000)
+            await asyncio.sleep(max(0.0, start + pace - time.perf_counter()))
+        else:
+            await idle(start)
         ends = probe.pass_ends[first_pass:]
-        latencies.append(((ends[-1] if ends else start) - start) * 1000)
+        if not pace:
+            latencies.append(((ends[-1] if ends else start) - start) * 1000)
         passes.append(len(ends))
         paints.append(sum(probe.paints.values()))
         paints_by_widget.update(probe.paints)
@@ -192,10 +238,15 @@ async def _type_into_window(app: Any, text: str, quiet: float) -> dict[str, Any]
     recorded = store.count() if store is not None and store.enabled else 0
     if not recorded:
         raise RuntimeError("history recording was off: the store recorded nothing")
+    if routers is not None and len(asks) < len(text) // 10:
+        raise RuntimeError(f"the external router was asked {len(asks)} times while typing")
     window.close()
     last = latencies[-100:]
     return {
         "keys": len(text),
+        "pace_ms": pace * 1000,
+        "router_asks": len(asks),
+        "router_answers_shown": len(answers),
         "history_entries": recorded,
         "chars": len(text),
         "quiet_ms": quiet * 1000,
@@ -208,6 +259,41 @@ async def _type_into_window(app: Any, text: str, quiet: float) -> dict[str, Any]
         "paint_passes_per_key": statistics.fmean(passes),
         "paints_by_widget": dict(paints_by_widget.most_common(12)),
     }
+
+
+async def _open_routers(window: Any, routers: Path, asks: list[str], answers: list[str]) -> None:
+    """Open `routers` for the External tab; note each time a router is asked about a newer
+    prompt, and each answer shown (an answer to a prompt typed past is dropped)."""
+    model = window.session.routers
+    model.open_file(routers)
+    deadline = time.perf_counter() + 60
+    while model.declared is None and time.perf_counter() < deadline:
+        await asyncio.sleep(0.01)
+    if model.declared is None:
+        raise RuntimeError(f"the routers file {routers} did not open")
+    model.routing.connect(asks.append)
+    model.decided.connect(lambda name, _routed: answers.append(name))
+
+
+def measure_slow_router(chars: int, quiet_ms: float) -> dict[str, Any]:
+    """The paced typist without a router, then with a 500 ms HTTP router in the External tab
+    (the examples' vLLM Semantic Router stand-in, a process of its own)."""
+    from bench_external import service
+
+    text = prompt(chars)
+    alone = measure_typing(text, quiet_ms, pace_s=PACED_KEY_S)
+    with (
+        service(latency_s=ROUTER_LATENCY_S) as url,
+        tempfile.TemporaryDirectory(prefix="bench_gui_routers_") as folder,
+    ):
+        routers = Path(folder) / "routers.toml"
+        routers.write_text(
+            f'[routers.slow]\nkind = "http"\npreset = "vllm-semantic-router"\nurl = "{url}"\n'
+            "timeout_s = 5\n",
+            encoding="utf-8",
+        )
+        slow = measure_typing(text, quiet_ms, pace_s=PACED_KEY_S, routers=routers)
+    return {"router_latency_ms": ROUTER_LATENCY_S * 1000, "alone": alone, "slow_router": slow}
 
 
 def _key(char: str) -> int:
@@ -322,7 +408,7 @@ def measure_cold_start(runs: int) -> dict[str, Any]:
 # -- report ----------------------------------------------------------------------------------
 
 
-def _table(typing: dict[str, Any], cold: dict[str, Any]) -> str:
+def _table(typing: dict[str, Any], cold: dict[str, Any], paced: dict[str, Any]) -> str:
     def row(name: str, value: float, target: float | None, unit: str = "ms") -> str:
         verdict = "" if target is None else ("meets" if value <= target else "MISSES")
         aim = "" if target is None else f"≤ {target:g} {unit}"
@@ -350,6 +436,23 @@ def _table(typing: dict[str, Any], cold: dict[str, Any]) -> str:
                 cold["restored_ms"],
                 None,
             ),
+            row(
+                f"paced key → painted p95, External tab, no router ({paced['alone']['keys']} keys)",
+                paced["alone"]["key_p95_ms"],
+                None,
+            ),
+            row(
+                f"paced key → painted p95, a {paced['router_latency_ms']:g} ms router in the "
+                f"External tab (asked {paced['slow_router']['router_asks']} times)",
+                paced["slow_router"]["key_p95_ms"],
+                None,
+            ),
+            row(
+                "the router's p95 ÷ no router's (unchanged: ≈ 1)",
+                paced["slow_router"]["key_p95_ms"] / paced["alone"]["key_p95_ms"],
+                None,
+                "×",
+            ),
         ]
     )
 
@@ -360,12 +463,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--chars", type=int, default=500, help="prompt length = keys typed")
     parser.add_argument("--cold-runs", type=int, default=7, help="cold starts to take the median")
     parser.add_argument("--quiet-ms", type=float, default=60.0, help="idle time that ends a key")
+    parser.add_argument(
+        "--paced-chars", type=int, default=150, help="keys of the paced typist, each run"
+    )
     args = parser.parse_args(argv)
     cold = measure_cold_start(args.cold_runs)
     with tempfile.TemporaryDirectory(prefix="bench_gui_") as folder:
         os.environ.update(_isolated_env(Path(folder)))
         typing = measure_typing(prompt(args.chars), args.quiet_ms)
-    print(_table(typing, cold))
+        paced = measure_slow_router(args.paced_chars, args.quiet_ms)
+    print(_table(typing, cold, paced))
     print("paint events by widget class, all keys:", typing["paints_by_widget"])
     if args.json:
         path = Path(args.json)
@@ -376,7 +483,13 @@ def main(argv: list[str] | None = None) -> int:
             "platform": os.environ.get("QT_QPA_PLATFORM", ""),
             "date": str(dt.date.today()),
         }
-        payload = {"meta": meta, "targets": TARGETS, "typing": typing, "cold_start": cold}
+        payload = {
+            "meta": meta,
+            "targets": TARGETS,
+            "typing": typing,
+            "cold_start": cold,
+            "paced_typing": paced,
+        }
         path.write_text(json.dumps(payload, indent=2) + "\n")
         print(f"written: {path}")
     return 0

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import gzip
+import importlib
 import threading
 from collections.abc import AsyncIterator, Callable, Coroutine
 from datetime import UTC, datetime, timedelta
@@ -15,7 +16,6 @@ from typing import Any, TypeVar
 import httpx
 import pytest
 
-import routescope.toolsearch
 from routescope._http import (
     ERROR_BODY_BYTES,
     MAX_RETRY_AFTER_S,
@@ -337,8 +337,10 @@ def test_redact_url_masks_known_secrets_in_any_form() -> None:
 
 
 def test_one_redact_url_for_the_whole_core() -> None:
+    # (imported by name: the package's lazy attributes hold only a module imported before)
+    embed = importlib.import_module("routescope.toolsearch._embed")
     assert research_providers.redact_url is redact_url
-    assert routescope.toolsearch._embed.redact_url is redact_url
+    assert embed.redact_url is redact_url
 
 
 def test_secrets_hide_themselves_and_an_error_body_stays_out_of_the_detail() -> None:

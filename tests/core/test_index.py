@@ -5,7 +5,9 @@ index lives under the test's tmp_path."""
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -277,6 +279,44 @@ def test_a_failed_build_is_one_line_and_leaves_nothing(
     assert message.startswith(f"test index cannot be built in {tmp_path}: ")
     assert said in message and "\n" not in message
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_lock_file_tantivy_creates_late_does_not_keep_a_failed_build(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The index's reader reloads once on a thread of its own, creating `.tantivy-meta.lock` by
+    the folder's path: under load, while a failed build's folder was being removed, which then
+    stayed behind (a stray `.tmp-words-1-…` seen by a fresh-clone run). Here that file is created
+    at the worst moment, just before the folder itself goes: it finds no folder at that path.
+    The writer's threads are joined before anything is removed."""
+    building: list[Path] = []
+    sibling = _index.temporary_sibling
+
+    def recorded(final: Path, *, folder: bool) -> Path:
+        building.append(sibling(final, folder=folder))
+        return building[-1]
+
+    writers: list[tantivy.IndexWriter] = []
+
+    def fail(writer: tantivy.IndexWriter) -> int:
+        writers.append(writer)
+        raise OSError(28, "No space left on device")
+
+    rmdir = os.rmdir
+
+    def late_lock_then_rmdir(path: str, *args: object, **kwargs: object) -> None:
+        with contextlib.suppress(FileNotFoundError):
+            (building[0] / ".tantivy-meta.lock").touch()
+        rmdir(path, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(_index, "temporary_sibling", recorded)
+    monkeypatch.setattr(os, "rmdir", late_lock_then_rmdir)
+    with pytest.raises(BuildError, match="No space left on device"):
+        open_index(make_spec(write=fail), here(tmp_path), NAME)
+    monkeypatch.undo()
+    assert list(tmp_path.iterdir()) == []
+    with pytest.raises(RuntimeError, match="consumed"):  # stopped, not left to the collector
+        writers[0].commit()
 
 
 def test_other_base_exceptions_are_not_swallowed(tmp_path: Path) -> None:

@@ -23,12 +23,15 @@ SET = resources_root() / "labelled" / "public" / "public.jsonl"
 GUARDS = resources_root() / "fixtures" / "strategy.yaml"
 
 
+_YEARS = frozenset({"year_window", "dated_year_window"})
+
+
 def _independent(chosen: list[PackEdit], edit: PackEdit) -> bool:
-    """Two edits of one keyword (drop it, suspend it) or one phrase are measured apart only."""
+    """Two edits of one keyword (drop it, suspend it), one phrase or the years are measured
+    apart only."""
     words = set(edit.value.split())
     return not any(
-        c.intent == edit.intent
-        and (words & set(c.value.split()) or c.kind == edit.kind == "year_window")
+        c.intent == edit.intent and (words & set(c.value.split()) or {c.kind, edit.kind} <= _YEARS)
         for c in chosen
     )
 

@@ -25,6 +25,8 @@ HEADER = """# Routescope built-in rule pack `refined` (`--rules refined`).
 # at least twice the cases they break and break no case of the built-in strategy suite. The
 # held-out part was never used to choose: `make eval` reports both parts.
 # Each edit is noted where it applies, with its effect on the tuning part when it was chosen.
+# "add the vocabulary X" adds the words of resources/vocabularies/X.txt (each file says what its
+# words are and how they were chosen) that the list lacks; later edits may drop or suspend some.
 # The seed's behaviour stays: three routes, the templates, OpenClaw gating, `as of`, how to.
 """
 

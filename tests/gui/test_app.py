@@ -124,3 +124,25 @@ def test_bad_arguments_are_one_line_and_status_2() -> None:
         assert done.returncode == 2
         lines = done.stderr.strip().splitlines()
         assert len(lines) == 1 and lines[0].startswith("routescope-gui: error: "), lines
+
+
+def test_a_routers_file_fills_the_external_tab_or_is_one_line(tmp_path: Path) -> None:
+    routers = Path(__file__).resolve().parents[2] / "examples" / "routers" / "routers.toml"
+    target = tmp_path / "external.png"
+    done = gui(
+        "--screenshot",
+        str(target),
+        "--routers",
+        str(routers),
+        "--tab",
+        "External",
+        "I was charged twice, refund please",
+        env={**os.environ, "ROUTELLM_API_KEY": ""},
+    )
+    assert done.returncode == 0, done.stderr
+    assert target.read_bytes()[:8] == PNG and target.stat().st_size > 20_000
+    bad = tmp_path / "routers.toml"
+    bad.write_text('[routers.x]\nkind = "http"\nurl = "ftp://nowhere"\n', encoding="utf-8")
+    done = gui("--screenshot", str(tmp_path / "x.png"), "--routers", str(bad), "pizza")
+    assert done.returncode == 2 and done.stderr.count("\n") == 1
+    assert "routers.x.url" in done.stderr

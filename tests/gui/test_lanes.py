@@ -1,6 +1,7 @@
 """Worker lanes: work runs off the UI thread, and only the newest job's result is delivered."""
 
 import threading
+from concurrent.futures import ThreadPoolExecutor
 
 import routescope
 from routescope_gui._lanes import Lane, take_for
@@ -29,6 +30,15 @@ def test_only_the_newest_job_is_delivered_on_the_ui_thread(qtbot, qloop) -> None
     qtbot.waitUntil(lambda: not lane.busy, timeout=10_000)
     assert delivered == [("third", threading.get_ident())]  # the first was stale when done
     assert len(workers) == 2 and threading.get_ident() not in workers
+
+
+def test_a_lane_given_threads_of_its_own_works_in_them(qtbot, qloop) -> None:  # type: ignore[no-untyped-def]
+    with ThreadPoolExecutor(1, thread_name_prefix="own") as threads:
+        lane = Lane(threads)
+        delivered: list[str] = []
+        lane.submit(lambda: threading.current_thread().name, delivered.append, lambda _: None)
+        qtbot.waitUntil(lambda: bool(delivered), timeout=10_000)
+    assert delivered[0].startswith("own")
 
 
 def test_a_cancelled_lane_delivers_nothing_and_errors_are_messages(qtbot, qloop) -> None:  # type: ignore[no-untyped-def]

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import subprocess
+import sys
 import uuid
 from pathlib import Path
 
@@ -233,3 +235,35 @@ def test_a_split_set_shows_each_part(qtbot, window, tmp_path: Path) -> None:  # 
     assert [c.part for c in again] == ["heldout"] and again[0].labels.purchase is False
     qtbot.waitUntil(lambda: not model.busy, timeout=20_000)
     assert [c.part for c in model.cases() if c.prompt == JUDGED[0][0]] == ["heldout"]
+
+
+def _screenshot_quality(labels: Path, target: Path) -> subprocess.CompletedProcess[str]:
+    command = [sys.executable, "-m", "routescope_gui", "--screenshot", str(target)]
+    command += ["--tab", QUALITY, "--labels", str(labels), "--today", TODAY.isoformat()]
+    return subprocess.run(
+        [*command, "pizza near me"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+
+
+def test_a_labelled_file_given_at_start_is_scored_in_the_quality_tab(tmp_path: Path) -> None:
+    labels = tmp_path / "mine.jsonl"
+    lines = [json.dumps({"prompt": prompt, "labels": fields}) for prompt, fields in JUDGED]
+    labels.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    done = _screenshot_quality(labels, tmp_path / "quality.png")
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "quality.png").read_bytes()[:4] == b"\x89PNG"
+
+
+def test_a_labelled_file_that_cannot_be_read_is_one_line_and_exit_2(tmp_path: Path) -> None:
+    binary = tmp_path / "binary.jsonl"
+    binary.write_bytes(b"\x00\xff\xfe" * 100)
+    for labels in (tmp_path / "missing.jsonl", binary):
+        done = _screenshot_quality(labels, tmp_path / "quality.png")
+        assert done.returncode == 2, done.stderr
+        lines = done.stderr.strip().splitlines()
+        assert lines[-1].startswith("routescope-gui: error: ") and labels.name in lines[-1]
+        assert "Traceback" not in done.stderr
+        assert not (tmp_path / "quality.png").exists()

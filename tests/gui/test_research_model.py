@@ -4,15 +4,19 @@ run, a hidden tab does not research, reports are named by the core."""
 
 import re
 import threading
+import time
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import routescope
 from routescope.research import ResearchSettings
+from routescope.research._offline import OfflineDocument
 from routescope_gui import Session
 from routescope_gui._research_model import PROMPT_CHANGED, SETTINGS_CHANGED, TAB_HIDDEN
 from tests._support import TODAY
+from tests.core.research._fake_embedder import FakeEmbedder
 from tests.gui._support import GOAL, Factory, record
 
 
@@ -132,3 +136,43 @@ def test_a_report_is_saved_in_a_folder_the_core_names(
     with qtbot.waitSignal(model.failed) as failed:
         assert model.save_report(blocked / "report") is None
     assert failed.args[0].startswith("cannot save the report in")
+
+
+def test_closing_stops_the_passage_vectors_being_built_in_the_background(
+    qtbot, qloop, tmp_path: Path
+) -> None:  # type: ignore[no-untyped-def]
+    """The window researches on terms while the offline index's passage vectors are built in
+    a thread; closing it stops that build (a thread left inside the model at exit aborted the
+    bundle's self-test)."""
+
+    class Slow(FakeEmbedder):
+        def embed(self, texts: list[str]) -> np.ndarray:
+            time.sleep(0.05)  # a long build: 40 batches
+            return super().embed(texts)
+
+    model_ = Slow()
+    corpus = [
+        OfflineDocument(
+            f"https://docs.python.org/3/library/m{i}.html",
+            f"m{i} — event loops {i}",
+            f"Module {i} runs an asyncio event loop.\n\nIt also runs a thread {i}.",
+            "stdlib",
+        )
+        for i in range(400)
+    ]
+
+    def search(cache: Path | None) -> routescope.research.OfflineSearch:
+        made = routescope.research.OfflineSearch(
+            cache, documents=corpus, key="slow", semantic=True, embedder=lambda: model_
+        )
+        made.wait_for_passages = False
+        return made
+
+    session = research_session(tmp_path, search)  # type: ignore[arg-type]
+    session.research.set_enabled(True)
+    with qtbot.waitSignal(session.research.finished, timeout=30_000):
+        session.set_text(GOAL)
+    qtbot.waitUntil(lambda: bool(model_.calls), timeout=30_000)
+    session.close()
+    assert not any(t.name == "passage-vectors" for t in threading.enumerate())
+    assert len(model_.calls) < 40 and not list(tmp_path.rglob("passages-*"))

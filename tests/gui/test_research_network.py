@@ -318,3 +318,13 @@ def test_settings_chosen_are_kept_for_the_next_start(
     assert later.session.research.settings == chosen
     assert "SearXNG at 127.0.0.1" in later.research_view.backends.text()
     QSettings("Routescope", "routescope-gui").remove("research/settings")
+
+
+def test_the_settings_dialog_edits_the_grounding(qtbot, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    dialog = ResearchSettingsDialog(
+        ResearchSettings(grounding="required"), KeyStore(tmp_path / "k")
+    )
+    qtbot.addWidget(dialog)
+    assert dialog.grounding.currentData() == "required"
+    dialog.grounding.setCurrentIndex(dialog.grounding.findData("not_required"))
+    assert dialog.settings() == ResearchSettings(grounding="not_required")

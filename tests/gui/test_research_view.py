@@ -392,3 +392,97 @@ def test_a_score_s_digits_stand_whole_beside_its_bar(  # type: ignore[no-untyped
     ]
     assert inked  # the digits are drawn, in a colour that stands out on the row
     assert min(y for _x, y in inked) > cell.top() and max(y for _x, y in inked) < cell.bottom()
+
+
+def test_the_verdict_says_which_grounding_applied_and_why(view: ResearchView) -> None:
+    grounding = routescope.research.derive_grounding("today's price of gold per ounce")
+    result = dataclasses.replace(_result(), grounding=grounding)
+    view.show_result(result)
+    summary = view.summary.text()
+    assert "grounding <b>required</b> (from the goal)" in summary
+    assert "<b>&#x27;price&#x27;</b>" in summary  # the goal's words behind it, in bold
+    assert css("warn_ink") in summary.split("grounding <b>")[0].rsplit("<span", 1)[1]
+    waived = routescope.research.derive_grounding("today's price of gold", override=False)
+    view.show_result(dataclasses.replace(_result(), grounding=waived))
+    assert "grounding <b>not required</b> (set by you)" in view.summary.text()
+    assert "the goal alone would need it" in view.summary.text()
+
+
+def test_the_grounding_toggle_follows_the_settings_and_asks_for_a_change(
+    view: ResearchView,
+) -> None:
+    asked = record(view.grounding_changed)
+    view.show_backends(ResearchSettings(grounding="required"))
+    assert view.grounding.currentData() == "required" and asked == []  # shown, not asked
+    view.grounding.setCurrentIndex(view.grounding.findData("not_required"))
+    view.grounding.activated.emit(view.grounding.currentIndex())
+    assert asked == ["not_required"]
+    assert [view.grounding.itemData(i) for i in range(view.grounding.count())] == [
+        "auto",
+        "required",
+        "not_required",
+    ]
+
+
+def test_the_window_toggle_reruns_the_prompt_with_grounding_required(
+    qtbot,  # type: ignore[no-untyped-def]
+    research_window: MainWindow,
+) -> None:
+    window, model = research_window, research_window.session.research
+    window.show_tab("Research")
+    with qtbot.waitSignal(model.finished, timeout=30_000) as first:
+        window.set_prompt(GOAL)
+    assert first.args[0].grounding.source == "goal"
+    view = window.research_view
+    view.grounding.setCurrentIndex(view.grounding.findData("required"))
+    with qtbot.waitSignal(model.finished, timeout=30_000) as second:
+        view.grounding.activated.emit(view.grounding.currentIndex())
+    result = second.args[0]
+    assert (result.grounding.required, result.grounding.source) == (True, "setting")
+    assert model.settings is not None and model.settings.grounding == "required"
+    assert "grounding <b>required</b> (set by you)" in view.summary.text()
+
+
+def _semantic_result() -> DeepResearchResult:
+    from routescope.research._evidence import assess
+    from routescope.research._goal_terms import goal_terms
+    from routescope.research._page_evidence import Source
+    from routescope.research._records import Finding
+
+    goal = "save a dict to disk and reopen it later"
+    aspects = ["save a dict to disk", "reopen it later"]
+    sources = [
+        Source(
+            PAGES[0].url, "A page", "text", "", 0.62, "shelve(): a persistent dict", (0.6, 0.55)
+        ),
+    ]
+    evidence = assess(goal_terms(goal), sources, aspects=aspects)
+    first = dataclasses.replace(_result().attempts[0], evidence=evidence)
+    second = _result().attempts[1]
+    finding = Finding(PAGES[0].url, "A page", "", 0, evidence.pages[0])
+    return dataclasses.replace(
+        _result(),
+        attempts=[first, second],
+        findings=[finding],
+        notes=["the best page ('A page') was read in attempt 1, not in the best attempt (2)"],
+    )
+
+
+def test_the_findings_show_the_best_pages_across_attempts_with_their_meaning(
+    view: ResearchView,
+) -> None:
+    result = _semantic_result()
+    view.show_result(result)
+    assert view.findings.topLevelItemCount() == 1
+    row = view.findings.topLevelItem(0)
+    assert row is not None
+    assert [row.text(c) for c in range(7)][:3] == ["1", "A page", "1"]  # not the best attempt
+    assert row.text(4) == "1.00" and row.text(6).startswith("2 of 2:")
+    assert "not the best attempt" in row.toolTip(2)
+    assert "was read in attempt 1, not in the best attempt" in view.summary.text()
+    view.findings.setCurrentItem(row)
+    detail = view.detail.toPlainText()
+    assert "meaning: 1.00" in detail and "shelve(): a persistent dict" in detail
+    assert "answers: save a dict to disk, reopen it later" in detail
+    view.show_result(None)
+    assert view.findings.topLevelItemCount() == 0

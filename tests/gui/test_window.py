@@ -265,9 +265,11 @@ def test_menus_name_every_action_with_its_shortcut(window) -> None:  # type: ign
             "Open rule pack…",
             "Built-in rules",
             "Built-in refined rules",
+            "Built-in refined-semantic rules",
             "Edit rule pack…",
             "Open catalog…",
             "Open suite…",
+            "Open routers file…",
             "Save session…",
             "Open session…",
             "Export inspection as JSON…",
@@ -284,6 +286,7 @@ def test_menus_name_every_action_with_its_shortcut(window) -> None:  # type: ign
             "Tools",
             "Research",
             "Raw JSON",
+            "External",
             "Regression",
             "Batch",
             "Compare",
@@ -466,6 +469,22 @@ def test_copy_as_command_line_reproduces_the_live_view(  # type: ignore[no-untyp
         data.pop("timings_us")
     assert printed == shown and printed["rules"] == "mine"
     assert printed["decision"]["agent"] == live.decision.agent
+
+
+def test_the_semantic_pack_votes_off_the_ui_thread_and_shows_why(qtbot, window) -> None:  # type: ignore[no-untyped-def]
+    window.semantic_rules_action.trigger()
+    assert window.session.request.rules.load().name == "refined-semantic"
+    with qtbot.waitSignal(window.session.inspection.inspected, timeout=60_000):
+        window.set_prompt("get current observable value")
+    qtbot.waitUntil(lambda: not window.session.busy, timeout=60_000)
+    result = window.session.inspection.result
+    assert result is not None and result.strategy == "tech"
+    assert window.strategy_view.decision_panel.badge.text() == "TECH"
+    row = window.strategy_view.context_tree.row("tech")
+    assert row is not None and row.text(1) == "● on"
+    assert row.text(2).startswith("vote: 5 of the 7 nearest public-tune examples are tech")
+    tip = row.toolTip(2)
+    assert "✓ 1.00  get current observable value" in tip
 
 
 def test_the_refined_pack_is_one_menu_entry_away(qtbot, window) -> None:  # type: ignore[no-untyped-def]

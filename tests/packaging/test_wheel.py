@@ -32,6 +32,7 @@ def test_wheel_ships_resources_and_finds_them(tmp_path: Path) -> None:
         names = set(archive.namelist())
         archive.extractall(tmp_path / "site")
     assert "routescope/resources/rules/default.toml" in names
+    assert "routescope/resources/vocabularies/software-names.txt" in names
     assert "routescope/resources/models/all-MiniLM-L6-v2/tokenizer.json" in names
     assert "routescope_gui/app.py" in names
     assert any(name.endswith(".dist-info/licenses/LICENSE") for name in names)

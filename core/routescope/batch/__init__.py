@@ -20,10 +20,13 @@ from .._lazy import lazy_face
 if TYPE_CHECKING:
     from .._errors import BatchError as BatchError
     from .._errors import ResultsError as ResultsError
+    from ._agreement import BUILTIN as BUILTIN
+    from ._agreement import Agreement as Agreement
     from ._changes import ResultsComparison as ResultsComparison
     from ._changes import compare_results as compare_results
     from ._figures import Bar as Bar
     from ._figures import Distribution as Distribution
+    from ._figures import MatrixCell as MatrixCell
     from ._figures import StageLatency as StageLatency
     from ._html import write_report as write_report
     from ._options import BatchOptions as BatchOptions
@@ -36,6 +39,7 @@ if TYPE_CHECKING:
     from ._quality import QualityChanges as QualityChanges
     from ._report import LeakCheck as LeakCheck
     from ._report import Report as Report
+    from ._report import RouterFigures as RouterFigures
     from ._report import build_report as build_report
     from ._report_json import report_data as report_data
     from ._results import FailedRecord as FailedRecord

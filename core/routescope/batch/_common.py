@@ -4,6 +4,7 @@ chunks of results, and the one error a batch raises."""
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -20,6 +21,7 @@ __all__ = [
     "Format",
     "Job",
     "Partition",
+    "routers_digest",
 ]
 
 MAX_LINE_BYTES = 4 << 20
@@ -33,6 +35,11 @@ DEFAULT_BLOCK_BYTES = 256 << 10
 """Bytes of input per partition: the unit of work of a worker, of progress and of resuming."""
 
 Format = Literal["jsonl", "csv", "tsv", "text"]
+
+
+def routers_digest(data: bytes) -> str:
+    """What identifies a routers file's content (in a batch's state and its job)."""
+    return hashlib.sha256(data).hexdigest()[:16]
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,6 +57,9 @@ class Job:
     max_line_bytes: int = MAX_LINE_BYTES
     routers: str | None = None
     """The routers file (absolute) whose `router_names` also route every prompt."""
+    routers_digest: str | None = None
+    """A digest of the routers file's bytes as the driver read it: a worker builds its routers
+    from that content (a file edited since is refused), and keeps them for that content only."""
     router_names: tuple[str, ...] = ()
     share: int = 1
     """How many worker processes share each router's declared concurrency and rate."""
@@ -102,3 +112,5 @@ class Chunk:
     rests: list[str] = field(default_factory=list)
     bad: list[tuple[int, str, str]] = field(default_factory=list)
     """(line within the partition, reason, excerpt) of each bad line."""
+    router_errors: dict[str, dict[str, int]] = field(default_factory=dict)
+    """External routers' failures in this partition: router → failure label → count."""

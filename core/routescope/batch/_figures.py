@@ -15,8 +15,8 @@ from ._results import PromptRef
 __all__ = [
     "Bar",
     "Cooccurrence",
-    "CooccurrenceCell",
     "Distribution",
+    "MatrixCell",
     "StageLatency",
 ]
 
@@ -130,8 +130,10 @@ class RefTally(Tally[PromptRef]):
 
 
 @dataclass(frozen=True, slots=True)
-class CooccurrenceCell:
-    """Prompts with both intent flags on (`row == column`: prompts with that flag)."""
+class MatrixCell:
+    """One cell of a matrix figure: how many prompts are (row, column), and the first of them.
+    The intent co-occurrence: prompts with both flags on (`row == column`: with that flag);
+    the agreement of two routers: prompts the first gave `row` and the second `column`."""
 
     row: str
     column: str
@@ -146,7 +148,7 @@ class Cooccurrence:
 
     names: tuple[str, ...]
     total: int
-    cells: tuple[CooccurrenceCell, ...]
+    cells: tuple[MatrixCell, ...]
 
     def count(self, row: str, column: str) -> int:
         for cell in self.cells:
@@ -189,7 +191,7 @@ class IntentPairs:
     def result(self, total: int) -> Cooccurrence:
         names = tuple(sorted(self.names, key=intent_key))
         cells = tuple(
-            CooccurrenceCell(
+            MatrixCell(
                 row,
                 column,
                 self.counts.get((row, column), 0),

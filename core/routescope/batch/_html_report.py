@@ -1,7 +1,8 @@
 """The page of one report: its quality against labels first when there are labels, the notes on
 a vocabulary that does not fit the log, the leak checks (counts and offending queries), the
-figures at a glance, each figure as a chart beside the table of its numbers, latency, and the
-lines that could not be routed."""
+figures at a glance, the external routers and how routers agree (a batch with `--router`), each
+figure as a chart beside the table of its numbers, latency, and the lines that could not be
+routed."""
 
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ from ._html_page import (
     pct,
 )
 from ._html_quality import notes_section, quality_section, vocabulary_section
+from ._html_routers import agreement_section, routers_section
 from ._report import NO_CONTRACT, NO_FIT, NONE_LABEL, LeakCheck, Report
 
 __all__ = ["report_page"]
@@ -164,6 +166,8 @@ def _nav(report: Report) -> str:
     links = [(f"fig-{figure.key}", figure.title.split(" (")[0]) for figure in report.figures()]
     links.insert(4, ("fig-cooccurrence", "Intent co-occurrence"))
     links.append(("fig-latency", "Latency"))
+    if report.routers:
+        links += [("routers", "External routers"), ("agreement", "Agreement between routers")]
     return (
         "<nav>" + "".join(f'<a href="#{key}">{esc(title)}</a>' for key, title in links) + "</nav>"
     )
@@ -317,6 +321,8 @@ def report_page(report: Report) -> str:
         vocabulary_section(report.vocabulary),
         _leaks(report),
         _glance(report),
+        routers_section(report),
+        agreement_section(report),
     ]
     for figure in report.figures():
         if figure.key == "top_tools":

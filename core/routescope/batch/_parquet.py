@@ -18,7 +18,13 @@ from ._common import BatchError
 if TYPE_CHECKING:
     import pyarrow as pa  # type: ignore[import-untyped, unused-ignore]
 
-__all__ = ["ROWS_PER_GROUP", "parquet_schema", "require_pyarrow", "write_parquet"]
+__all__ = [
+    "ROWS_PER_GROUP",
+    "parquet_schema",
+    "require_pyarrow",
+    "routers_of_row",
+    "write_parquet",
+]
 
 ROWS_PER_GROUP = 20_000
 
@@ -36,7 +42,8 @@ def require_pyarrow() -> None:
 
 def parquet_schema(routers: tuple[str, ...] = ()) -> pa.Schema:
     """The columns: the record's fields flattened, with their types; for each external router,
-    `router_<name>_route`, `_score`, `_error` (its kind), `_latency_ms` and `_scores` (JSON)."""
+    `router_<name>_route`, `_score`, `_error` (its kind), `_status` (an HTTP failure's status),
+    `_latency_ms` and `_scores` (JSON)."""
     import pyarrow as pa
 
     text, texts = pa.string(), pa.list_(pa.string())
@@ -71,6 +78,7 @@ def parquet_schema(routers: tuple[str, ...] = ()) -> pa.Schema:
             (f"router_{name}_route", text),
             (f"router_{name}_score", pa.float64()),
             (f"router_{name}_error", text),
+            (f"router_{name}_status", pa.int64()),
             (f"router_{name}_latency_ms", pa.float64()),
             (f"router_{name}_scores", text),
         ]
@@ -86,8 +94,41 @@ def _row(record: dict[str, Any], routers: tuple[str, ...]) -> dict[str, Any]:
         row[f"router_{name}_route"] = decided.get("route")
         row[f"router_{name}_score"] = decided.get("score")
         row[f"router_{name}_error"] = None if error is None else error.get("kind")
+        row[f"router_{name}_status"] = None if error is None else error.get("status")
         row[f"router_{name}_latency_ms"] = decided.get("latency_ms")
         row[f"router_{name}_scores"] = json.dumps(decided.get("scores") or {})
+    return row
+
+
+_ROUTER_COLUMN = "router_"
+_ROUTE_SUFFIX = "_route"
+
+
+def routers_of_row(row: dict[str, Any]) -> dict[str, Any]:
+    """A Parquet row's `router_<name>_*` columns nested again as the record's `routers`
+    (`{name: {"route", "score", "scores", "error", "latency_ms"}}`; an error's detail is not in
+    the columns). The row is changed in place and returned."""
+    names = [
+        column[len(_ROUTER_COLUMN) : -len(_ROUTE_SUFFIX)]
+        for column in row
+        if column.startswith(_ROUTER_COLUMN) and column.endswith(_ROUTE_SUFFIX)
+    ]
+    if not names or "routers" in row:
+        return row
+    routers: dict[str, Any] = {}
+    for name in names:
+        prefix = f"{_ROUTER_COLUMN}{name}_"
+        kind = row.pop(f"{prefix}error", None)
+        status = row.pop(f"{prefix}status", None)
+        scores = row.pop(f"{prefix}scores", None)
+        routers[name] = {
+            "route": row.pop(f"{prefix}route", None),
+            "score": row.pop(f"{prefix}score", None),
+            "scores": json.loads(scores) if scores else {},
+            "error": None if kind is None else {"kind": kind, "detail": "", "status": status},
+            "latency_ms": row.pop(f"{prefix}latency_ms", None),
+        }
+    row["routers"] = routers
     return row
 
 

@@ -100,6 +100,15 @@ class BatchSummary:
     notes: list[str] = field(default_factory=list)
     quality: BatchQuality | None = None
     """With `labels`: the results scored against them (once the batch is complete)."""
+    routers: list[str] = field(default_factory=list)
+    """The external routers that routed every prompt (`--router`)."""
+    router_errors: dict[str, dict[str, int]] = field(default_factory=dict)
+    """Each external router's failures (prompts whose decision is an error), by label:
+    `timeout`, `rate_limited`, `http 5xx`, `garbage`, … (`ExternalFailure.label`); a router
+    without failures is absent."""
+
+    def router_error_count(self, router: str) -> int:
+        return sum(self.router_errors.get(router, {}).values())
 
 
 class Summary:
@@ -118,6 +127,7 @@ class Summary:
         self.paths, self.state, self.files = paths, state, files
         self.engine, self.workers, self.notes, self.started = engine, workers, notes, started
         self.done_before = state.prompts + state.bad
+        self.routers: tuple[str, ...] = ()
         # resumed: the batch's first bad lines are those earlier runs wrote, then this one's
         self.first_bad: list[BadLine] = listed_bad_lines(paths, state, BAD_LINES_KEPT)
 
@@ -143,6 +153,11 @@ class Summary:
             bad_not_listed=dict(self.state.bad_not_listed),
             notes=list(self.notes),
             quality=quality,
+            routers=list(self.routers),
+            router_errors={
+                router: dict(sorted(kinds.items(), key=lambda item: (-item[1], item[0])))
+                for router, kinds in sorted(state.router_errors.items())
+            },
         )
 
 

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from .._errors import ResultsError, one_line
 from .._outcome import Outcome
+from ._agreement import BUILTIN, Agreement, AgreementTally
 from ._figures import (
     LABEL_CAPACITY,
     MAX_STAGES,
@@ -31,7 +32,14 @@ from ._quality import Quality, QualityTally, resolve_labels
 from ._results import FailedRecord, Result, cut_prompt, parse_result, records
 from ._vocabulary import VocabularyNote, VocabularyTally
 
-__all__ = ["LeakCheck", "Report", "ReportBuilder", "build_report", "tool_label"]
+__all__ = [
+    "LeakCheck",
+    "Report",
+    "ReportBuilder",
+    "RouterFigures",
+    "build_report",
+    "tool_label",
+]
 
 NONE_LABEL = "(none)"
 NO_CONTRACT = "(contract off)"
@@ -51,6 +59,20 @@ class LeakCheck:
     count: int
     prompts: int
     findings: tuple[LeakFinding, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class RouterFigures:
+    """One external router of the batch over the file: the prompts it routed, its routes
+    (`error: <kind>` for a failure, `(none)` when it chose no route) and its failures by label
+    (`timeout`, `rate_limited`, `http 5xx`, `garbage`, …: `ExternalFailure.label`)."""
+
+    name: str
+    prompts: int
+    failed: int
+    """Prompts it failed on."""
+    routes: Distribution
+    errors: Distribution
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,6 +110,10 @@ class Report:
     """The rule pack's vocabularies that do not fit this log (`_vocabulary`)."""
     notes: tuple[str, ...] = ()
     """What the reader should know about how the report was made (labels that moved)."""
+    routers: tuple[RouterFigures, ...] = ()
+    """Each external router of the batch (`--router`), in the order the records name them."""
+    agreement: tuple[Agreement, ...] = ()
+    """Every pair among the built-in strategy router (`BUILTIN`) and the external routers."""
 
     @property
     def leak_count(self) -> int:
@@ -143,6 +169,7 @@ class ReportBuilder:
         self.first_today: str | None = None
         self.last_today: str | None = None
         entity_cap = min(examples, 5)  # open-ended labels keep fewer examples each
+        self._capacity = capacity
         self._failed = RefTally(examples, capacity)
         self._strategies = RefTally(examples)
         self._lint = RefTally(examples)
@@ -160,6 +187,9 @@ class ReportBuilder:
         self._quality = quality
         self._vocabulary = VocabularyTally()
         self.notes = tuple(notes)
+        self._router_routes: dict[str, RefTally] = {}
+        self._router_errors: dict[str, RefTally] = {}
+        self._agreement = AgreementTally(examples)
 
     def add(self, data: object, record: int = 0) -> Result | FailedRecord:
         """Check and count one results line; returns what it read. Raises ResultsError."""
@@ -194,6 +224,8 @@ class ReportBuilder:
             self._tools.add(tool_label(outcome), ref)
         self._time(outcome.timings_us or {})
         self._vocabulary.add(outcome)
+        if record.routers:
+            self._external(record)
         if self._quality is not None:
             self._quality.add(record)
         leaked = False
@@ -203,6 +235,42 @@ class ReportBuilder:
                 leaked = True
                 self._leaks[rule.name].add(rule.name, record, offences, self.leak_examples)
         self.leak_prompts += leaked
+
+    def _external(self, record: Result) -> None:
+        ref = record.ref
+        labels = {BUILTIN: record.outcome.strategy}
+        for name, decision in record.routers.items():
+            routes = self._router_routes.get(name)
+            if routes is None:
+                routes = self._router_routes[name] = RefTally(self.examples, self._capacity)
+                self._router_errors[name] = RefTally(self.examples)
+            label = decision.shown_route
+            routes.add(label, ref)
+            if decision.error is not None:
+                self._router_errors[name].add(decision.error.label, ref)
+            labels[name] = label
+        self._agreement.add(labels, ref)
+
+    def _router_figures(self) -> tuple[RouterFigures, ...]:
+        figures = []
+        for name, routes in self._router_routes.items():
+            errors = self._router_errors[name]
+            figures.append(
+                RouterFigures(
+                    name,
+                    routes.added,
+                    errors.added,
+                    routes.distribution(
+                        f"router-{name}", f"Routes of {name}", total=routes.added, top=self.top
+                    ),
+                    errors.distribution(
+                        f"router-{name}-errors",
+                        f"Failures of {name}",
+                        total=routes.added,
+                    ),
+                )
+            )
+        return tuple(figures)
 
     def _date(self, today: str | None) -> None:
         if today is not None:
@@ -275,6 +343,8 @@ class ReportBuilder:
                 None if self._quality is None else self._quality.labels.path
             ),
             notes=self.notes,
+            routers=self._router_figures(),
+            agreement=self._agreement.result(),
         )
 
 

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from ._agreement import BUILTIN, Agreement
 from ._changes import Change, ResultsComparison
 from ._figures import Bar, Distribution
 from ._quality import Quality, QualityChange, QualityChanges
-from ._report import LeakCheck, Report
+from ._report import LeakCheck, Report, RouterFigures
 from ._results import PromptRef
 from ._vocabulary import VocabularyNote
 
@@ -92,6 +93,51 @@ def _vocabulary(note: VocabularyNote) -> dict[str, Any]:
     }
 
 
+def _agreement(pair: Agreement) -> dict[str, Any]:
+    share = pair.share
+    return {
+        "a": pair.a,
+        "b": pair.b,
+        "total": pair.total,
+        "agreed": pair.agreed,
+        "agreed_share": None if share is None else round(share, 6),
+        "rows": list(pair.rows),
+        "columns": list(pair.columns),
+        "matrix": pair.matrix(),
+        "cells": [
+            {
+                "row": cell.row,
+                "column": cell.column,
+                "count": cell.count,
+                "examples": [_ref(ref) for ref in cell.examples],
+            }
+            for cell in pair.cells
+        ],
+    }
+
+
+def _routers(report: Report) -> dict[str, Any] | None:
+    """The external routers of the batch: each one's routes and failures (by label), and the
+    agreement of every pair, the built-in strategy router (`builtin`) among them."""
+    if not report.routers:
+        return None
+
+    def router(figures: RouterFigures) -> dict[str, Any]:
+        return {
+            "prompts": figures.prompts,
+            "failed": figures.failed,
+            "routes": _distribution(figures.routes),
+            "errors": _distribution(figures.errors),
+        }
+
+    return {
+        "builtin": BUILTIN,
+        "names": [figures.name for figures in report.routers],
+        "routers": {figures.name: router(figures) for figures in report.routers},
+        "agreement": [_agreement(pair) for pair in report.agreement],
+    }
+
+
 def _report_data(report: Report) -> dict[str, Any]:
     share = report.no_fit_share
     return {
@@ -109,6 +155,7 @@ def _report_data(report: Report) -> dict[str, Any]:
             "checks": [_leak(check) for check in report.leaks],
         },
         "failed": _distribution(report.failed),
+        "routers": _routers(report),
         "figures": {figure.key: _distribution(figure) for figure in report.figures()},
         "intent_cooccurrence": {
             "names": list(report.cooccurrence.names),

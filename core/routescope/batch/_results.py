@@ -11,12 +11,16 @@ import os
 import stat
 import zlib
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .._errors import RecordError, ResultsError, one_line
 from .._outcome import Outcome
 from .._record_fields import kind_of, require_str
+
+if TYPE_CHECKING:
+    from ..external import ExternalDecision
 
 __all__ = [
     "FailedRecord",
@@ -51,6 +55,8 @@ class Result:
 
     ref: PromptRef
     outcome: Outcome
+    routers: Mapping[str, ExternalDecision] = field(default_factory=dict)
+    """What each external router of the batch (`--router`) decided, by name."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,9 +88,22 @@ def parse_result(data: object, record: int = 0) -> Result | FailedRecord:
         ref = PromptRef(require_str(data, "source"), line, cut_prompt(prompt), record)
         if "strategy" not in data and isinstance(data.get("error"), str):
             return FailedRecord(ref, data["error"], prompt)
-        return Result(ref, Outcome.from_record(data))
+        return Result(ref, Outcome.from_record(data), _routers(data.get("routers")))
     except RecordError as exc:
         raise ResultsError(f"line {record}: {exc}") from None
+
+
+def _routers(data: object) -> dict[str, ExternalDecision]:
+    """A record's `routers` field: each external router's decision (RecordError)."""
+    if data is None:
+        return {}
+    if not isinstance(data, Mapping):
+        raise RecordError(f"field 'routers' must be an object, not {kind_of(data)}")
+    from ..external import ExternalDecision
+
+    return {
+        str(name): ExternalDecision.from_record(str(name), value) for name, value in data.items()
+    }
 
 
 def _open(path: Path) -> io.BufferedReader:
@@ -126,12 +145,14 @@ def _parquet(path: Path) -> Iterator[tuple[int, object]]:
         import pyarrow.parquet as pq  # type: ignore[import-untyped, unused-ignore]
     except ImportError:
         raise ResultsError(f"{path}: a Parquet file: install pyarrow to read it") from None
+    from ._parquet import routers_of_row
+
     try:
         number = 0
         for batch in pq.ParquetFile(path).iter_batches(batch_size=4096):
             for row in batch.to_pylist():
                 number += 1
-                yield number, Outcome.record_of_row(row)
+                yield number, routers_of_row(Outcome.record_of_row(row))
     except (OSError, ValueError) as exc:  # pyarrow's errors derive from these
         raise ResultsError(f"{path}: not a readable Parquet file ({one_line(exc, 120)})") from None
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from .._errors import one_line
 from .._request import CatalogRef, RulesRef, default_today
-from ._common import BadLine, BatchError, Chunk, Job, Partition
+from ._common import BadLine, BatchError, Chunk, Job, Partition, routers_digest
 from ._options import DEFAULT_K, BatchOptions
 from ._progress import (
     BAD_LINES_KEPT,
@@ -101,6 +101,7 @@ def run_batch(
     given_today = None if options.today is None else options.today.isoformat()
     output, state = open_output(paths, files, kept, given_today, default_today().isoformat())
     summary = Summary(paths, state, len(files), options.engine, options.workers, notes, started)
+    summary.routers = options.router_names
     if output is None:
         if labels is not None:
             if state.labels != labels.record():
@@ -118,6 +119,7 @@ def run_batch(
         timings=timings,
         max_line_bytes=max_line_bytes,
         routers=routers_file,
+        routers_digest=None if routers_id is None else str(routers_id["digest"]),
         router_names=options.router_names,
         share=options.workers,
     )
@@ -126,6 +128,10 @@ def run_batch(
         finished = _drive(output, files, columns, job, summary, options, hooks)
     finally:
         output.close()
+        if job.routers is not None:  # routers this process started (one worker): stop them
+            from ._work import forget
+
+            forget(job)
     if not finished:
         lines = state.prompts + state.bad
         summary.notes.append(f"cancelled after {lines:,} lines: run again to continue")
@@ -147,14 +153,12 @@ def _routers(options: BatchOptions) -> tuple[str | None, dict[str, object] | Non
     that does not read or a name it does not declare)."""
     if options.routers is None:
         return None, None
-    import hashlib
-
     from ..external import load_routers
 
     declared = load_routers(options.routers)
     for name in options.router_names:
         declared.spec(name)
-    digest = hashlib.sha256(declared.path.read_bytes()).hexdigest()[:16]
+    digest = routers_digest(declared.path.read_bytes())
     return str(declared.path.resolve()), {"digest": digest, "names": list(options.router_names)}
 
 
@@ -234,6 +238,7 @@ def _drive(
             state.prompts += len(chunk.rests)
             state.bad += len(chunk.bad)
             _count_not_listed(state.bad_not_listed, not_listed)
+            _count_router_errors(state.router_errors, chunk.router_errors)
             state.position = Position(partition.file, partition.end, base + chunk.lines)
             del chunk, records, bad  # written: not held while the next chunk is awaited
             whole = True
@@ -333,6 +338,15 @@ def _count_not_listed(counts: dict[str, int], reasons: list[str]) -> None:
         if key not in counts and len(counts) >= BAD_REASONS_COUNTED:
             key = _OTHER
         counts[key] = counts.get(key, 0) + 1
+
+
+def _count_router_errors(
+    counts: dict[str, dict[str, int]], chunk: dict[str, dict[str, int]]
+) -> None:
+    for router, kinds in chunk.items():
+        kept = counts.setdefault(router, {})
+        for label, count in kinds.items():
+            kept[label] = kept.get(label, 0) + count
 
 
 def _utf8(text: str) -> bytes:

@@ -91,6 +91,10 @@ class State:
     labels: dict[str, str] | None = None
     """The labelled set of `--labels` (`path`, absolute, and `digest`), for `report` to score
     the results with (kept out of the state file when there is none)."""
+    router_errors: dict[str, dict[str, int]] = field(default_factory=dict)
+    """External routers' failures in the records written: router → failure label (`timeout`,
+    `http 5xx`, `rate_limited`, `garbage`, …) → count (kept out of the state file while
+    empty)."""
 
     @property
     def rules_digest(self) -> str | None:
@@ -105,6 +109,8 @@ class State:
             del data["bad_not_listed"]
         if self.labels is None:
             del data["labels"]
+        if not self.router_errors:
+            del data["router_errors"]
         return json.dumps({"version": STATE_VERSION, **data}, indent=1).encode()
 
     @classmethod
@@ -124,6 +130,14 @@ class State:
             raise ValueError("the bad lines not listed are malformed")
         if not isinstance(state.options, dict) or not isinstance(state.inputs, list):
             raise ValueError("options or inputs are malformed")
+        errors = state.router_errors
+        if not isinstance(errors, dict) or not all(
+            isinstance(name, str)
+            and isinstance(kinds, dict)
+            and all(isinstance(k, str) and isinstance(n, int) and n >= 0 for k, n in kinds.items())
+            for name, kinds in errors.items()
+        ):
+            raise ValueError("the router errors are malformed")
         labels = state.labels
         if labels is not None and not (
             isinstance(labels, dict)

@@ -12,12 +12,13 @@ import sys
 import threading
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .._errors import one_line
 from .._outcome import Outcome
 from .._stages import run_stages
-from ._common import BatchError, Chunk, Job, Partition
+from ._common import BatchError, Chunk, Job, Partition, routers_digest
 from ._lifeline import die_with_parent
 from ._records import OVER_LONG, BadLineError, csv_delimiter, excerpt, iter_records, prompt_of
 
@@ -69,7 +70,16 @@ def prepare(job: Job) -> Worker:
 
 
 def _key(job: Job) -> tuple[object, ...]:
-    return (job.rules.source, job.rules.digest, job.catalog, job.k, job.routers, job.router_names)
+    return (
+        job.rules.source,
+        job.rules.digest,
+        job.catalog,
+        job.k,
+        job.routers,
+        job.routers_digest,
+        job.router_names,
+        job.share,
+    )
 
 
 def _build(job: Job) -> Worker:
@@ -92,9 +102,22 @@ def _external(job: Job) -> tuple[Any, ...]:
     among the job's worker processes."""
     if job.routers is None:
         return ()
-    from ..external import load_routers, open_router
+    from ..external import Routers, open_router, parse_routers
 
-    declared = load_routers(job.routers)
+    path = Path(job.routers)
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise BatchError(
+            f"{one_line(path)}: cannot read the routers file on {socket.gethostname()}: "
+            f"{exc.strerror or exc} (every worker needs it at the same path)"
+        ) from None
+    if job.routers_digest is not None and routers_digest(data) != job.routers_digest:
+        raise BatchError(
+            f"{one_line(path)}: the routers file changed while the batch ran; re-run to "
+            "continue from what is done"
+        )
+    declared: Routers = parse_routers(data.decode("utf-8"), path)  # as the driver read it
     shared = {}
     for name in job.router_names:
         spec = declared.spec(name)
@@ -279,11 +302,17 @@ def _route_external(
 ) -> None:
     """The partition's prompts through each external router (at its declared concurrency and
     rate), each decision a `routers.NAME` field; then the records, in input order. A router
-    that fails on a prompt is that prompt's result (`error`), never a bad line."""
+    that fails on a prompt is that prompt's result (`error`), never a bad line, and is counted
+    in the chunk's `router_errors`."""
     if not pending:
         return
     prompts = [prompt for _, prompt, _ in pending]
     decided = [router.route_many(prompts, today=job.today) for router in worker.external]
+    for router, decisions in zip(worker.external, decided, strict=True):
+        for decision in decisions:
+            if decision.error is not None:
+                counts = chunk.router_errors.setdefault(router.name, {})
+                counts[decision.error.label] = counts.get(decision.error.label, 0) + 1
     for index, (line, _, record) in enumerate(pending):
         fields = {}
         for router, decisions in zip(worker.external, decided, strict=True):

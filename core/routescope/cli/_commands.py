@@ -20,11 +20,14 @@ from .._resources import resources_root
 from ..toolsearch import SearchSettings
 from ._parser import UsageError
 from ._render import Style, decision_text, eval_text, inspection_text, regress_text, tools_text
+from ._report import router_errors_line
 from ._terminal import escape, escaped
 
 if TYPE_CHECKING:
     from ..batch import BatchQuality, BatchSummary
     from ..contract import RouterContext
+    from ..judge import RouteScore
+    from ..regress import Suite, SuiteResult
     from ..toolsearch import Engines, ToolSearch
 
 # Each command imports what only it needs when it runs: `decide` never loads the strategy
@@ -252,8 +255,8 @@ def _builtin_suites() -> list[Path]:
 
 
 def _cmd_regress(args: argparse.Namespace) -> int:
-    from ..regress import load_suite, run_suite, skipped_goldens, suite_quality, update_goldens
-    from ._judge import scorecard_text
+    from ..regress import load_suite, skipped_goldens, suite_quality, update_goldens
+    from ._judge import route_card_lines, scorecard_text
 
     paths = [Path(p) for p in args.suites] + (_builtin_suites() if args.builtin else [])
     if not paths:
@@ -261,19 +264,23 @@ def _cmd_regress(args: argparse.Namespace) -> int:
     if args.update and args.builtin:
         raise UsageError("--update rewrites suite files: name them, not --builtin")
     suites = [load_suite(path) for path in paths]
-    results = [run_suite(suite) for suite in suites]
+    results, routes = _run_suites(suites)
     updated = 0
     skipped: list[tuple[str, str]] = []
     if args.update:
         updated = sum(update_goldens(s, r) for s, r in zip(suites, results, strict=True))
         skipped = [pair for result in results for pair in skipped_goldens(result)]
-        results = [run_suite(load_suite(suite.path)) for suite in suites]
+        results, routes = _run_suites([load_suite(suite.path) for suite in suites])
     quality = {str(s.path): q for s in suites if (q := suite_quality(s)) is not None}
     if args.json:
         payload = {
             "suites": [json.loads(to_json(r)) for r in results],
             "updated": updated,
             "quality": {path: score.to_json() for path, score in quality.items()},
+            "routes": {
+                path: {name: card.to_json() for name, card in cards.items()}
+                for path, cards in routes.items()
+            },
         }
         _write(json.dumps(payload, indent=2, ensure_ascii=False))
     else:
@@ -283,11 +290,36 @@ def _cmd_regress(args: argparse.Namespace) -> int:
         for path, score in quality.items():
             _write(escape(f"quality of the labelled cases of {path}:"))
             _write("\n".join(escape(line) for line in scorecard_text(score).splitlines()))
+        for path, cards in routes.items():
+            _write(escape(f"routes of the labelled cases of {path}:"))
+            for card in cards.values():
+                _write("\n".join(escape(line) for line in route_card_lines(card)))
         if args.update:
             _write(f"updated {updated} golden value(s)")
             for case_id, path in skipped:
                 _write(escape(f"not accepted: case {case_id}: {path} is not in the result"))
     return 0 if all(r.failed == 0 for r in results) else 1
+
+
+def _run_suites(
+    suites: list[Suite],
+) -> tuple[list[SuiteResult], dict[str, dict[str, RouteScore]]]:
+    """Each suite's result, and the scorecards of the external routers its cases label (each
+    suite's routers started once, for its expectations and its labels)."""
+    from ..regress import SuiteRouters, route_quality, run_suite
+
+    results = []
+    routes = {}
+    for suite in suites:
+        if suite.routers is None:
+            results.append(run_suite(suite))
+            continue
+        with SuiteRouters(suite) as routers:
+            results.append(run_suite(suite, routers=routers))
+            cards = route_quality(suite, routers)
+        if cards:
+            routes[str(suite.path)] = cards
+    return results, routes
 
 
 def _cmd_score(args: argparse.Namespace) -> int:
@@ -417,6 +449,10 @@ def _batch_text(summary: BatchSummary) -> str:
         if summary.bad_not_listed:
             counted = ", ".join(f"{r}: {n:,}" for r, n in summary.bad_not_listed.items())
             lines.append(f"  past the file's first lines, only counted: {counted}")
+    lines += [
+        router_errors_line(router, summary.prompts, summary.router_errors.get(router, {}))
+        for router in summary.routers
+    ]
     quality = summary.quality
     if quality is not None:
         lines.append(_quality_line(quality))

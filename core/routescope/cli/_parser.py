@@ -206,6 +206,19 @@ def build_parser() -> argparse.ArgumentParser:
     research.add_argument("--model", metavar="NAME", default="gpt-4o-mini")
     research.add_argument("--max-attempts", type=int, default=3, metavar="N")
     research.add_argument("--stack-hint", metavar="S", help="e.g. 'Python GUI' (default: inferred)")
+    research.add_argument(
+        "--allowed-hosts",
+        metavar="HOSTS",
+        help="comma-separated hosts whose result pages may be read ('*': any public host; "
+        "default: the seed's five documentation hosts)",
+    )
+    research.add_argument(
+        "--require-grounding",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="escalate unless pages meet the target (default: derived from the goal — "
+        "time-sensitive, local and price goals need it)",
+    )
     research.add_argument("--report", metavar="DIR", help="also write report.md and report.json")
 
     report = commands.add_parser(

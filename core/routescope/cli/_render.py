@@ -14,6 +14,7 @@ if TYPE_CHECKING:
     from .._inspect import Inspection
     from ..contract import RouterDecision
     from ..regress import ClassReport, EvalRow, SuiteResult
+    from ..strategy import QueryContext
     from ..toolsearch import ToolSearchResult
 
 __all__ = [
@@ -53,11 +54,16 @@ def inspection_text(result: Inspection, style: Style) -> str:
     )
     lines.append(f"{style('place', '1')}     {place_text}")
     flags = []
+    voted = {v.intent for v in ctx.example_votes if v.decided and not v.rules}
     for name, on in dataclasses.asdict(ctx.intent).items():
-        words = sorted({m.text.lower() for m in ctx.intent_matches if m.intent == name})
+        words = sorted(
+            {m.text.lower() for m in ctx.intent_matches if m.intent == name and name not in voted}
+        )
+        words += ["vote"] if name in voted else []
         evidence = f" {style(', '.join(words), '2')}" if words else ""
         flags.append(style(f"● {name}", "1;32") + evidence if on else style(f"○ {name}", "2"))
     lines.append(f"{style('intents', '1')}   " + "   ".join(flags))
+    lines += _vote_lines(ctx, style)
     lines.append(f"{style('openclaw', '1')}  {result.plan.openclaw_gate}")
     lines.append(style("actions", "1"))
     for number, action in enumerate(result.actions, start=1):
@@ -78,6 +84,20 @@ def inspection_text(result: Inspection, style: Style) -> str:
     timings = " · ".join(f"{k} {v:,.0f} µs" for k, v in result.timings_us.items())
     lines.append(f"{style('timings', '1')}   {timings}")
     return "\n".join(lines)
+
+
+def _vote_lines(ctx: QueryContext, style: Style) -> list[str]:
+    """Each flag voted by the nearest labelled examples: the vote and its three nearest."""
+    lines: list[str] = []
+    for vote in ctx.example_votes:
+        mark = "●" if vote.decided else "○"
+        lines.append(f"{style('votes', '1') if not lines else '     '}     {mark} {vote.reason}")
+        for near in vote.neighbours[:3] if vote.decided != vote.rules else ():
+            said = "✓" if near.carries else "✗"
+            lines.append(
+                style(f"            {said} {near.similarity:.2f} {clip(near.text, 80)}", "2")
+            )
+    return lines
 
 
 def _lint_lines(result: Inspection, style: Style) -> list[str]:

@@ -3,12 +3,13 @@ labels, the labelled fields a comparison fixed and broke, and the vocabulary not
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from ..batch import QualityChange, Report, ResultsComparison
 
-__all__ = ["report_lines"]
+__all__ = ["report_lines", "router_errors_line"]
 
 CHANGES_LISTED = 10
 """Fixed and broken fields listed each (all are in report.json)."""
@@ -53,11 +54,41 @@ def _single(report: Report) -> list[str]:
         f"{report.prompts:,} prompts; {report.leak_count:,} leaked queries in "
         f"{report.leak_prompts:,} prompts ({leaks})"
     ]
+    lines += _router_lines(report)
     quality = _quality_line(report)
     if quality is not None:
         lines.append(quality)
     lines += [f"vocabulary: {note.text()}" for note in report.vocabulary]
     lines += [f"note: {note}" for note in report.notes]
+    return lines
+
+
+def router_errors_line(router: str, prompts: int, errors: Mapping[str, int]) -> str:
+    """One external router's failures over a batch's prompts, by kind (most first)."""
+    failed = sum(errors.values())
+    if not failed:
+        return f"router {router}: no errors in {prompts:,} prompts"
+    kinds = ", ".join(f"{label} {count:,}" for label, count in errors.items())
+    plural = "s" if failed != 1 else ""
+    return f"router {router}: {failed:,} error{plural} in {prompts:,} prompts ({kinds})"
+
+
+def _router_lines(report: Report) -> list[str]:
+    """Each external router's failures by kind, and how each pair of routers agrees."""
+    lines = [
+        router_errors_line(
+            figures.name, figures.prompts, {bar.label: bar.count for bar in figures.errors.bars}
+        )
+        for figures in report.routers
+    ]
+    for pair in report.agreement:
+        if pair.agreed is None:
+            lines.append(f"agreement {pair.a} × {pair.b}: no label in common")
+        else:
+            lines.append(
+                f"agreement {pair.a} × {pair.b}: {pair.agreed:,} of {pair.total:,} prompts "
+                f"({pair.share:.1%}), the same route or both none"
+            )
     return lines
 
 

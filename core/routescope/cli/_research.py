@@ -9,12 +9,22 @@ import asyncio
 import json
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .._errors import ResearchConfigError
 from ._parser import UsageError
 from ._terminal import escape
 
+if TYPE_CHECKING:
+    from ..research import GroundingMode
+
 __all__ = ["cmd_research"]
+
+_GROUNDING: dict[bool | None, GroundingMode] = {
+    None: "auto",
+    True: "required",
+    False: "not_required",
+}
 
 
 def cmd_research(args: argparse.Namespace, goal: str) -> int:
@@ -27,6 +37,8 @@ def cmd_research(args: argparse.Namespace, goal: str) -> int:
         llm_url=args.llm_url or "",
         model=args.model,
         max_attempts=args.max_attempts,
+        grounding=_GROUNDING[args.require_grounding],
+        **({"allowed_hosts": args.allowed_hosts} if args.allowed_hosts is not None else {}),
     )
     store = research.KeyStore()
     keys = store.keys()

@@ -11,6 +11,9 @@ command line render.
 - `trace(inspection, entity)`: where an entity flows (queries, intent keywords, linter
   anchors, contract rules, tool matches).
 - `close_calls(inspection)`: decisions that were near a threshold or a runner-up.
+- `said_by(pick, …)`, `agreement_over(path, a, b, …)`: two routers — a built-in decision or
+  an external router of a routers file (`Pick`) — on a prompt, and over a suite or labelled
+  set (`SuiteAgreement`: each case's routes, A's route × B's route, how often each is right).
 
 Data models are frozen dataclasses (JSON: `routescope._json.to_json`). Names load on first
 use: only `compare_suite` loads the regression runner, only a tool search loads its engine.
@@ -40,6 +43,14 @@ if TYPE_CHECKING:
     from ._models import ToolMove as ToolMove
     from ._models import Trace as Trace
     from ._models import WordEffect as WordEffect
+    from ._routers import BUILTIN_ROUTERS as BUILTIN_ROUTERS
+    from ._routers import CaseRow as CaseRow
+    from ._routers import Pick as Pick
+    from ._routers import PromptAgreement as PromptAgreement
+    from ._routers import Said as Said
+    from ._routers import SuiteAgreement as SuiteAgreement
+    from ._routers import agreement_over as agreement_over
+    from ._routers import said_by as said_by
     from ._suite import compare_suite as compare_suite
     from ._trace import trace as trace
 

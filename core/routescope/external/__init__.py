@@ -1,9 +1,9 @@
 """External routers: the routers people already run — an HTTP routing service (vLLM Semantic
 Router, a model router behind an OpenAI-compatible endpoint, any JSON API), a Python function,
 a semantic-router file — declared in one TOML file (`load_routers`), started by name
-(`open_router`), each answering with one `ExternalDecision` a prompt: the route, its score, the
-score of every route, the evidence, and, when it failed on that prompt, why (never an
-exception). See docs/routers.md."""
+(`open_router`, or once each and shared: `RouterPool`), each answering with one
+`ExternalDecision` a prompt: the route, its score, the score of every route, the evidence, and,
+when it failed on that prompt, why (never an exception). See docs/routers.md."""
 
 from __future__ import annotations
 
@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from ._open import ExternalRouter as ExternalRouter
     from ._open import open_router as open_router
     from ._paths import parse_path as parse_path
+    from ._pool import RouterPool as RouterPool
     from ._semantic import SemanticRouter as SemanticRouter
     from ._semantic import read_router_file as read_router_file
 

@@ -1,18 +1,20 @@
 """A router's answer (a JSON value) read through its `AnswerMap` into a decision's fields, or
-into one `garbage` failure that says which path held what."""
+into one `garbage` failure that says which path held what: `decide` gives either as the
+`ExternalDecision` of an http or python router."""
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 from .._errors import one_line
 from ._declare import AnswerMap
-from ._models import Signal
+from ._models import ExternalDecision, ExternalFailure, Signal
 from ._paths import parse_path
 
-__all__ = ["GarbageError", "Read", "read_answer"]
+__all__ = ["GarbageError", "Read", "decide", "read_answer"]
 
 
 class GarbageError(Exception):
@@ -27,6 +29,27 @@ class Read:
     tools: list[str] | None = None
     flags: list[str] | None = None
     signals: list[Signal] = field(default_factory=list)
+
+
+def decide(
+    answer: Any,
+    mapping: AnswerMap,
+    *,
+    router: str,
+    kind: str,
+    latency_ms: float,
+    raw: str,
+    scrub: Callable[[str], str] = str,
+) -> ExternalDecision:
+    """The decision `answer` holds, read through `mapping`; a `garbage` failure (its detail
+    passed through `scrub`, which masks secrets) when it does not hold one."""
+    try:
+        read = read_answer(answer, mapping)
+    except GarbageError as exc:
+        failure = ExternalFailure(kind="garbage", detail=one_line(scrub(str(exc)), 300))
+        return ExternalDecision.failed(router, kind, failure, latency_ms, raw)
+    found = {part.name: getattr(read, part.name) for part in fields(read)}
+    return ExternalDecision(router=router, kind=kind, latency_ms=latency_ms, raw=raw, **found)
 
 
 def read_answer(answer: Any, mapping: AnswerMap) -> Read:

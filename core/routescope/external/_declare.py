@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import functools
 import os
+import re
 import stat
 import tomllib
 from collections.abc import Mapping
@@ -71,6 +72,7 @@ __all__ = [
 ]
 
 _MAX_FILE = 1 << 20
+_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 _MAX_SECRET = 4096
 Preset = Literal["vllm-semantic-router", "vllm-semantic-router-intent", "openai-model-router"]
 
@@ -273,6 +275,13 @@ def parse_routers(text: str, path: Path) -> Routers:
         raise RouterError(one_line(f"{path}: no router declared ([routers.NAME] tables)"))
     specs: dict[str, HttpSpec | PythonSpec | SemanticRouterSpec] = {}
     for name, table in tables.items():
+        if not _NAME.fullmatch(name):
+            raise RouterError(
+                one_line(
+                    f"{path}: router name {name!r}: letters, digits, '_', '-' and '.' "
+                    "(at most 64, a letter or digit first): it names columns and flags"
+                )
+            )
         if not isinstance(table, dict):
             raise RouterError(one_line(f"{path}: routers.{name} must be a table"))
         try:

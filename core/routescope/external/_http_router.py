@@ -22,10 +22,10 @@ from typing import Any
 import httpx
 
 from .._errors import one_line
-from .._http import Retry, send
+from .._http import Retry, send, tls_context
 from .._http_reply import HttpFailure, HttpReply
 from .._secrets import Secrets, redact_url
-from ._answer import GarbageError, read_answer
+from ._answer import decide
 from ._declare import AnswerMap, HttpSpec
 from ._models import ErrorKind, ExternalDecision, ExternalFailure
 from ._pace import Pace
@@ -119,7 +119,7 @@ class HttpRouter:
         gate = asyncio.Semaphore(self.spec.concurrency)
         limits = httpx.Limits(max_connections=self.spec.concurrency)
         async with httpx.AsyncClient(
-            follow_redirects=False, trust_env=False, limits=limits
+            follow_redirects=False, trust_env=False, limits=limits, verify=tls_context()
         ) as client:
 
             async def one(prompt: str) -> ExternalDecision:
@@ -174,30 +174,18 @@ class HttpRouter:
         except (ValueError, RecursionError) as exc:
             failure = ExternalFailure(kind="garbage", detail=one_line(f"not JSON: {exc}", 200))
             return self._failed(failure, latency_ms, raw)
-        try:
-            read = read_answer(answer, self.answer)
-        except GarbageError as exc:
-            failure = ExternalFailure(
-                kind="garbage", detail=one_line(self.secrets.scrub(str(exc)), 200)
-            )
-            return self._failed(failure, latency_ms, raw)
-        return ExternalDecision(
+        return decide(
+            answer,
+            self.answer,
             router=self.name,
             kind=self.kind,
-            route=read.route,
-            score=read.score,
-            scores=read.scores,
-            tools=read.tools,
-            flags=read.flags,
-            signals=read.signals,
             latency_ms=latency_ms,
             raw=raw,
+            scrub=self.secrets.scrub,
         )
 
     def _failed(self, failure: ExternalFailure, latency_ms: float, raw: str) -> ExternalDecision:
-        return ExternalDecision(
-            router=self.name, kind=self.kind, error=failure, latency_ms=latency_ms, raw=raw
-        )
+        return ExternalDecision.failed(self.name, self.kind, failure, latency_ms, raw)
 
     def close(self) -> None:
         """Nothing is held between calls (each call opens its own client)."""

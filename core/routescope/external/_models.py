@@ -6,7 +6,8 @@ A failure is a result, never an exception: `error` says what went wrong (`ErrorK
 the decision holds no route. A batch counts them, the window shows them.
 
 The record a batch writes (`to_record`) keeps the decision and leaves the evidence and the raw
-answer out: `{"route", "score", "scores", "tools", "flags", "error", "latency_ms"}`.
+answer out: `{"route", "score", "scores", "tools", "flags", "error", "latency_ms"}`, the error
+as `{"kind", "detail"}` and, for an HTTP status, `"status"`.
 """
 
 from __future__ import annotations
@@ -98,6 +99,14 @@ class ExternalFailure(_Frozen):
     status: int | None = None
     retry_after_s: float | None = None
 
+    @property
+    def label(self) -> str:
+        """What a batch counts it as: its kind, and an `http` failure's status class
+        (`http 5xx`, `http 4xx`, `http 3xx`: a redirect) when the status is known."""
+        if self.kind == "http" and self.status is not None:
+            return f"http {self.status // 100}xx"
+        return self.kind
+
 
 class ExternalDecision(_Frozen):
     """What one external router decided about one prompt."""
@@ -122,6 +131,13 @@ class ExternalDecision(_Frozen):
     raw: str = ""
     """The answer as received (secrets masked, cut at 8 KB): what the window's "raw" shows."""
 
+    @classmethod
+    def failed(
+        cls, router: str, kind: str, failure: ExternalFailure, latency_ms: float, raw: str = ""
+    ) -> ExternalDecision:
+        """The decision of a router that failed on this prompt: no route, `failure` as why."""
+        return cls(router=router, kind=kind, error=failure, latency_ms=latency_ms, raw=raw)
+
     @property
     def ok(self) -> bool:
         return self.error is None
@@ -142,7 +158,7 @@ class ExternalDecision(_Frozen):
             "scores": {name: round(value, _SCORE_DIGITS) for name, value in self.scores.items()},
             "tools": self.tools,
             "flags": self.flags,
-            "error": None if error is None else {"kind": error.kind, "detail": error.detail},
+            "error": None if error is None else _error_record(error),
             "latency_ms": round(self.latency_ms, 1),
         }
 
@@ -166,3 +182,10 @@ class ExternalDecision(_Frozen):
             )
         except (ValueError, TypeError) as exc:
             raise RecordError(f"field 'routers.{router}' is not a decision: {exc}") from None
+
+
+def _error_record(error: ExternalFailure) -> dict[str, Any]:
+    kept: dict[str, Any] = {"kind": error.kind, "detail": error.detail}
+    if error.status is not None:
+        kept["status"] = error.status
+    return kept

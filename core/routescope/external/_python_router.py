@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from .._errors import RouterError, one_line
-from ._answer import GarbageError, read_answer
+from ._answer import decide
 from ._declare import PYTHON_ANSWER, AnswerMap, PythonSpec
 from ._http_router import RAW_CHARS
 from ._models import ErrorKind, ExternalDecision, ExternalFailure
@@ -178,35 +178,18 @@ class PythonRouter:
         answer = json.loads(payload)
         if isinstance(answer, str):
             answer = {"route": answer}
-        try:
-            if not isinstance(answer, dict):
-                raise GarbageError("the function returned neither a mapping nor a route")
-            read = read_answer(answer, self.answer)
-        except GarbageError as exc:
-            return self._failed("garbage", one_line(exc, 300), latency_ms, raw)
-        return ExternalDecision(
-            router=self.name,
-            kind=self.kind,
-            route=read.route,
-            score=read.score,
-            scores=read.scores,
-            tools=read.tools,
-            flags=read.flags,
-            signals=read.signals,
-            latency_ms=latency_ms,
-            raw=raw,
+        if not isinstance(answer, dict):
+            why = "the function returned neither a mapping nor a route"
+            return self._failed("garbage", why, latency_ms, raw)
+        return decide(
+            answer, self.answer, router=self.name, kind=self.kind, latency_ms=latency_ms, raw=raw
         )
 
     def _failed(
         self, kind: ErrorKind, detail: str, latency_ms: float, raw: str = ""
     ) -> ExternalDecision:
-        return ExternalDecision(
-            router=self.name,
-            kind=self.kind,
-            error=ExternalFailure(kind=kind, detail=detail),
-            latency_ms=latency_ms,
-            raw=raw,
-        )
+        failure = ExternalFailure(kind=kind, detail=detail)
+        return ExternalDecision.failed(self.name, self.kind, failure, latency_ms, raw)
 
     def close(self) -> None:
         with self._lock:

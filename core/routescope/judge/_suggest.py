@@ -17,7 +17,9 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from .._phrases import key
 from ..rules import INTENTS, IntentName, RulePack, parse_rules, set_key
+from ..rules._vocabularies import vocabularies, vocabulary
 from ._labels import LabelledCase
 from ._metrics import Scorecard, score
 from ._predict import predict_strategy
@@ -34,8 +36,17 @@ EditKind = Literal[
     "local_preposition",
     "not_place",
     "entity_min_score",
+    "add_vocabulary",
+    "date_time_sensitive",
+    "dated_year_window",
+    "place_preposition",
+    "near_preposition",
+    "state_codes",
+    "local_names",
+    "topic_question",
 ]
 _WORD = re.compile(r"[a-z][a-z0-9'+#.\-]*[a-z0-9+#]|[a-z]")
+_ANY_CASE_WORD = re.compile(_WORD.pattern, re.IGNORECASE)
 _COMMON = frozenset(
     """the a an of to in on for and or is are was were be with
     by at from as it this that what which who whom how why when where do
@@ -55,6 +66,9 @@ class PackEdit:
     value: str = ""
 
     def describe(self) -> str:
+        if self.kind == "add_vocabulary":
+            words = len(vocabulary(self.value).words)
+            return f'add the vocabulary "{self.value}" ({words} words) to {self.target()}'
         what = {
             "drop_keyword": f'drop "{self.value}" from intents.{self.intent}',
             "add_keyword": f'add "{self.value}" to intents.{self.intent}',
@@ -65,8 +79,26 @@ class PackEdit:
             "local_preposition": f'"{self.value} <place>" sets intent.local',
             "not_place": f'never read "{self.value}" as a lower-case place',
             "entity_min_score": f"drop entity candidates scoring below {self.value}",
+            "date_time_sensitive": "a calendar date makes a prompt time-sensitive",
+            "dated_year_window": f"count only years {self.value} around today, and calendar "
+            "dates of any year, as time-sensitive",
+            "place_preposition": f'"{self.value} <place>" gives a place hint (a known place)',
+            "near_preposition": f'"{self.value} <Name>" gives a place hint (any capitalized name)',
+            "state_codes": 'a US state code after a place preposition is a place ("in MI")',
+            "local_names": "in a local request, any capitalized name after a place preposition "
+            "is the place",
+            "topic_question": f'a place in a question opening "{self.value}" does not make it '
+            "local",
         }
         return what[self.kind]
+
+    def target(self) -> str:
+        """The list a vocabulary edit adds to: `intents.<intent>`, or without an intent the
+        vocabulary's one `entities.` list."""
+        if self.intent is not None:
+            return f"intents.{self.intent}"
+        lists = [t for t in vocabulary(self.value).targets if t.startswith("entities.")]
+        return lists[0] if lists else "entities.known"
 
     def apply(self, pack: RulePack) -> RulePack:
         data: dict[str, Any] = pack.model_dump()
@@ -77,17 +109,20 @@ class PackEdit:
         """The (table, key) pairs of the pack's TOML the edit changes."""
         if self.kind in ("add_keyword", "drop_keyword"):
             return [("intents", str(self.intent))]
+        if self.kind == "add_vocabulary":
+            table, name = self.target().split(".")
+            return [(table, name)]
         return _KEYS[self.kind]
 
     def apply_text(self, text: str, source: str = "<editor>", note: str = "") -> str:
         """The pack's TOML text with the edit made, every other line kept (comments too), the
         changed key under a comment that says what the suggestion was (or `note`)."""
         edited = self.apply(parse_rules(text, source)).model_dump()
-        for index, (table, key) in enumerate(self.keys()):
-            value = edited[table][key]
+        for index, (table, name) in enumerate(self.keys()):
+            value = edited[table][name]
             notes = [note or f"suggest: {self.describe()}"] if index == 0 else []
             text = set_key(
-                text, table, key, list(value) if isinstance(value, tuple) else value, notes
+                text, table, name, list(value) if isinstance(value, tuple) else value, notes
             )
         parse_rules(text, source)
         return text
@@ -134,6 +169,47 @@ def _entity_min_score(data: dict[str, Any], edit: PackEdit) -> None:
     data["entities"]["min_score"] = float(edit.value)
 
 
+def _add_vocabulary(data: dict[str, Any], edit: PackEdit) -> None:
+    table, name = edit.target().split(".")
+    if edit.target() not in vocabulary(edit.value).targets:
+        raise ValueError(f"the vocabulary {edit.value!r} is not for {edit.target()}")
+    have = {key(word) for word in data[table][name]}
+    new = [word for word in vocabulary(edit.value).words if key(word) not in have]
+    data[table][name] = [*data[table][name], *new]
+
+
+def _date_time_sensitive(data: dict[str, Any], edit: PackEdit) -> None:
+    data["intents"]["date_is_time_sensitive"] = True
+
+
+def _dated_year_window(data: dict[str, Any], edit: PackEdit) -> None:
+    _year_window(data, edit)
+    _date_time_sensitive(data, edit)
+
+
+def _place_preposition(data: dict[str, Any], edit: PackEdit) -> None:
+    data["place"]["gazetteer_prepositions"] = [
+        *data["place"]["gazetteer_prepositions"],
+        edit.value,
+    ]
+
+
+def _near_preposition(data: dict[str, Any], edit: PackEdit) -> None:
+    data["place"]["always_prepositions"] = [*data["place"]["always_prepositions"], edit.value]
+
+
+def _state_codes(data: dict[str, Any], edit: PackEdit) -> None:
+    data["place"]["state_codes"] = True
+
+
+def _local_names(data: dict[str, Any], edit: PackEdit) -> None:
+    data["place"]["local_names"] = True
+
+
+def _topic_question(data: dict[str, Any], edit: PackEdit) -> None:
+    data["place"]["topic_questions"] = [*data["place"]["topic_questions"], edit.value]
+
+
 _KEYS: dict[EditKind, list[tuple[str, str]]] = {
     "add_exception": [("intents", "exceptions")],
     "add_entity_stopword": [("entities", "stopwords")],
@@ -142,6 +218,13 @@ _KEYS: dict[EditKind, list[tuple[str, str]]] = {
     "local_preposition": [("place", "local_intent_prepositions")],
     "not_place": [("place", "not_places")],
     "entity_min_score": [("entities", "min_score")],
+    "date_time_sensitive": [("intents", "date_is_time_sensitive")],
+    "dated_year_window": [("intents", "year_window"), ("intents", "date_is_time_sensitive")],
+    "place_preposition": [("place", "gazetteer_prepositions")],
+    "near_preposition": [("place", "always_prepositions")],
+    "state_codes": [("place", "state_codes")],
+    "local_names": [("place", "local_names")],
+    "topic_question": [("place", "topic_questions")],
 }
 
 _EDITORS: dict[EditKind, Callable[[dict[str, Any], PackEdit], None]] = {
@@ -154,6 +237,14 @@ _EDITORS: dict[EditKind, Callable[[dict[str, Any], PackEdit], None]] = {
     "local_preposition": _local_preposition,
     "not_place": _not_place,
     "entity_min_score": _entity_min_score,
+    "add_vocabulary": _add_vocabulary,
+    "date_time_sensitive": _date_time_sensitive,
+    "dated_year_window": _dated_year_window,
+    "place_preposition": _place_preposition,
+    "near_preposition": _near_preposition,
+    "state_codes": _state_codes,
+    "local_names": _local_names,
+    "topic_question": _topic_question,
 }
 
 
@@ -294,6 +385,7 @@ def _candidates(part: _Part, pack: RulePack, support: int) -> Iterator[PackEdit]
         *_entity_edits(part),
         *_place_edits(part, pack),
         *_year_edits(part, pack),
+        *_vocabulary_edits(pack),
     ):
         if edit not in seen:
             seen.add(edit)
@@ -311,7 +403,7 @@ def _keyword_edits(part: _Part) -> Iterator[PackEdit]:
         intent: IntentName = miss.field
         for item in miss.evidence:
             keyword = item.rule.split('"')[1] if '"' in item.rule else ""
-            if not keyword or keyword.startswith(("4-digit", "year")):
+            if not keyword or keyword.startswith(("4-digit", "year", "calendar date")):
                 continue
             misfired[intent, keyword] += 1
             for phrase in _around(miss.prompt, item.start, item.end):
@@ -337,17 +429,27 @@ def _around(prompt: str, start: int, end: int) -> Iterator[str]:
 
 def _phrase_edits(part: _Part, pack: RulePack, support: int) -> Iterator[PackEdit]:
     """Words and two-word phrases common in a flag's false negatives and rare where the flag
-    is labelled false."""
+    is labelled false. A part of a name ("Los Angeles" mid-sentence in most of the prompts it
+    comes from) is no word of an intent: it is left out."""
     for intent in INTENTS:
         missed = [c for c in part.cases if c.labels.flag(intent) and not _decided(part, c, intent)]
         negative = [c for c in part.cases if c.labels.flag(intent) is False]
         if len(missed) < support:
             continue
-        in_missed = Counter(g for c in missed for g in set(_grams(c.prompt)))
-        in_negative = Counter(g for c in negative for g in set(_grams(c.prompt)))
+        in_missed: Counter[str] = Counter()
+        in_names: Counter[str] = Counter()
+        for c in missed:
+            grams = dict(_grams(c.prompt))
+            in_missed.update(grams.keys())
+            in_names.update(g for g, named in grams.items() if named)
+        in_negative = Counter(g for c in negative for g in dict(_grams(c.prompt)))
         have = {k.lower() for k in getattr(pack.intents, intent)}
         ranked = sorted(
-            (g for g, n in in_missed.items() if n >= support and g not in have),
+            (
+                g
+                for g, n in in_missed.items()
+                if n >= support and g not in have and 2 * in_names[g] <= n
+            ),
             key=lambda g: -(in_missed[g] - 2 * in_negative[g]),
         )
         for gram in ranked[:25]:
@@ -359,13 +461,23 @@ def _decided(part: _Part, case: LabelledCase, intent: IntentName) -> bool:
     return part.decided[case.id].flags[intent]
 
 
-def _grams(prompt: str) -> Iterator[str]:
-    words = _WORD.findall(prompt.lower())
-    for index, word in enumerate(words):
+def _grams(prompt: str) -> Iterator[tuple[str, bool]]:
+    """The prompt's words and two-word phrases, lower case, each with whether it is part of a
+    name: a word in it is capitalized and does not start a sentence."""
+    words: list[tuple[str, bool]] = []
+    for match in _ANY_CASE_WORD.finditer(prompt):
+        at = match.start()
+        while at > 0 and prompt[at - 1] in " \t":
+            at -= 1
+        starts = at == 0 or prompt[at - 1] in ".!?:\n\r\"'("
+        words.append((match.group().lower(), match.group()[0].isupper() and not starts))
+    for index, (word, named) in enumerate(words):
         if word not in _COMMON and len(word) > 2:
-            yield word
-        if index + 1 < len(words) and not (word in _COMMON and words[index + 1] in _COMMON):
-            yield f"{word} {words[index + 1]}"
+            yield word, named
+        if index + 1 < len(words):
+            following, named_too = words[index + 1]
+            if not (word in _COMMON and following in _COMMON):
+                yield f"{word} {following}", named or named_too
 
 
 def _entity_edits(part: _Part) -> Iterator[PackEdit]:
@@ -377,11 +489,46 @@ def _entity_edits(part: _Part) -> Iterator[PackEdit]:
             yield PackEdit("add_entity_stopword", value=name.lower())
 
 
+_PLACE_PREPOSITIONS = ("to", "at", "from", "into")
+"""Prepositions a place follows ("a train to Chennai", "a table at Smithville"), proposed as
+gazetteer prepositions: the name after them must be a known place."""
+_NEAR_PREPOSITIONS = ("close to", "next to", "not far from", "neighboring", "neighbouring")
+"""Phrases that say "near" ("book a spot close to Marion Center"): any capitalized name after
+them is a place, as after "near"."""
+
+
+_TOPIC_QUESTIONS = (
+    "who", "whose", "what", "what's", "when", "which", "why", "how many", "how much", "how tall",
+    "how old", "how long", "how big", "how far",
+)  # fmt: skip
+"""Words that open a question about facts ("who were the first settlers in san antonio"):
+proposed as `place.topic_questions`."""
+
+
 def _place_edits(part: _Part, pack: RulePack) -> Iterator[PackEdit]:
-    if not pack.place.lowercase:
+    place = pack.place
+    if not place.lowercase:
         yield PackEdit("lowercase_places")
-    if "in" not in pack.place.local_intent_prepositions:
-        yield PackEdit("local_preposition", value="in")
+    have = {key(p) for p in (*place.gazetteer_prepositions, *place.always_prepositions)}
+    for word in _PLACE_PREPOSITIONS:
+        if word not in have:
+            yield PackEdit("place_preposition", value=word)
+    for words in _NEAR_PREPOSITIONS:
+        if words not in have:
+            yield PackEdit("near_preposition", value=words)
+    local = {key(p) for p in place.local_intent_prepositions}
+    for word in ("in", *place.gazetteer_prepositions, *place.always_prepositions):
+        if key(word) not in local:
+            yield PackEdit("local_preposition", value=key(word))
+    if not place.state_codes:
+        yield PackEdit("state_codes")
+    if not place.local_names:
+        yield PackEdit("local_names")
+    if place.local_intent_prepositions:
+        asked = {key(w) for w in place.topic_questions}
+        for words in _TOPIC_QUESTIONS:
+            if words not in asked:
+                yield PackEdit("topic_question", value=words)
     for miss in part.card.misses:
         got = miss.got
         if miss.field == "place_hint" and miss.expected is None and isinstance(got, str):
@@ -389,6 +536,8 @@ def _place_edits(part: _Part, pack: RulePack) -> Iterator[PackEdit]:
 
 
 def _year_edits(part: _Part, pack: RulePack) -> Iterator[PackEdit]:
+    if not pack.intents.date_is_time_sensitive:
+        yield PackEdit("date_time_sensitive")
     if pack.intents.year_window is not None or not pack.intents.year_is_time_sensitive:
         return
     fired = any(
@@ -396,5 +545,19 @@ def _year_edits(part: _Part, pack: RulePack) -> Iterator[PackEdit]:
         for m in part.card.misses
     )
     if fired:
-        yield PackEdit("year_window", value="-1..1")
-        yield PackEdit("year_window", value="0..1")
+        for window in ("-1..1", "0..1"):
+            yield PackEdit("year_window", value=window)
+            if not pack.intents.date_is_time_sensitive:
+                yield PackEdit("dated_year_window", value=window)
+
+
+def _vocabulary_edits(pack: RulePack) -> Iterator[PackEdit]:
+    """Each shipped vocabulary, for each list it is for that lacks some of its words."""
+    data = pack.model_dump()
+    for item in vocabularies():
+        for target in item.targets:
+            table, name = target.split(".")
+            have = {key(word) for word in data[table][name]}
+            if any(key(word) not in have for word in item.words):
+                intent = name if table == "intents" else None
+                yield PackEdit("add_vocabulary", intent, item.name)  # type: ignore[arg-type]

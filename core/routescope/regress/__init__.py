@@ -16,6 +16,8 @@ if TYPE_CHECKING:
     from ._goldens import undo_goldens as undo_goldens
     from ._goldens import update_goldens as update_goldens
     from ._quality import suite_quality as suite_quality
+    from ._routers import SuiteRouters as SuiteRouters
+    from ._routers import route_quality as route_quality
     from ._run import CaseResult as CaseResult
     from ._run import ClassReport as ClassReport
     from ._run import SuiteResult as SuiteResult

@@ -11,8 +11,9 @@ __all__ = ["suite_quality"]
 
 def suite_quality(suite: Suite) -> SetScore | None:
     """The scorecard of the suite's labelled cases under their pack (the built-in one unless
-    every labelled case names the same pack file); None when no case carries labels."""
-    labelled = [case for case in suite.cases if case.labels]
+    every labelled case names the same pack file); None when no case labels a field of the
+    pack's routers (the routes of external routers are `route_quality`'s)."""
+    labelled = [case for case in suite.cases if set(case.labels or {}) - {"routes"}]
     if not labelled:
         return None
     cases = [

@@ -15,6 +15,7 @@ from .._errors import RoutescopeError, SuiteError, one_line
 from .._inspect import inspect
 from .._request import Request
 from ._checks import MATCH_TIMEOUT_S, is_matcher, regex_module
+from ._routers import ROUTERS_ROOT, SuiteRouters, expected_routers
 from ._suite import Case, Suite
 from ._tool_eval import expected_families
 
@@ -153,13 +154,17 @@ def run_case(
     engines: Engines | None = None,
     *,
     cache: Path | None = None,
+    routers: SuiteRouters | None = None,
 ) -> CaseResult:
     """Run one case of a suite (`engines` keeps tool-search engines between cases; without
-    it, one is built in `cache`, the folder indexes are kept in, by default the user's)."""
+    it, one is built in `cache`, the folder indexes are kept in, by default the user's;
+    `routers` keeps the suite's external routers between cases, else they are started for
+    this case when it expects one)."""
     try:
         request = case.request(suite)
         engine = _engine(request, _engines(cache) if engines is None else engines)
         result = inspect(request, tools=engine)
+        external = _external(case, suite, routers)
     except SuiteError:
         raise
     except RoutescopeError as exc:  # a case's rule pack, prompt or catalog: name the case
@@ -170,7 +175,7 @@ def run_case(
     data: Any = dumped if root is None else dumped.get(root)
     diffs = []
     for path, expected in case.expect.items():
-        actual = resolve(data, path)
+        actual = resolve(external if _names_a_router(path) else data, path)
         try:
             ok, matcher = _holds(path, expected, actual)
         except _TimeoutError:
@@ -207,6 +212,20 @@ def run_case(
     )
 
 
+def _names_a_router(path: str) -> bool:
+    return path.startswith((f"{ROUTERS_ROOT}.", f"{ROUTERS_ROOT}["))
+
+
+def _external(case: Case, suite: Suite, routers: SuiteRouters | None) -> dict[str, Any]:
+    """The decisions of the external routers the case expects (`{"routers": {NAME: …}}`)."""
+    if not expected_routers(case):
+        return {}
+    if routers is not None:
+        return routers.expected(case)
+    with SuiteRouters(suite) as own:
+        return own.expected(case)
+
+
 def class_report(router: str, cases: list[CaseResult]) -> ClassReport:
     """The per-class report of a router's cases."""
     field_name = _CLASS_FIELDS[router]
@@ -227,16 +246,30 @@ def class_report(router: str, cases: list[CaseResult]) -> ClassReport:
     return ClassReport(field_name, labels, matrix, precision, recall, dict(support))
 
 
-def iter_cases(suite: Suite, *, cache: Path | None = None) -> Iterator[CaseResult]:
-    """Run the cases of a suite in order, one result at a time (for progress and cancelling)."""
+def iter_cases(
+    suite: Suite, *, cache: Path | None = None, routers: SuiteRouters | None = None
+) -> Iterator[CaseResult]:
+    """Run the cases of a suite in order, one result at a time (for progress and cancelling).
+    The suite's external routers are started once (or `routers`, kept open) and stopped when
+    the iteration ends or is closed."""
     engines = _engines(cache)
-    for case in suite.cases:
-        yield run_case(case, suite, engines, cache=cache)
+    own = routers is None and any(expected_routers(case) for case in suite.cases)
+    if own:
+        routers = SuiteRouters(suite)
+    try:
+        for case in suite.cases:
+            yield run_case(case, suite, engines, cache=cache, routers=routers)
+    finally:
+        if own and routers is not None:
+            routers.close()
 
 
-def run_suite(suite: Suite, *, cache: Path | None = None) -> SuiteResult:
-    """Run every case of a suite in order (`cache`: where tool-search indexes are kept)."""
-    return suite_result(suite, list(iter_cases(suite, cache=cache)))
+def run_suite(
+    suite: Suite, *, cache: Path | None = None, routers: SuiteRouters | None = None
+) -> SuiteResult:
+    """Run every case of a suite in order (`cache`: where tool-search indexes are kept;
+    `routers`: the suite's external routers, kept open for its `route_quality`)."""
+    return suite_result(suite, list(iter_cases(suite, cache=cache, routers=routers)))
 
 
 def suite_result(suite: Suite, cases: list[CaseResult]) -> SuiteResult:

@@ -15,7 +15,8 @@ Paths are dotted names with `[n]`, `[*]` and `[:n]` (the first n) into the resul
 `{any_startswith: [git.]}` checks a tool family. For the linter the root is
 the lint result, for the contract the decision, for the strategy router the whole inspection.
 A case may also give `context` (the contract's RouterContext) and `rules` (a pack file,
-relative to the suite).
+relative to the suite). A suite that names a routers file (`routers:`) may expect what its
+external routers decide under `routers.NAME…` paths, whatever its `router` (see `_routers`).
 
 Everything is checked when the suite is loaded, so a bad suite is one `SuiteError` line naming
 the file and the place, never a crash or a hang halfway through a run: the file is read within a
@@ -161,6 +162,9 @@ class Suite(_Model):
     today: dt.date | None = None
     catalog: str | None = None
     """Tool catalog for the tools router, relative to the suite (default: the sample)."""
+    routers: str | None = None
+    """The external routers file whose routers the cases expect (`routers.NAME…` paths) or
+    label (`labels.routes`), relative to the suite (see `_routers`)."""
     cases: list[Case] = Field(min_length=1)
     path: Path = Field(Path("<memory>"), exclude=True)
     _catalog: CatalogRef | None = PrivateAttr(None)
@@ -195,10 +199,14 @@ def load_suite(path: str | Path) -> Suite:
     if not isinstance(data, dict):
         raise SuiteError(one_line(f"{path}: a suite is a mapping with `suite` and `cases`"))
     try:
-        return Suite.model_validate({**data, "path": path})
+        suite = Suite.model_validate({**data, "path": path})
     except ValidationError as exc:
         raise SuiteError(
             one_line(describe(exc, lambda loc: f"{path}: {_where(loc, data)}"))
         ) from None
     except RecursionError:  # not reached within MAX_DEPTH; kept as the last line of defence
         raise SuiteError(one_line(f"{path}: nested too deeply")) from None
+    from ._routers import declared_routers
+
+    declared_routers(suite)  # every router a case names is declared (SuiteError)
+    return suite

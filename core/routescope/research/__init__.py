@@ -19,14 +19,20 @@ from typing import TYPE_CHECKING
 
 from .._lazy import lazy_face
 from ._keys import KeyStore as KeyStore
+from ._settings import GROUNDING_MODES as GROUNDING_MODES
 from ._settings import KEY_VARIABLES as KEY_VARIABLES
+from ._settings import GroundingMode as GroundingMode
 from ._settings import ResearchSettings as ResearchSettings
 
 if TYPE_CHECKING:
     from ._backends import report_folder_name as report_folder_name
     from ._backends import run_research as run_research
     from ._extract import extract_main_text as extract_main_text
+    from ._grounding import Grounding as Grounding
+    from ._grounding import GroundingCue as GroundingCue
+    from ._grounding import derive_grounding as derive_grounding
     from ._offline import OfflineSearch as OfflineSearch
+    from ._page_evidence import PageEvidence as PageEvidence
     from ._quality import NextStep as NextStep
     from ._quality import decide_next_step as decide_next_step
     from ._records import Attempt as Attempt

@@ -6,12 +6,14 @@ Every prompt's inputs go as one JSON object; a failed answer is a value, never a
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
 from ..llm import ChatClient, JsonAnswer
 from ._answers import Evaluation, QueryPlan, Refinement, prompt
+from ._checked import refusal
 from ._goal_terms import GoalTerm
 from ._page_evidence import Source
 from ._provider_contract import shorten_query
@@ -37,16 +39,18 @@ async def _ask(
 
 async def first_query(
     llm: ChatClient, goal: str, stack_hint: str | None, project_context: str | None
-) -> tuple[str, str]:
+) -> tuple[str, str, str | None]:
+    """The optimiser's first query and where it came from (the goal itself when the model
+    failed), and why the model refuses every call (`_checked.refusal`), if it does."""
     inputs = {
         "goal": goal,
-        "stack_hint": stack_hint or "",
+        "stack_hint": stack_hint,
         "project_context": project_context or "",
     }
     answer = await _ask(llm, "search_query_optimizer", inputs, QueryPlan)
     if answer.value is None:
-        return goal, f"goal (optimiser failed: {answer.error})"
-    return answer.value.query, "optimiser"
+        return goal, f"goal (optimiser failed: {answer.error})", refusal(answer)
+    return answer.value.query, "optimiser", None
 
 
 def _summary(attempts: list[Attempt]) -> str:
@@ -68,9 +72,14 @@ def _terms_data(terms: tuple[GoalTerm, ...]) -> list[dict[str, object]]:
 
 
 async def next_query(
-    llm: ChatClient, goal: str, attempts: list[Attempt], terms: tuple[GoalTerm, ...]
+    llm: ChatClient,
+    goal: str,
+    attempts: list[Attempt],
+    terms: tuple[GoalTerm, ...],
+    suggested: Sequence[str] = (),
 ) -> tuple[str | None, str, StopReason | None]:
-    """The refiner's next query, or None with the reason to stop."""
+    """The refiner's next query, or None with the reason to stop. `suggested` are new words
+    the documents nearest the goal use (`_suggest`)."""
     last = attempts[-1]
     wanted = {term.text for term in terms if term.findable and not term.common}
     uncovered = [t for t in (last.evidence.uncovered if last.evidence else ()) if t in wanted]
@@ -82,9 +91,13 @@ async def next_query(
         "status": last.status,
         "uncovered": uncovered,
         "goal_terms": _terms_data(terms),
+        "suggested_words": list(suggested),
     }
     answer = await _ask(llm, "research_query_refiner", inputs, Refinement)
     made = len(attempts)
+    refused = refusal(answer)
+    if refused is not None:
+        return None, "refiner", StopReason("model_refused", f"refiner: {refused}", made)
     if answer.value is None:
         why = f"refiner failed ({answer.error}): no further attempt"
         return None, "refiner", StopReason("model_failed", why, made)
@@ -105,6 +118,20 @@ async def next_query(
     return query, "refiner", None
 
 
+def _source_data(source: Source, cut: int) -> dict[str, Any]:
+    data: dict[str, Any] = {
+        "url": source.url,
+        "title": source.title,
+        "snippet": source.snippet,
+        "text": source.text[:cut],
+    }
+    if source.similarity is not None:
+        data["similarity"] = source.similarity
+        data["passage"] = source.passage
+        data["aspect_similarities"] = list(source.aspect_similarities)
+    return data
+
+
 def _source_chars(llm: ChatClient) -> int:
     chars = getattr(llm, "source_chars", None)
     return chars if isinstance(chars, int) and chars > 0 else _SOURCE_CHARS
@@ -117,16 +144,18 @@ async def evaluate(
     sources: list[Source],
     terms: tuple[GoalTerm, ...],
     max_sources: int,
+    aspects: Sequence[str] = (),
 ) -> JsonAnswer[Evaluation]:
+    """The evaluator's grade of one attempt. Each source carries the embedding model's reading
+    when there is one (`similarity`: the goal against the page's nearest passage, that
+    `passage`, and per aspect of the goal its nearest passage's cosine)."""
     cut = _source_chars(llm)
     inputs = {
         "goal": goal,
         "query": query,
-        "sources": [
-            {"url": s.url, "title": s.title, "snippet": s.snippet, "text": s.text[:cut]}
-            for s in sources
-        ],
+        "sources": [_source_data(s, cut) for s in sources],
         "goal_terms": _terms_data(terms),
+        "goal_aspects": list(aspects),
         "max_sources": max_sources,
     }
     return await _ask(llm, "research_relevance_evaluator", inputs, Evaluation)

@@ -7,6 +7,7 @@ URLs go through the web policy. Keys come from the environment or the owner-only
 
 from __future__ import annotations
 
+import asyncio
 import datetime as dt
 import re
 from collections.abc import Callable, Mapping
@@ -23,6 +24,7 @@ if TYPE_CHECKING:
     from ..llm import ChatClient
     from ._offline import OfflineSearch
     from ._provider_contract import SearchProvider
+    from ._semantic import Semantics
 
 __all__ = ["report_folder_name", "run_research"]
 
@@ -46,13 +48,15 @@ def _provider(
     return kind(client, keys[KEY_VARIABLES[settings.search]])
 
 
-def _reader(provider: SearchProvider) -> PageReader:
+def _reader(provider: SearchProvider, settings: ResearchSettings) -> PageReader:
+    from ._fetch import SafeFetcher
     from ._offline import OfflineReader, OfflineSearch
+    from ._policy import WebPolicy
     from ._reader import WebReader
 
     if isinstance(provider, OfflineSearch):
         return OfflineReader(provider)
-    return WebReader()
+    return WebReader(SafeFetcher(WebPolicy(allowed_hosts=settings.allowlist())))
 
 
 def _model(
@@ -77,6 +81,33 @@ def _model(
     return chat, settings.model.strip()
 
 
+def _stack(goal: str, given: str | None, project_context: str | None) -> str:
+    """The stack hint the optimiser gets: the caller's (a blank one says none), else the
+    language the goal or the project context names — never a kind ("frontend", "CLI")
+    inferred from the goal's own words, which would only add a word the goal did not say."""
+    from ._quality import infer_stack
+
+    if given is not None:
+        return given.strip()
+    inferred = infer_stack(goal, project_context)
+    return (inferred.hint if project_context else inferred.language) or ""
+
+
+def _semantics(goal: str, provider: SearchProvider) -> Semantics | None:
+    """The embedding model's reading of the goal: over the offline index's passage vectors
+    (built the first time), or over pages embedded as they are read (the web); None without
+    the model."""
+    from ._offline import OfflineSearch
+    from ._semantic import Semantics, bundled_embedder
+
+    if isinstance(provider, OfflineSearch):
+        vectors = provider.passage_vectors()
+        embedder = provider.query_embedder() if vectors is not None else None
+        return Semantics(goal, embedder, vectors) if embedder is not None else None
+    model = bundled_embedder()
+    return Semantics(goal, model) if model is not None else None
+
+
 def _default_offline() -> OfflineSearch:
     from ._offline import OfflineSearch
 
@@ -98,7 +129,7 @@ async def run_research(
     `offline` makes the offline search (default: the machine's documentation index)."""
     import httpx
 
-    from ._quality import infer_stack
+    from ._grounding import derive_grounding, mode_override
     from ._run import ResearchOptions
 
     settings = settings or ResearchSettings()
@@ -109,19 +140,26 @@ async def run_research(
     async with httpx.AsyncClient(trust_env=False, follow_redirects=False) as client:
         provider = _provider(settings, keys, client, offline)
         chat, model = _model(settings, keys, client)
-        return await deep_research(
+        semantics = await asyncio.to_thread(_semantics, goal, provider)
+        unread = getattr(provider, "semantic_note", "") if semantics is None else ""
+        result = await deep_research(
             goal,
             search=provider,
-            reader=_reader(provider),
+            reader=_reader(provider, settings),
             llm=chat,
             options=ResearchOptions(
                 max_attempts=settings.max_attempts,
-                stack_hint=stack_hint or infer_stack(goal, project_context).hint,
+                stack_hint=_stack(goal, stack_hint, project_context),
                 project_context=project_context,
+                grounding=derive_grounding(goal, override=mode_override(settings.grounding)),
                 model=model,
+                semantics=semantics,
             ),
             on_attempt=on_attempt,
         )
+        if unread:
+            result.notes.append(unread)
+        return result
 
 
 def report_folder_name(goal: str, when: dt.datetime | None = None) -> str:

@@ -22,6 +22,7 @@ from urllib.parse import urlsplit
 from ._goal_terms import GoalTerm
 from ._page_evidence import (
     ABOUT_GOAL,
+    ASPECT_ANSWERED,
     FULL_SHARE,
     LABEL,
     MAX_SOURCE_CHARS,
@@ -29,6 +30,7 @@ from ._page_evidence import (
     Source,
     page_evidence,
     quoted,
+    semantic_relevance,
 )
 
 __all__ = [
@@ -45,6 +47,12 @@ _GOOD_RELEVANCE = 0.7
 _GOOD_COVERAGE = 0.6
 _WEAK_RELEVANCE = 0.6
 _OFF_TOPIC = 0.3
+_NAMED_UNKNOWN_CAP = 0.5
+"""Relevance and coverage at most, when the goal names something no document mentions, or
+something no page read is about that only a handful of documents mention in passing."""
+_IN_PASSING = 5
+"""A named thing in at most this many documents, none of the pages read titled with it, is
+mentioned in passing: the index does not document it (`Scipy`, `Flask` in a README)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,15 +116,19 @@ def _host(url: str) -> str:
 
 
 def assess(
-    terms: Sequence[GoalTerm], sources: Sequence[Source], *, max_sources: int = 5
+    terms: Sequence[GoalTerm],
+    sources: Sequence[Source],
+    *,
+    max_sources: int = 5,
+    aspects: Sequence[str] = (),
 ) -> AttemptEvidence:
-    """The evidence of the pages read for the goal's `terms` (see the module's docstring).
-    `max_sources` is how many pages an attempt may read: a weak attempt that read fewer asks
-    for a retry."""
+    """The evidence of the pages read for the goal's `terms` and, when the sources carry the
+    embedding model's reading, its `aspects` (see the module's docstring). `max_sources` is how
+    many pages an attempt may read: a weak attempt that read fewer asks for a retry."""
     readable = [s for s in list(sources)[:MAX_SOURCES] if s.title.strip() or s.text.strip()]
     terms = tuple(terms)
     total = sum(term.weight for term in terms)
-    pages = tuple(page_evidence(terms, source, total) for source in readable)
+    pages = tuple(page_evidence(terms, source, total, aspects) for source in readable)
     if not pages or not terms:
         why = "no readable page" if not pages else "the goal has no content words"
         reasons = (
@@ -148,6 +160,10 @@ def assess(
     uncovered = tuple(term.text for term in uncovered_terms)
     unfindable = tuple(term.text for term in uncovered_terms if not term.findable)
     coverage = _score(sum(term.weight for term in terms if support[term.text]) / total)
+    semantic = all(page.similarity is not None for page in pages)
+    answered: tuple[str, ...] = ()
+    if semantic:
+        coverage, answered = _aspect_coverage(about, aspects)
 
     hosts = sorted({_host(page.url) or page.url for page in about})
     agreement = sum(term.weight * (1 - 0.5 ** support[term.text]) for term in terms) / total
@@ -161,6 +177,11 @@ def assess(
         raw = min(raw, 0.4)
     confidence = _score(min(raw, 0.9))
 
+    named = [t.text for t in terms if t.named and not t.findable and t.document_frequency == 0]
+    passing = _in_passing(terms, pages)
+    if named or passing:  # the goal names something no page here documents: none can answer it
+        relevance = min(relevance, _NAMED_UNKNOWN_CAP)
+        coverage = min(coverage, _NAMED_UNKNOWN_CAP)
     retry, retry_why = _retry(
         terms,
         relevance,
@@ -169,15 +190,26 @@ def assess(
         len(pages),
         max_sources,
         frequencies_known=any(term.document_frequency is not None for term in terms),
+        semantic=semantic,
     )
     best_title = best.title or best.url
     best_key = [t for t in best.supports if t not in {x.text for x in terms if x.common}]
+    unknown = (
+        f"; the goal names {quoted(named)}, in no document of the index: capped at "
+        f"{_NAMED_UNKNOWN_CAP:.1f}"
+        if named
+        else f"; the goal names {quoted(passing)}, which no page read is about and at most "
+        f"{_IN_PASSING} documents of the index mention: capped at {_NAMED_UNKNOWN_CAP:.1f}"
+        if passing
+        else ""
+    )
     relevance_text = (
         f"relevance {relevance:.1f}: the best page ('{_short(best_title)}') supports "
         f"{len(best.supports)} of {len(terms)} goal terms"
         + (f" ({quoted(best.supports)})" if best.supports else "")
         + (" — only common words" if best.supports and not best_key else "")
         + f"; {len(about)} of {len(pages)} page(s) about the goal"
+        + unknown
     )
     coverage_text = (
         f"coverage {coverage:.1f}: {len(covered)} of {len(terms)} terms supported by a page "
@@ -185,6 +217,15 @@ def assess(
         + (f", missing {quoted(uncovered)}" if uncovered else "")
         + (f" ({quoted(unfindable)} in no document of the index)" if unfindable else "")
     )
+    if semantic:
+        count = max(1, len(aspects))
+        coverage_text = (
+            f"coverage {coverage:.1f}: {len(answered)} of {count} aspect(s) of the goal "
+            "answered by a page about the goal"
+            + (f" ({quoted(answered)})" if answered and count > 1 else "")
+            + f"; terms: {len(covered)} of {len(terms)} supported"
+            + (f" ({quoted(unfindable)} in no document of the index)" if unfindable else "")
+        )
     agreed = [term.text for term in terms if support[term.text] >= 2]
     confidence_text = (
         f"confidence {confidence:.1f}: {len(about)} page(s) about the goal from "
@@ -211,6 +252,42 @@ def assess(
     )
 
 
+def _in_passing(terms: Sequence[GoalTerm], pages: Sequence[PageEvidence]) -> list[str]:
+    """The words the goal names a thing with (a library, a product: `GoalTerm.named`; not an
+    acronym such as DNS, which documents use in passing) that at most `_IN_PASSING` documents
+    of the index mention and no page read has in its title."""
+    titled = {m.term for page in pages for m in page.matches if m.where == "title"}
+    return [
+        t.text
+        for t in terms
+        if t.named
+        and " " not in t.text
+        and not t.common
+        and not t.text.isupper()
+        and t.document_frequency is not None
+        and 0 < t.document_frequency <= _IN_PASSING
+        and t.text not in titled
+    ]
+
+
+def _aspect_coverage(
+    about: Sequence[PageEvidence], aspects: Sequence[str]
+) -> tuple[float, tuple[str, ...]]:
+    """How much of the goal the pages about it answer: per aspect, the nearest passage among
+    them (relevance from its cosine), averaged; and the aspects answered."""
+    count = max(1, len(aspects), *(len(page.aspect_scores) for page in about))
+    if not about:
+        return 0.0, ()
+    best = [
+        max((page.aspect_scores[i] for page in about if i < len(page.aspect_scores)), default=0.0)
+        for i in range(count)
+    ]
+    named = list(aspects) if len(aspects) == count else [f"aspect {i + 1}" for i in range(count)]
+    answered = tuple(a for a, score in zip(named, best, strict=True) if score >= ASPECT_ANSWERED)
+    value = sum(semantic_relevance(score) for score in best) / count
+    return _score(value), answered
+
+
 def _short(text: str, limit: int = 60) -> str:
     line = " ".join(text.split())
     return line if len(line) <= limit else line[: limit - 1] + "…"
@@ -229,8 +306,10 @@ def _retry(
     max_sources: int,
     *,
     frequencies_known: bool,
+    semantic: bool = False,
 ) -> tuple[bool, str]:
-    """Whether another query may find better pages, and why."""
+    """Whether another query may find better pages, and why. With the embedding model's
+    reading, a goal whose terms are all covered may still be answered in other words."""
     if relevance >= _GOOD_RELEVANCE and coverage >= _GOOD_COVERAGE:
         return False, "no retry: the target is met"
     key = [term for term in uncovered if not term.common]
@@ -254,4 +333,6 @@ def _retry(
         return True, f"another query may find {quoted(t.text for t in findable)}"
     if relevance < _WEAK_RELEVANCE and (pages < max(1, max_sources) or relevance < _OFF_TOPIC):
         return True, "another query may find more relevant pages"
+    if semantic:
+        return True, "another query in the documents' own words may find a page that answers it"
     return False, "no retry: only common words are missing"

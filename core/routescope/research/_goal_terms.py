@@ -24,6 +24,7 @@ from ..strategy import extract
 __all__ = [
     "COMMON_WEIGHT",
     "COMMON_WORDS",
+    "POSSESSIVE",
     "STOPWORDS",
     "CorpusFrequencies",
     "GoalTerm",
@@ -95,9 +96,14 @@ COMMON_WORDS = frozenset(_COMMON_TEXT.split())
 # Words
 
 
+POSSESSIVE = re.compile(r"(?<=\w)['’]s\b")
+"""The `'s` of a possessive ("the user's files"): not a word of its own."""
+
+
 def words(text: str) -> list[str]:
-    """The words of `text`; a compound (`left-pad`, `os.path`, `node.js`) is one word."""
-    return COMPOUND_WORD.findall(text)
+    """The words of `text`; a compound (`left-pad`, `os.path`, `node.js`) is one word, and a
+    possessive's `'s` is dropped."""
+    return COMPOUND_WORD.findall(POSSESSIVE.sub("", text))
 
 
 def compound_parts(word: str) -> list[str]:
@@ -154,6 +160,11 @@ class GoalTerm:
     """A common English word: never what makes a page about the goal."""
     stems: tuple[str, ...] = ()
     """What is matched: the stem of a word; the lower-cased words of a phrase, in order."""
+    named: bool = False
+    """The goal names a thing with it — a library, a product, a place: an entity, a word
+    capitalised inside the goal (`BeautifulSoup`, `Flask`), or the word after "using",
+    "with", "in", "from", "via" (`using selenium`). A named thing no document mentions means
+    no page of the corpus can answer the goal."""
 
     @property
     def findable(self) -> bool:
@@ -167,7 +178,13 @@ class GoalTerm:
 
     @classmethod
     def make(
-        cls, text: str, kind: TermKind, weight: float, document_frequency: int | None = None
+        cls,
+        text: str,
+        kind: TermKind,
+        weight: float,
+        document_frequency: int | None = None,
+        *,
+        named: bool = False,
     ) -> GoalTerm:
         """A term from what a prompt's inputs carry (`to_data`): what is matched and whether
         it is common follow from the text."""
@@ -183,7 +200,7 @@ class GoalTerm:
         if common:
             top = COMMON_WEIGHT
         weight = round(min(top, max(MIN_WEIGHT, weight)), 3)
-        return cls(text, kind, weight, document_frequency, common, stems)
+        return cls(text, kind, weight, document_frequency, common, stems, named and not common)
 
     def to_data(self) -> dict[str, object]:
         """The term as a prompt's inputs carry it (`goal_terms`)."""
@@ -192,6 +209,7 @@ class GoalTerm:
             "kind": self.kind,
             "weight": self.weight,
             "document_frequency": self.document_frequency,
+            "named": self.named,
         }
 
 
@@ -287,5 +305,20 @@ def goal_terms(goal: str, frequencies: CorpusFrequencies | None = None) -> tuple
         ]
         # A phrase says as much as its words together.
         weight = sum(rarities) if kind == "phrase" else rarities[0] if rarities else 1.0
-        terms.append(GoalTerm.make(text, kind, weight, frequency))
+        named = _names_a_thing(goal_text, text, kind)
+        terms.append(GoalTerm.make(text, kind, weight, frequency, named=named))
     return tuple(terms)
+
+
+_AFTER_TOOL_WORD = r"\b(?:using|with|via|in|from|through)\s+(?:an?\s+|the\s+)?"
+
+
+def _names_a_thing(goal: str, text: str, kind: TermKind) -> bool:
+    """Whether the goal uses `text` as a name (see `GoalTerm.named`)."""
+    if kind != "word":
+        return True
+    at = goal.find(text)
+    inner_capital = any(c.isupper() for c in text[1:])
+    if inner_capital or (text[:1].isupper() and at > 0):
+        return True
+    return re.search(_AFTER_TOOL_WORD + re.escape(text) + r"\b", goal, re.IGNORECASE) is not None

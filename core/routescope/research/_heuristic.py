@@ -69,6 +69,9 @@ class OptimiserInput:
 
     goal: str
     stack_hint: str | None = None
+    """The caller's stack hint; "" says there is none (nothing is inferred); None: infer the
+    language from the goal and project context (never a kind such as "frontend" or "CLI",
+    which the goal's own words already say)."""
     project_context: str | None = None
 
 
@@ -88,6 +91,9 @@ class RefinerInput:
     empty when unknown)."""
     terms: Sequence[GoalTerm] | None = None
     """The goal's terms as the loop weighed them; None: weighed here without frequencies."""
+    suggested: Sequence[str] = ()
+    """New words the documents nearest the goal use (`_suggest`): function and module names
+    the goal did not say."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,6 +108,9 @@ class EvaluatorInput:
     terms: Sequence[GoalTerm] | None = None
     """The goal's terms as the loop weighed them (with the corpus's document frequencies);
     None: weighed here by the common-word list alone."""
+    aspects: Sequence[str] = ()
+    """The separate things the goal asks for (`_semantic.aspects`), when the sources carry the
+    embedding model's reading."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,9 +152,9 @@ class HeuristicModel:
         entities = router_entities(context)
         stack = (inputs.stack_hint or "").strip()
         stack_from = "the stack hint"
-        if not stack:
-            stack = infer_stack(inputs.goal, inputs.project_context).hint or ""
-            stack_from = "the stack inferred from the goal and project context"
+        if inputs.stack_hint is None:
+            stack = infer_stack(inputs.goal, inputs.project_context).language or ""
+            stack_from = "the language inferred from the goal and project context"
         entity_words = {stem_of(w) for entity in entities for w in words_of(entity)}
         goal_words = content_words(words_of(context.user_goal or inputs.goal))
         words = list(goal_words)
@@ -204,11 +213,37 @@ class HeuristicModel:
         status = inputs.status
         if (status is not None and status >= 400) or quality is None or empty:
             return self._shorter(ranking.words, ranking.rank, previous, _failure(status))
+        if inputs.suggested:
+            other = self._other_words(inputs, quality, ranking, previous)
+            if other is not None:
+                return other
         if inputs.terms:
             weighted = self._weighted(inputs.terms, inputs.uncovered, quality, previous)
             if weighted is not None:
                 return weighted
         return self._reworded(inputs, quality, ranking, previous)
+
+    def _other_words(
+        self, inputs: RefinerInput, quality: Evaluation, ranking: Ranking, previous: str
+    ) -> Refinement | None:
+        """A query in the documents' own words: the goal's two heaviest terms (its entities
+        first) and the new words the nearest documents use for it."""
+        terms = inputs.terms or goal_terms(inputs.goal)
+        usable = [t for t in terms if t.key and t.findable]
+        core = sorted(usable, key=lambda t: (t.kind != "entity", -t.weight))[:2]
+        core_words = [w for t in core for w in spellings(t)]
+        new = [w for w in inputs.suggested if w.casefold() not in previous.casefold().split()]
+        if not new:
+            return None
+        words = [*core_words, *new[:4]]
+        query = " ".join(fit_query(words, [2] * len(core_words) + [1] * len(new[:4])))
+        if not query or query.casefold() == previous.casefold():
+            return None
+        scores = f"relevance {quality.relevance:.1f}, coverage {quality.coverage:.1f}"
+        why = f"{scores}: the documents nearest the goal call it {quoted(new[:4])}; kept " + (
+            f"the goal's {quoted(core_words)}" if core_words else "no goal word"
+        )
+        return Refinement(query=query, should_retry=True, reason=labelled(why))
 
     def _needless(self, inputs: RefinerInput, previous: str) -> Refinement | None:
         """A stop when no other query can help: the target is met or access was refused."""
@@ -324,7 +359,9 @@ class HeuristicModel:
         from the terms supported by sources about the goal, confidence from how many
         independent ones agree (at most 0.4 from one source or host, 0 with none)."""
         terms = inputs.terms if inputs.terms is not None else goal_terms(inputs.goal)
-        evidence = assess(terms, inputs.sources, max_sources=inputs.max_sources)
+        evidence = assess(
+            terms, inputs.sources, max_sources=inputs.max_sources, aspects=inputs.aspects
+        )
         return Evaluation(
             relevance=evidence.relevance,
             confidence=evidence.confidence,

@@ -46,6 +46,13 @@ def _text(data: dict[str, Any], *keys: str, required: bool = False) -> str:
     return ""
 
 
+def _hint(data: dict[str, Any]) -> str | None:
+    """The stack hint as sent: None when absent or null (infer one), "" when blank (none)."""
+    if data.get("stack_hint") is None:
+        return None
+    return _text(data, "stack_hint").strip()
+
+
 def _status(data: dict[str, Any]) -> int | None:
     value = data.get("status")
     if value is None:
@@ -81,9 +88,29 @@ def _sources(data: dict[str, Any]) -> tuple[Source, ...]:
                 _text(item, "title"),
                 _text(item, "text"),
                 _text(item, "snippet"),
+                _similarity(item.get("similarity")),
+                _text(item, "passage"),
+                _similarities(item.get("aspect_similarities")),
             )
         )
     return tuple(sources)
+
+
+def _similarity(value: object) -> float | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float) or value != value:
+        raise _BadInputError("a source's 'similarity' must be a number or null")
+    return max(-1.0, min(1.0, float(value)))
+
+
+def _similarities(value: object) -> tuple[float, ...]:
+    if value is None:
+        return ()
+    if not isinstance(value, list):
+        raise _BadInputError("a source's 'aspect_similarities' must be a list of numbers")
+    found = [_similarity(item) for item in value]
+    return tuple(0.0 if item is None else item for item in found)
 
 
 def _strings(data: dict[str, Any], key: str) -> tuple[str, ...]:
@@ -117,7 +144,10 @@ def _terms(data: dict[str, Any]) -> tuple[GoalTerm, ...] | None:
             isinstance(frequency, bool) or not isinstance(frequency, int) or frequency < 0
         ):
             raise _BadInputError("a goal term's 'document_frequency' must be an integer or null")
-        terms.append(GoalTerm.make(text.strip(), kind, float(weight), frequency))
+        named = item.get("named", False)
+        if not isinstance(named, bool):
+            raise _BadInputError("a goal term's 'named' must be true or false")
+        terms.append(GoalTerm.make(text.strip(), kind, float(weight), frequency, named=named))
     return tuple(terms)
 
 
@@ -177,7 +207,7 @@ class HeuristicChat:
             return model.plan_query(
                 OptimiserInput(
                     _text(data, "goal", required=True),
-                    _text(data, "stack_hint") or None,
+                    _hint(data),
                     _text(data, "project_context") or None,
                 )
             )
@@ -192,6 +222,7 @@ class HeuristicChat:
                     stack_hint=_text(data, "stack_hint") or None,
                     uncovered=_strings(data, "uncovered"),
                     terms=_terms(data),
+                    suggested=_strings(data, "suggested_words"),
                 )
             )
         if name == "research_relevance_evaluator":
@@ -202,6 +233,7 @@ class HeuristicChat:
                     sources=_sources(data),
                     max_sources=_max_sources(data),
                     terms=_terms(data),
+                    aspects=_strings(data, "goal_aspects"),
                 )
             )
         return model.classify(ClassifierInput(_text(data, "message", required=True)))

@@ -14,8 +14,13 @@ import time
 from collections.abc import Callable
 
 from ..llm import ChatClient
+from ._answers import Evaluation
 from ._asking import evaluate, first_query, next_query
+from ._checked import Checked, checked_scores, refusal
 from ._evidence import assess
+from ._goal_terms import GoalTerm
+from ._grounding import Grounding
+from ._heuristic import HEURISTIC_MODEL
 from ._models import SearchHit, SearchResponse
 from ._page_evidence import MAX_SOURCE_CHARS, Source
 from ._provider_contract import SearchProvider
@@ -23,54 +28,104 @@ from ._quality import Scores, StopReason, Thresholds, meets_target, score
 from ._records import Attempt, DeepResearchResult, PageRead, PageReader
 from ._result import attempt_scores, research_result
 from ._run import GoalTerms, ResearchOptions, Run
+from ._suggest import suggested_words
 
 __all__ = ["deep_research"]
 
 _REFUSED = (401, 403)
 
 
-def _sources(hits: list[SearchHit], pages: list[PageRead]) -> list[Source]:
-    """The pages read (with text), with their results' snippets."""
+async def _sources(run: Run, hits: list[SearchHit], pages: list[PageRead]) -> list[Source]:
+    """The pages read (with text), with their results' snippets and, when the run has the
+    embedding model, its reading of each page."""
     snippets = {hit.url: hit.snippet for hit in hits}
-    return [
-        Source(page.url, page.title, page.text[:MAX_SOURCE_CHARS], snippets.get(page.url, ""))
-        for page in pages
-        if page.has_text
-    ]
+    read = [page for page in pages if page.has_text]
+    semantics = run.semantics
+    scored = (
+        await asyncio.to_thread(semantics.pages, [(p.url, p.title, p.text) for p in read])
+        if semantics is not None and read
+        else {}
+    )
+    sources = []
+    for page in read:
+        found = scored.get(page.url)
+        sources.append(
+            Source(
+                page.url,
+                page.title,
+                page.text[:MAX_SOURCE_CHARS],
+                snippets.get(page.url, ""),
+                found.similarity if found else None,
+                found.passage if found else "",
+                found.aspects if found else (),
+            )
+        )
+    return sources
 
 
-async def _attempt(run: Run, index: int, query: str, source: str) -> Attempt:
-    """One search of `run`: its results read, their evidence assessed and the model's grade."""
+async def _search(run: Run, query: str) -> SearchResponse:
+    budgets = run.budgets
+    if getattr(run.search, "takes_goal", False):  # the offline index ranks the goal's words too
+        search = run.search.search
+        return await search(query, max_results=budgets.max_results, goal=run.goal)  # type: ignore[call-arg]
+    return await run.search.search(query, max_results=budgets.max_results)
+
+
+async def _grade(
+    run: Run,
+    query: str,
+    sources: list[Source],
+    terms: tuple[GoalTerm, ...],
+    aspects: tuple[str, ...],
+    deadline: float,
+) -> tuple[Evaluation | None, str, str | None]:
+    """The model's grade (None when it gave none), why not, and why the model refuses every
+    call when it does. A grade the run's deadline cuts short is no grade: the evidence's
+    stands."""
+    try:
+        async with asyncio.timeout_at(deadline):
+            graded = await evaluate(
+                run.llm, run.goal, query, sources, terms, run.budgets.max_results, aspects
+            )
+    except TimeoutError:
+        limit = run.budgets.run_timeout_s
+        return None, f"the run's deadline of {limit:g} s passed while the model graded", None
+    if graded.value is not None:
+        return graded.value, "", None
+    return None, graded.error or "no answer", refusal(graded)
+
+
+async def _attempt(
+    run: Run, index: int, query: str, source: str, deadline: float
+) -> tuple[Attempt, str | None]:
+    """One search of `run`: its results read, their evidence assessed and the model's grade,
+    checked by the evidence (`_checked`); and why the model refuses every call, if it does.
+    Raises TimeoutError when the deadline passes before anything was read."""
     budgets = run.budgets
     started = time.monotonic()
-    response: SearchResponse = await run.search.search(query, max_results=budgets.max_results)
-    hits = list(response.results[: budgets.max_results])
-    pages = await run.reader.read([hit.url for hit in hits]) if hits else []
+    async with asyncio.timeout_at(deadline):
+        response = await _search(run, query)
+        hits = list(response.results[: budgets.max_results])
+        pages = await run.reader.read([hit.url for hit in hits]) if hits else []
+        terms = await run.terms.get()
+        sources = await _sources(run, hits, pages)
     fetched = sum(page.has_text for page in pages)
-    terms = await run.terms.get()
-    sources = _sources(hits, pages)
-    evidence = assess(terms, sources, max_sources=budgets.max_results)
+    aspects = run.semantics.aspects if run.semantics is not None else ()
+    evidence = assess(terms, sources, max_sources=budgets.max_results, aspects=aspects)
     sent = response.query or query
-    graded = (
-        await evaluate(run.llm, run.goal, sent, sources, terms, budgets.max_results)
-        if fetched
-        else None
+    evaluation, failure, refused = (
+        await _grade(run, sent, sources, terms, aspects, deadline) if fetched else (None, "", None)
     )
-    evaluation = graded.value if graded is not None else None
-    if evaluation is None or fetched == 0:  # nothing read scores 0, whatever a model says
-        relevance = confidence = coverage = 0.0
-        retry = True
+    if fetched == 0:  # nothing read scores 0, whatever a model says
+        checked = Checked(0.0, 0.0, 0.0, True)
     else:
-        relevance, confidence, coverage = (
-            evaluation.relevance,
-            evaluation.confidence,
-            evaluation.coverage,
+        checked = checked_scores(
+            evaluation, evidence, failure=failure, heuristic=run.model == HEURISTIC_MODEL
         )
-        retry = evaluation.should_retry
-    scores = Scores(relevance, confidence, coverage, fetched)
-    return Attempt(
+    scores = Scores(checked.relevance, checked.confidence, checked.coverage, fetched)
+    attempt = Attempt(
         index=index,
-        query=response.query or query,
+        query=sent,
         query_source=source,
         provider=response.provider,
         status=response.status,
@@ -78,15 +133,27 @@ async def _attempt(run: Run, index: int, query: str, source: str) -> Attempt:
         results=hits,
         pages=pages,
         evaluation=evaluation,
-        evaluator_error=None if graded is None or graded.value else graded.error,
-        relevance=relevance,
-        confidence=confidence,
-        coverage=coverage,
-        should_retry=retry,
+        evaluator_error=failure or None,
+        relevance=checked.relevance,
+        confidence=checked.confidence,
+        coverage=checked.coverage,
+        should_retry=checked.should_retry,
         score=score(scores),
         duration_ms=(time.monotonic() - started) * 1000,
         evidence=evidence,
+        check=checked.note,
+        disagreement=checked.disagreement,
     )
+    return attempt, refused
+
+
+def _grounding(options: ResearchOptions) -> Grounding:
+    """The run's grounding: the options' own, else what `requires_grounding` says."""
+    if options.grounding is not None:
+        return options.grounding
+    if options.requires_grounding:
+        return Grounding(True, "setting", reason="grounding required by the caller")
+    return Grounding(False, "setting", reason="")
 
 
 def _stop_reason(attempts: list[Attempt], thresholds: Thresholds) -> StopReason | None:
@@ -135,14 +202,25 @@ async def deep_research(
         budgets,
         thresholds,
         max_attempts,
-        options.requires_grounding,
+        _grounding(options),
         options.model,
         GoalTerms(goal, search),
+        options.semantics,
     )
-    query, source = await first_query(llm, goal, options.stack_hint, options.project_context)
+    loop_deadline = asyncio.get_running_loop().time() + budgets.run_timeout_s
+    try:
+        async with asyncio.timeout_at(loop_deadline):
+            query, source, refused = await first_query(
+                llm, goal, options.stack_hint, options.project_context
+            )
+    except TimeoutError:
+        query, source, refused = goal, "goal (optimiser: the run's deadline passed)", None
     for index in range(max_attempts):
         if index:
-            refined, source, why = await next_query(llm, goal, attempts, await run.terms.get())
+            suggested = await asyncio.to_thread(suggested_words, goal, attempts, run.semantics)
+            refined, source, why = await next_query(
+                llm, goal, attempts, await run.terms.get(), suggested
+            )
             if refined is None:
                 assert why is not None
                 termination = why
@@ -155,8 +233,7 @@ async def deep_research(
             )
             break
         try:
-            async with asyncio.timeout(remaining):
-                attempt = await _attempt(run, index, query, source)
+            attempt, refused_now = await _attempt(run, index, query, source, loop_deadline)
         except TimeoutError:
             termination = StopReason(
                 "deadline",
@@ -169,6 +246,10 @@ async def deep_research(
             on_attempt(attempt)
         if attempt.status == 400:
             notes.append(f"attempt {index + 1}: the provider refused the query (400)")
+        refused = refused or refused_now
+        if refused is not None:  # every further call of the model fails alike
+            termination = StopReason("model_refused", refused, index + 1)
+            break
         stop = _stop_reason(attempts, thresholds)
         if stop is not None:
             termination = stop

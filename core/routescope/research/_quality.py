@@ -6,20 +6,22 @@ The next step (`decide_next_step`) is a function of the attempts' evidence and o
 stopped:
 
 - **proceed** needs something read. Either the best attempt meets the target (relevance and
-  coverage at or above the good thresholds), or the loop has no further research to offer
-  (every attempt made, the model judged another query would not help, the score stopped
-  improving, the provider refused access after pages were read): the planner goes on with what
-  was found, warned when it is weak ("relying more on model prior").
+  coverage at or above the good thresholds), or — on a goal that does not need external
+  grounding — the loop has no further research to offer (every attempt made, the model judged
+  another query would not help, the score stopped improving, the provider refused access after
+  pages were read): the planner goes on with what was found, always warned ("relying more on
+  model prior") since the best attempt missed the target.
 - **research again** only when the loop stopped for a passing reason with attempts left (the
   run deadline, a model that failed): another run may do better. Never after a stop that says
   another query would not help.
 - **escalate** when nothing at all was read and the loop cannot do better, when the provider
-  refused access before anything was read, or when grounding is required and no attempt
-  reached `hopeless_relevance` (the seed's "route to Snitch")."""
+  refused access before anything was read, or when grounding is required (`_grounding`: the
+  goal is time-sensitive, local or about a price, or the user said so) and no attempt met the
+  target (the seed's "route to Snitch"): no model prior holds current, local or price facts."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -51,6 +53,7 @@ StopKind = Literal[
     "refused",
     "deadline",
     "model_failed",
+    "model_refused",
 ]
 """Why the research loop stopped:
 
@@ -61,7 +64,9 @@ StopKind = Literal[
 - `not_improving`: the latest attempt scored no better than an earlier one.
 - `refused`: the provider refused access (401/403): every further search fails alike.
 - `deadline`: the run's deadline came first.
-- `model_failed`: the model did not answer the refiner's prompt."""
+- `model_failed`: the model did not answer the refiner's prompt.
+- `model_refused`: the model refused access (401/403) or its quota is used up: every further
+  call fails alike."""
 
 TRANSIENT: frozenset[StopKind] = frozenset({"deadline", "model_failed"})
 """Stops that say nothing about the research itself: another run may do better."""
@@ -72,6 +77,8 @@ Rule = Literal[
     "refused",
     "nothing_read",
     "grounding_hopeless",
+    "grounding_weak",
+    "model_refused",
     "stopped_early",
     "research_done",
 ]
@@ -83,12 +90,13 @@ class Thresholds:
     """The seed's thresholds: lenient to start with ("refine based on experience")."""
 
     weak_relevance: float = 0.6
-    """Below this, even the best attempt warns "web research weak; relying more on model prior"."""
+    """Below this an attempt is weak: another query may find better pages."""
     good_relevance: float = 0.7
     good_coverage: float = 0.6
     """At or above both, research is good enough: no further attempts."""
     hopeless_relevance: float = 0.3
-    """Below this in every attempt, and grounding is required: escalate."""
+    """Below this in every attempt, and grounding is required: escalate, whatever stopped the
+    loop (another run will not find what no attempt came near)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -158,13 +166,16 @@ class NextStep:
     reason: str
     warnings: list[str] = field(default_factory=list)
     rule: Rule | None = None
+    grounding: str = ""
+    """Whether grounding applied and why (one sentence; empty when not told)."""
 
 
 WEAK = "web research weak; relying more on model prior"
 
 
 def _weak(best: Scores | None, thresholds: Thresholds) -> bool:
-    return best is None or best.fetched <= 0 or best.relevance < thresholds.weak_relevance
+    """The best attempt missed the target: whatever comes next relies on the model prior."""
+    return best is None or not meets_target(best, thresholds)
 
 
 def decide_next_step(
@@ -174,11 +185,13 @@ def decide_next_step(
     *,
     requires_grounding: bool = False,
     thresholds: Thresholds = Thresholds(),
+    grounding_reason: str = "",
 ) -> NextStep:
     """The next step from the attempts' evidence and why the loop stopped (None: it has not
     stopped, the planner asks between attempts). See the module's docstring for the rules;
-    the weak-research warning is there whenever the best attempt read nothing or its relevance
-    is below `weak_relevance`."""
+    the weak-research warning is there whenever the best attempt missed the target (read
+    nothing, or relevance or coverage below the good thresholds). `grounding_reason` says why
+    grounding is (or is not) required; the step carries it and an escalation for it names it."""
     index = best_attempt(attempts, thresholds)
     best = attempts[index] if index is not None else None
     warnings = [WEAK] if _weak(best, thresholds) else []
@@ -189,8 +202,20 @@ def decide_next_step(
     transient = stop is None or stop.kind in TRANSIENT
 
     def step(outcome: Outcome, rule: Rule, reason: str) -> NextStep:
-        return NextStep(outcome, reason, warnings, rule)
+        return NextStep(outcome, reason, warnings, rule, grounding_reason)
 
+    if stop is not None and stop.kind == "model_refused":
+        found = (
+            f"the evidence so far: best attempt {index + 1}, relevance {best.relevance:.1f}, "
+            f"coverage {best.coverage:.1f}"
+            if best is not None and index is not None and read
+            else "nothing read"
+        )
+        return step(
+            "escalate",
+            "model_refused",
+            f"{stop.text}; {found}: fix the model's access before relying on research",
+        )
     if best is not None and index is not None and meets_target(best, thresholds):
         return step(
             "proceed",
@@ -226,18 +251,13 @@ def decide_next_step(
             + ": nothing to rely on",
         )
     assert best is not None and index is not None
-    if requires_grounding and all(_relevance(a) < thresholds.hopeless_relevance for a in attempts):
-        return step(
-            "escalate",
-            "grounding_hopeless",
-            f"relevance below {thresholds.hopeless_relevance:g} in all {made} attempts and "
-            "the task requires external evidence",
-        )
     scores = (
         f"best attempt {index + 1}: relevance {best.relevance:.1f}, coverage "
         f"{best.coverage:.1f} — below {thresholds.good_relevance:g} / "
         f"{thresholds.good_coverage:g}"
     )
+    if requires_grounding:
+        return _grounding_step(attempts, scores, left, stopped, transient, thresholds, step)
     if transient and left:
         return step(
             "research_again",
@@ -249,8 +269,45 @@ def decide_next_step(
         if not left
         else f"{left} attempt(s) left, not tried: {stop.text if stop else 'no reason'}"
     )
-    prior = "; relying more on the model prior" if warnings else ""
-    return step("proceed", "research_done", f"{scores}; no more research: {why}{prior}")
+    return step(
+        "proceed",
+        "research_done",
+        f"{scores}; no more research: {why}; relying more on the model prior",
+    )
+
+
+def _grounding_step(
+    attempts: Sequence[Scores],
+    scores: str,
+    left: int,
+    stopped: str,
+    transient: bool,
+    thresholds: Thresholds,
+    step: Callable[[Outcome, Rule, str], NextStep],
+) -> NextStep:
+    """The next step when grounding is required and no attempt met the target: escalate, or
+    research again after a passing stop when some attempt came near the goal."""
+    needs = step("escalate", "grounding_weak", "").grounding
+    if all(_relevance(a) < thresholds.hopeless_relevance for a in attempts):
+        return step(
+            "escalate",
+            "grounding_hopeless",
+            f"relevance below {thresholds.hopeless_relevance:g} in all {len(attempts)} attempts "
+            "and the task requires external evidence" + (f" ({needs})" if needs else ""),
+        )
+    if transient and left:
+        return step(
+            "research_again",
+            "stopped_early",
+            f"{scores}; {left} attempt(s) left ({stopped}): another run may find the grounding "
+            "the goal needs" + (f" ({needs})" if needs else ""),
+        )
+    return step(
+        "escalate",
+        "grounding_weak",
+        f"{scores}; {needs or 'the task requires external evidence'}: weak evidence is not "
+        "enough, and no model prior holds current, local or price facts",
+    )
 
 
 def next_step(
@@ -260,6 +317,7 @@ def next_step(
     stop: StopReason | None = None,
     requires_grounding: bool = False,
     thresholds: Thresholds = Thresholds(),
+    grounding_reason: str = "",
 ) -> NextStep:
     """`decide_next_step`, with the stop as a keyword. Without a stop every attempt made counts
     as the end of research (`attempts_exhausted`) and fewer as a loop still running."""
@@ -271,6 +329,7 @@ def next_step(
         max_attempts,
         requires_grounding=requires_grounding,
         thresholds=thresholds,
+        grounding_reason=grounding_reason,
     )
 
 
@@ -281,6 +340,8 @@ class StackHint:
 
     hint: str | None
     evidence: list[tuple[str, int, int]]
+    language: str | None = None
+    """The language family alone ("Python"), when one was found."""
 
 
 # (family, words); the first family with evidence names the language, the others the kind.
@@ -317,5 +378,6 @@ def infer_stack(goal: str, project_context: str | None = None) -> StackHint:
     language, kind = first(_LANGUAGES), first(_KINDS)
     unique = list(dict.fromkeys(evidence))
     if kind == "Vite React frontend":
-        return StackHint(kind, unique)
-    return StackHint(" ".join(part for part in (language, kind) if part) or None, unique)
+        return StackHint(kind, unique, language)
+    hint = " ".join(part for part in (language, kind) if part) or None
+    return StackHint(hint, unique, language)

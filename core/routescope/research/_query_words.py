@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from .._analysis import COMPOUND_WORD, light_stem
 from ..rules import default_rules
 from ..strategy import QueryContext, extract
-from ._goal_terms import STOPWORDS, GoalTerm
+from ._goal_terms import POSSESSIVE, STOPWORDS, GoalTerm
 from ._quality import infer_stack
 
 __all__ = [
@@ -88,7 +88,8 @@ def stem_of(word: str) -> str:
 
 
 def words_of(text: str) -> list[str]:
-    return COMPOUND_WORD.findall(text)
+    """The words of `text` (a possessive's `'s` dropped)."""
+    return COMPOUND_WORD.findall(POSSESSIVE.sub("", text))
 
 
 def content_words(words: Iterable[str]) -> list[str]:

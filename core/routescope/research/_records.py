@@ -11,6 +11,7 @@ from typing import Protocol
 from ._answers import Evaluation
 from ._evidence import AttemptEvidence, ScoreReason
 from ._goal_terms import GoalTerm
+from ._grounding import Grounding
 from ._models import SearchHit
 from ._page_evidence import PageEvidence
 from ._quality import NextStep, StopReason
@@ -60,7 +61,8 @@ class Budgets:
 
 @dataclass(frozen=True, slots=True)
 class Finding:
-    """A page the best attempt read, with what it supports of the goal."""
+    """A page read (in any attempt: `attempt` says which), with what it supports of the goal;
+    the findings are the pages most relevant to the goal across attempts."""
 
     url: str
     title: str
@@ -96,6 +98,11 @@ class Attempt:
     terms it supports and its relevance, and the scores and reasons that follow (heuristic).
     With the heuristic model the attempt's scores are these; None only for an attempt made
     by hand."""
+    check: str = ""
+    """Why the scores are not the model's (`_checked`): capped at what the pages support, or
+    the evidence's because the model failed; "" when they are the model's own."""
+    disagreement: str = ""
+    """The model and the pages disagree on this attempt (one sentence), "" when they do not."""
 
     @property
     def fetched(self) -> int:
@@ -141,3 +148,5 @@ class DeepResearchResult:
     """Why the loop stopped, as data (`termination_reason` is its text)."""
     goal_terms: tuple[GoalTerm, ...] = ()
     """The goal's terms the pages were matched against, with their weights."""
+    grounding: Grounding | None = None
+    """Whether the goal needed external grounding, who decided and why."""

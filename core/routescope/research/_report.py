@@ -17,6 +17,7 @@ import platformdirs
 from .._files import existing_output, replace_file
 from ._evidence import AttemptEvidence, ScoreReason
 from ._goal_terms import GoalTerm
+from ._grounding import Grounding
 from ._page_evidence import PageEvidence
 from ._records import Attempt, DeepResearchResult
 
@@ -49,6 +50,21 @@ def _page(page: PageEvidence) -> dict[str, Any]:
             for m in page.matches
         ],
         "reason": page.reason,
+    }
+
+
+def _grounding(grounding: Grounding | None) -> dict[str, Any] | None:
+    if grounding is None:
+        return None
+    return {
+        "required": grounding.required,
+        "source": grounding.source,
+        "flags": list(grounding.flags),
+        "cues": [
+            {"flag": c.flag, "text": c.text, "start": c.start, "end": c.end, "source": c.source}
+            for c in grounding.cues
+        ],
+        "reason": grounding.reason,
     }
 
 
@@ -118,6 +134,7 @@ def research_report_data(result: DeepResearchResult) -> dict[str, Any]:
             "evidence_reasons": [_reason(r) for r in quality.evidence_reasons],
         },
         "goal_terms": [_term(term) for term in result.goal_terms],
+        "grounding": _grounding(result.grounding),
         "best_attempt": None if result.best is None else result.best + 1,
         "attempts": [_attempt(attempt) for attempt in result.attempts],
         "findings": [
@@ -174,6 +191,11 @@ def report_markdown(result: DeepResearchResult) -> str:
         f"- stopped: {_cell(result.termination_reason)}",
         f"- next step: {result.next_step.outcome.replace('_', ' ')} — "
         f"{_cell(result.next_step.reason)}",
+        *(
+            [f"- grounding: {_cell(result.grounding.reason)}"]
+            if result.grounding is not None and result.grounding.reason
+            else []
+        ),
         f"- web calls {result.web_calls} · pages read {result.pages_fetched}"
         + (f" · model {_cell(result.model)}" if result.model else ""),
     ]

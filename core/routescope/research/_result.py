@@ -32,6 +32,29 @@ def _retry_detail(attempt: Attempt) -> str:
     return evaluation.reasons[:300]
 
 
+def _findings(attempts: list[Attempt], best: int | None, limit: int) -> list[Finding]:
+    """The pages read in every attempt, each once (where it scored best), ranked by their
+    relevance to the goal — the best attempt's pages first among equals — at most `limit`:
+    a page an earlier attempt read is never lost to a later, better-scored attempt."""
+    found: dict[str, tuple[tuple[float, int, int], Finding]] = {}
+    for attempt in attempts:
+        evidence = {p.url: p for p in (attempt.evidence.pages if attempt.evidence else ())}
+        for order, (hit, page) in enumerate(zip(attempt.results, attempt.pages, strict=False)):
+            if not page.has_text:
+                continue
+            page_evidence = evidence.get(page.url)
+            relevance = page_evidence.relevance if page_evidence is not None else 0.0
+            rank = (-relevance, 0 if attempt.index == best else 1, order)
+            known = found.get(page.url)
+            if known is None or rank < known[0]:
+                finding = Finding(
+                    page.url, page.title or hit.title, hit.snippet, attempt.index, page_evidence
+                )
+                found[page.url] = (rank, finding)
+    ranked = sorted(found.values(), key=lambda item: item[0])
+    return [finding for _, finding in ranked[: max(1, limit)]]
+
+
 def research_result(
     run: Run, attempts: list[Attempt], stop: StopReason, notes: list[str], started: float
 ) -> DeepResearchResult:
@@ -50,16 +73,16 @@ def research_result(
         run.max_attempts,
         requires_grounding=run.requires_grounding,
         thresholds=thresholds,
+        grounding_reason=run.grounding.reason,
     )
     top = attempts[best] if best is not None else None
-    findings: list[Finding] = []
-    if top is not None:
-        pages = {page.url: page for page in (top.evidence.pages if top.evidence else ())}
-        findings = [
-            Finding(page.url, page.title or hit.title, hit.snippet, top.index, pages.get(page.url))
-            for hit, page in zip(top.results, top.pages, strict=False)
-            if page.has_text
-        ]
+    findings = _findings(attempts, best, run.budgets.max_results)
+    if top is not None and findings and findings[0].attempt != top.index:
+        notes.append(
+            f"the best page ('{findings[0].title or findings[0].url}') was read in attempt "
+            f"{findings[0].attempt + 1}, not in the best attempt ({top.index + 1}): the "
+            "findings keep the pages read in every attempt"
+        )
     quality = ResearchQuality(
         query=top.query if top else "",
         relevance=top.relevance if top else 0.0,
@@ -69,13 +92,19 @@ def research_result(
         reasons=(top.evaluation.reasons if top and top.evaluation else "no evaluated attempt"),
         evidence_reasons=top.reasons if top else (),
     )
+    warnings = list(step.warnings)
+    for attempt in attempts:
+        if attempt.disagreement:
+            warnings.append(f"attempt {attempt.index + 1}: {attempt.disagreement}")
+        if attempt.check:
+            notes.append(f"attempt {attempt.index + 1}: {attempt.check}")
     return DeepResearchResult(
         goal=run.goal,
         findings=findings,
         quality=quality,
         attempts=attempts,
         best=best,
-        warnings=list(step.warnings),
+        warnings=warnings,
         termination_reason=stop.text,
         next_step=step,
         web_calls=len(attempts),
@@ -85,4 +114,5 @@ def research_result(
         notes=notes,
         stop=stop,
         goal_terms=run.terms.terms or (),
+        grounding=run.grounding,
     )

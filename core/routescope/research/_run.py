@@ -8,9 +8,11 @@ from dataclasses import dataclass, field
 
 from ..llm import ChatClient
 from ._goal_terms import GoalTerm, goal_terms, lookup_words
+from ._grounding import Grounding
 from ._provider_contract import SearchProvider
 from ._quality import Thresholds
 from ._records import Budgets, PageReader
+from ._semantic import Semantics
 from ._termstats import corpus_frequencies
 
 __all__ = ["GoalTerms", "ResearchOptions", "Run"]
@@ -25,9 +27,15 @@ class ResearchOptions:
     stack_hint: str | None = None
     project_context: str | None = None
     requires_grounding: bool = False
+    """Escalate when no attempt meets the target (used when `grounding` is None)."""
+    grounding: Grounding | None = None
+    """Whether the goal needs external grounding and why (`derive_grounding`); wins over
+    `requires_grounding`."""
     budgets: Budgets = field(default_factory=Budgets)
     thresholds: Thresholds = field(default_factory=Thresholds)
     model: str = ""
+    semantics: Semantics | None = None
+    """The embedding model's reading of the goal (None: term evidence only)."""
 
 
 class GoalTerms:
@@ -57,6 +65,11 @@ class Run:
     budgets: Budgets
     thresholds: Thresholds
     max_attempts: int
-    requires_grounding: bool
+    grounding: Grounding
     model: str
     terms: GoalTerms
+    semantics: Semantics | None = None
+
+    @property
+    def requires_grounding(self) -> bool:
+        return self.grounding.required

@@ -5,16 +5,20 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal, get_args
 from urllib.parse import urlsplit
 
 __all__ = [
+    "DEFAULT_ALLOWED_HOSTS",
+    "GROUNDING_MODES",
     "KEY_VARIABLES",
     "MAX_ATTEMPTS",
     "MODEL_NAMES",
     "SEARCH_NAMES",
+    "GroundingMode",
     "ModelName",
     "ResearchSettings",
     "SearchName",
@@ -31,6 +35,17 @@ KEY_VARIABLES: dict[str, str] = {
 }
 """The environment variable (and key-store name) of each backend that takes a key."""
 MAX_ATTEMPTS = 10
+DEFAULT_ALLOWED_HOSTS = (
+    "nodejs.org,docs.python.org,developer.mozilla.org,stackoverflow.com,vitejs.dev"
+)
+"""The seed's `web.allowedHosts`."""
+_HOST = re.compile(
+    r"^(?:\*\.)?[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)*$"
+)
+GroundingMode = Literal["auto", "required", "not_required"]
+GROUNDING_MODES: tuple[GroundingMode, ...] = get_args(GroundingMode)
+"""Whether research needs external grounding: `auto` derives it from the goal (time-sensitive,
+local, price); `required` and `not_required` are the user's word."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,6 +58,18 @@ class ResearchSettings:
     llm_url: str = ""
     model: str = "gpt-4o-mini"
     max_attempts: int = 3
+    grounding: GroundingMode = "auto"
+    """`auto`: derived from the goal; `required` / `not_required`: set by the user (the
+    command line's `--require-grounding/--no-require-grounding`, the window's toggle)."""
+    allowed_hosts: str = DEFAULT_ALLOWED_HOSTS
+    """The hosts whose result pages may be fetched, comma-separated (a name also allows its
+    subdomains; `*.name` only them); `*`: any public host. Private, local and metadata
+    addresses are refused whatever this says. Default: the seed's five documentation hosts."""
+
+    def allowlist(self) -> tuple[str, ...]:
+        """`allowed_hosts` as the web policy takes it (empty: any public host)."""
+        hosts = tuple(h.strip() for h in self.allowed_hosts.split(",") if h.strip())
+        return () if hosts == ("*",) else hosts
 
     @property
     def offline(self) -> bool:
@@ -58,6 +85,15 @@ class ResearchSettings:
             return f"unknown model backend {self.llm!r} (one of {', '.join(MODEL_NAMES)})"
         if not 1 <= self.max_attempts <= MAX_ATTEMPTS:
             return f"max attempts must be from 1 to {MAX_ATTEMPTS}"
+        if self.grounding not in GROUNDING_MODES:
+            return f"unknown grounding {self.grounding!r} (one of {', '.join(GROUNDING_MODES)})"
+        hosts = [h.strip() for h in self.allowed_hosts.split(",") if h.strip()]
+        if not hosts:
+            return "the host allowlist is empty: name hosts, or '*' for any public host"
+        bad = [h for h in hosts if h != "*" and not _HOST.match(h.lower())]
+        if bad or ("*" in hosts and len(hosts) > 1):
+            shown = bad[0] if bad else "*"
+            return f"allowed hosts: {shown!r} is not a host name (or use '*' alone)"
         if self.search == "searxng" and not _http_url(self.searxng_url):
             return "SearXNG needs the http(s) URL of an instance with JSON output"
         if self.search in KEY_VARIABLES and not keys.get(KEY_VARIABLES[self.search]):
@@ -70,7 +106,8 @@ class ResearchSettings:
         return None
 
     def describe(self) -> str:
-        """One line for people: where it searches and what grades it."""
+        """One line for people: where it searches and what grades it (and, for the web, which
+        hosts it reads)."""
         search = {
             "offline": "offline index",
             "searxng": f"SearXNG at {_host(self.searxng_url)}",
@@ -82,7 +119,10 @@ class ResearchSettings:
             if self.llm == "heuristic"
             else f"{self.model} at {_host(self.llm_url)}"
         )
-        return f"{search} · {model}"
+        if self.search == "offline":
+            return f"{search} · {model}"
+        hosts = "any public host" if not self.allowlist() else f"{len(self.allowlist())} host(s)"
+        return f"{search} · {model} · reads {hosts}"
 
     def to_json(self) -> str:
         """The settings as one JSON object, for a settings file (`from_json` reads it back)."""

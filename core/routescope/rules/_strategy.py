@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Literal, get_args
 
-from pydantic import Field, field_validator
+from pydantic import Field, field_validator, model_validator
 
 from ._base import Strict, check_term, clean_phrases, clean_terms, require_placeholders
 
@@ -12,6 +12,8 @@ __all__ = [
     "INTENTS",
     "EntityRules",
     "EntityWeights",
+    "ExampleVoting",
+    "FlagVote",
     "GeneralPack",
     "IntentName",
     "IntentRules",
@@ -28,6 +30,31 @@ INTENTS: tuple[IntentName, ...] = get_args(IntentName)
 """The intent flags, in their fixed order."""
 
 
+class FlagVote(Strict):
+    """How the nearest labelled examples decide one flag: the share of the `k` nearest that
+    carry it, each weighted by its cosine similarity to the prompt. At `on` or above, the flag
+    is set although no rule fired; below `off` (when given), a flag the rules set is cleared."""
+
+    k: int = Field(ge=1, le=50)
+    on: float = Field(gt=0.0, le=1.0)
+    off: float | None = Field(default=None, gt=0.0, le=1.0)
+
+    @model_validator(mode="after")
+    def _off_below_on(self) -> FlagVote:
+        if self.off is not None and self.off >= self.on:
+            raise ValueError("off must be below on")
+        return self
+
+
+class ExampleVoting(Strict):
+    """Intent flags read from meaning: the prompt is embedded with the shipped model and the
+    nearest prompts of a labelled example set vote on each flag named (`flags`). `set` names a
+    set shipped in `resources/labelled/examples/` (its prompts and their vectors)."""
+
+    set: str = Field(min_length=1, pattern=r"^[a-z0-9][a-z0-9-]*$")
+    flags: dict[IntentName, FlagVote]
+
+
 class IntentRules(Strict):
     tech: list[str]
     local: list[str]
@@ -38,8 +65,15 @@ class IntentRules(Strict):
     year_window: tuple[int, int] | None = None
     """Only years from `today`'s year + the first to + the second count ([-1, 1]); None: any
     year from 1900 to 2099, as the seed says."""
+    date_is_time_sensitive: bool = False
+    """A calendar date ("April 23", "the 9th of march", "2023-04-12", "4/23/2023") makes a
+    prompt time-sensitive, whatever its year: a booking, a show or a forecast for a day (the
+    seed counts years only)."""
     exceptions: dict[IntentName, list[str]] = {}
     """Phrases inside which a keyword of that intent does not count (`state of`, `post review`)."""
+    examples: ExampleVoting | None = None
+    """Flags voted by the nearest labelled examples (needs the embedding model); None: rules
+    alone, as the seed says."""
 
     _clean = field_validator(*INTENTS)(clean_phrases)
 
@@ -103,6 +137,16 @@ class PlaceRules(Strict):
     cities of 100,000 people or more, and any US city of 15,000 when its state follows."""
     not_places: list[str] = []
     """Words never read as a lower-case place ("reading", "mobile")."""
+    state_codes: bool = False
+    """A US state's two-letter code written in capitals after a gazetteer preposition ("a table
+    in MI") is a place, as its name is."""
+    topic_questions: list[str] = []
+    """Words that open a knowledge question ("who", "what is the", "how many"): in a prompt
+    opening with one, a place after a local preposition gives the place hint but does not make
+    the prompt local ("who were the first settlers in san antonio")."""
+    local_names: bool = False
+    """In a prompt its keywords already make local ("weather", "restaurant"), any capitalized
+    name after a gazetteer preposition is the place ("will it rain in Tenino"), known or not."""
 
     _clean = field_validator(
         "always_prepositions",
@@ -110,6 +154,7 @@ class PlaceRules(Strict):
         "gazetteer",
         "local_intent_prepositions",
         "not_places",
+        "topic_questions",
     )(clean_phrases)
 
 

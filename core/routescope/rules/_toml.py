@@ -121,9 +121,11 @@ def load_rules(path: str | Path) -> RulePack:
     return parse_rules(read_rules_text(path), str(path))
 
 
-BUILTIN_PACKS = ("default", "refined")
+BUILTIN_PACKS = ("default", "refined", "refined-semantic")
 """The packs shipped with Routescope: `default` reproduces the seeds; `refined` is made from it
-with the suggestion loop on the public labelled set's tuning part (its comments say how)."""
+with the suggestion loop on the public labelled set's tuning part (its comments say how);
+`refined-semantic` is `refined` with flags also voted by the nearest labelled examples of that
+part (`[intents.examples]`: needs the embedding model, the `semantic` extra)."""
 
 
 def default_rules_text() -> str:

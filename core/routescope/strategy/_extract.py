@@ -23,6 +23,7 @@ from ._models import (
     QueryContext,
     Span,
 )
+from ._places import US_STATE_CODES
 
 __all__ = ["MAX_MATCHES_PER_INTENT", "extract", "normalize_goal"]
 
@@ -33,6 +34,18 @@ _SENTENCE_END = frozenset(".!?:;\n\r")
 _OPENERS = frozenset(" \t\"'“‘([{«¿¡*-–—•")
 _WORD = re.compile(r"\S+")
 _YEAR = re.compile(r"(?:19|20)[0-9]{2}(?![\w])")
+_MONTH = (
+    r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?"
+    r"|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?"
+)
+_DAY = r"(?:3[01]|[12][0-9]|0?[1-9])(?:st|nd|rd|th)?"
+_DATE = re.compile(
+    rf"(?<![\w/\-])(?:{_MONTH}[ \t]++(?:the[ \t]++)?{_DAY}|{_DAY}[ \t]++(?:of[ \t]++)?{_MONTH}"
+    r"|(?:19|20)[0-9]{2}-[01]?[0-9]-[0-3]?[0-9]|[01]?[0-9]/[0-3]?[0-9]/(?:19|20)?[0-9]{2})(?!\w)",
+    re.IGNORECASE,
+)
+"""A calendar date: month and day in either order ("April 23rd", "the 9th of march"), or
+written in digits ("2023-04-12", "4/23/2023")."""
 _URL = re.compile(r"https?://[^\s<>\"'`{}|\\^\[\]]++")
 _URL_TAIL = ".,;:!?)]}'\""
 _TLD = re.compile(r"\.[a-z]{2,24}(?![\w\-]|\.[A-Za-z0-9])")
@@ -107,6 +120,9 @@ def _intents(
             years = [m for m in years if low <= int(m.group()) <= high]
             label = f"year {low}–{high}" if low != high else f"year {low}"
         evidence.add_all("time_sensitive", label, text, [m.span() for m in years])
+    if rules.date_is_time_sensitive:
+        dates = [m.span() for m in _DATE.finditer(text)]
+        evidence.add_all("time_sensitive", "calendar date", text, dates)
     return evidence
 
 
@@ -272,6 +288,10 @@ class _Candidates:
         self.openclaw_needle = compiled.rules.openclaw.pattern.lower()
         self.seen: set[str] = set()
         self.scored: list[EntityCandidate] = []
+        self.claimed: list[tuple[int, int]] = []
+        """Spans of names the pack knows: a capitalized run overlapping one is not a name."""
+        self.dropped: list[str] = []
+        """Capitalized words left out, each with why."""
 
     def add(
         self, text: str, kind: EntityKind, start: int, end: int, reason: str, weight: float = 1.0
@@ -292,12 +312,28 @@ class _Candidates:
             surface, end = surface[:-2], end - 2
         if self.openclaw_needle in surface.lower():
             return
+        if any(a < end and start < b for a, b in self.claimed):
+            return
+        if self._state_after_city(text, surface, start):
+            return
         kind = _classify(surface, words)
         if kind == "word" and _starts_sentence(text, start):
             reason = "capitalized word at sentence start (less certain)"
             self.add(surface, kind, start, end, reason, weight=0.5)
         else:
             self.add(" ".join(surface.split()), kind, start, end, _REASONS[kind])
+
+    def _state_after_city(self, text: str, surface: str, start: int) -> bool:
+        """A US state code after "<City>, " is part of the place, not a name of its own
+        ("Chicago, IL"), when the pack knows state codes (recorded as dropped)."""
+        if not self.compiled.rules.place.state_codes or surface not in US_STATE_CODES:
+            return False
+        before = text[max(0, start - 40) : start].rstrip(" \t")
+        if not before.endswith(",") or not before[:-1].rstrip()[-1:].isalpha():
+            return False
+        if len(self.dropped) < MAX_MATCHES_PER_INTENT:
+            self.dropped.append(f"{surface!r} @{start}: US state code after a city")
+        return True
 
     def ranked(self) -> list[EntityCandidate]:
         floor = self.compiled.rules.entities.min_score
@@ -314,7 +350,7 @@ def _entities(
     place: PlaceHint | None,
 ) -> Entities:
     candidates = _Candidates(compiled)
-    dropped: list[str] = []
+    dropped = candidates.dropped
     if openclaw:
         canonical = compiled.rules.openclaw.canonical
         candidates.add(
@@ -335,9 +371,9 @@ def _entities(
     for start, end in _camel_tokens(text):
         candidates.add(text[start:end], "camel_case", start, end, _REASONS["camel_case"])
     if compiled.known:
-        for _, spans in compiled.known.found(text, lowered_or_none(text)):
-            start, end = spans[0]
+        for start, end in _known_names(text, compiled):
             candidates.add(text[start:end], "known", start, end, _REASONS["known"])
+            candidates.claimed.append((start, end))
     if place is not None and place.rule.startswith("lower-case"):
         start, end = place.start, place.start + len(_before_comma(text[place.start : place.end]))
         candidates.add(text[start:end], "place", start, end, place.rule)
@@ -366,9 +402,28 @@ def _entities(
     )
 
 
+_VERSION = re.compile(r"[ \t]?+v?[0-9]++(?:\.[0-9]++)*+(?![\w.])")
+
+
+def _known_names(text: str, compiled: CompiledRules) -> Iterator[tuple[int, int]]:
+    """The spans of the names the pack knows, the longest where they overlap ("SQL Server", not
+    "SQL" in it), each with the version number that follows it ("RHEL 9.2", "Docker 3.5")."""
+    taken = 0
+    for start, end, _ in compiled.known.spans(text, lowered_or_none(text)):
+        if start < taken:
+            continue
+        version = _VERSION.match(text, end)
+        taken = version.end() if version else end
+        yield start, taken
+
+
 def _place_hint(
-    text: str, runs: list[tuple[int, int]], compiled: CompiledRules
+    text: str, runs: list[tuple[int, int]], compiled: CompiledRules, local: bool
 ) -> PlaceHint | None:
+    """The first capitalized name after a place preposition that is a place: any name after
+    "near" or "around", "City, Region", a gazetteer place, and as the pack asks a US state code
+    or (in a prompt already local) any name."""
+    place = compiled.rules.place
     words = compiled.preposition_words
     for index, (start, end) in enumerate(runs):
         window = text[max(0, start - 16) : start].lower()
@@ -384,13 +439,16 @@ def _place_hint(
             rule = f'"{preposition} <capitalized name>"'
         elif "," in name:
             rule = f'"{preposition} <City>, <Region>"'
-        else:
-            known = _longest_known_prefix(name, compiled)
-            if not known:
-                continue
+        elif known := _longest_known_prefix(name, compiled):
             if known != name:  # "in Austin Texas" -> "Austin": end after the known words
                 end = min(end, _end_of_words(text, start, len(known.split())))
             name, rule = known, f'"{preposition} <gazetteer place>"'
+        elif place.state_codes and name in US_STATE_CODES:
+            rule = f'"{preposition} <US state code>"'
+        elif place.local_names and local:
+            rule = f'"{preposition} <capitalized name>" in a local request'
+        else:
+            continue
         return PlaceHint(name, preposition, start, end, rule, before.start("prep"))
     return None
 
@@ -501,6 +559,15 @@ def _before_comma(place: str) -> str:
     return place.split(",")[0].strip()
 
 
+def _topic_question(text: str, compiled: CompiledRules) -> bool:
+    """Whether the prompt opens with one of the pack's knowledge-question words."""
+    words = compiled.rules.place.topic_questions
+    if not words:
+        return False
+    opening = key(text[:80].lstrip(_GOAL_EDGES))
+    return any(opening == w or opening.startswith(w + " ") for w in map(key, words))
+
+
 def _openclaw(text: str, lowered: str | None, compiled: CompiledRules) -> list[Span]:
     needle = compiled.rules.openclaw.pattern.lower()
     if lowered is not None and needle not in lowered:
@@ -517,8 +584,13 @@ def extract(text: str, rules: RulePack, today: dt.date | None = None) -> QueryCo
     evidence = _intents(text, lowered, compiled, today)
     openclaw = _openclaw(text, lowered, compiled)
     runs = _capitalized_runs(text, compiled)
-    place = _place_hint(text, runs, compiled) or _lower_place(text, compiled)
-    if place is not None and place.preposition in compiled.local_prepositions:
+    local = evidence.counts["local"] > 0
+    place = _place_hint(text, runs, compiled, local) or _lower_place(text, compiled)
+    if (
+        place is not None
+        and place.preposition in compiled.local_prepositions
+        and not _topic_question(text, compiled)
+    ):
         keyword = f"{place.preposition} <place>"
         evidence.add("local", keyword, text, place.preposition_start, place.end)
     counts = evidence.counts

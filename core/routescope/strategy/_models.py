@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal
 
 from ..rules import IntentName
@@ -12,6 +12,8 @@ __all__ = [
     "Entities",
     "EntityCandidate",
     "EntityKind",
+    "ExampleNeighbour",
+    "ExampleVote",
     "IntentFlags",
     "IntentName",
     "KeywordMatch",
@@ -103,6 +105,49 @@ class IntentFlags:
 
 
 @dataclass(slots=True)
+class ExampleNeighbour:
+    """A labelled example near the prompt: its text, cosine similarity, and whether it carries
+    the flag voted on."""
+
+    text: str
+    similarity: float
+    carries: bool
+
+
+@dataclass(slots=True)
+class ExampleVote:
+    """One flag voted by the nearest labelled examples (`[intents.examples]`): the share of the
+    `k` nearest that carry it, weighted by similarity, against the pack's thresholds."""
+
+    intent: IntentName
+    example_set: str
+    share: float
+    on: float
+    off: float | None
+    rules: bool
+    """What the rules decided before the vote."""
+    decided: bool
+    """The flag after the vote: set at `share >= on`, cleared below `off`, else the rules'."""
+    neighbours: list[ExampleNeighbour]
+    """The `k` nearest examples, nearest first."""
+    overruled: list[KeywordMatch] = field(default_factory=list)
+    """The rule matches a vote below `off` set aside."""
+
+    @property
+    def reason(self) -> str:
+        carrying = sum(1 for n in self.neighbours if n.carries)
+        said = f"{carrying} of the {len(self.neighbours)} nearest {self.example_set} examples"
+        share = f"share {self.share:.2f}"
+        if self.decided and not self.rules:
+            return f"{said} are {self.intent} ({share} ≥ on {self.on:.2f})"
+        if self.rules and not self.decided:
+            words = ", ".join(f'"{m.text}" @{m.start}–{m.end}' for m in self.overruled)
+            overruled = f"rules overruled: {words}" if words else "rules overruled"
+            return f"{said} are {self.intent} ({share} < off {self.off:.2f}): {overruled}"
+        return f"{said} are {self.intent} ({share}): the rules' decision stands"
+
+
+@dataclass(slots=True)
 class QueryContext:
     raw_text: str
     user_goal: str
@@ -113,6 +158,8 @@ class QueryContext:
     intent_match_counts: dict[IntentName, int]
     has_openclaw: bool
     openclaw_spans: list[Span]
+    example_votes: list[ExampleVote] = field(default_factory=list)
+    """The flags the nearest labelled examples voted on; empty without `[intents.examples]`."""
 
 
 @dataclass(slots=True)

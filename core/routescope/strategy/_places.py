@@ -16,9 +16,15 @@ from importlib import resources
 from .._errors import RulePackError
 from .._phrases import key
 
-__all__ = ["MIN_CITY_PEOPLE", "GeoNames", "geonames"]
+__all__ = ["MIN_CITY_PEOPLE", "US_STATE_CODES", "GeoNames", "geonames"]
 
 MIN_CITY_PEOPLE = 100_000
+
+US_STATE_CODES = frozenset(
+    """AL AK AZ AR CA CO CT DE FL GA HI ID IL IN IA KS KY LA ME MD MA MI MN MS MO MT NE NV NH NJ
+    NM NY NC ND OH OK OR PA RI SC SD TN TX UT VT VA WA WV WI WY DC""".split()  # noqa: SIM905
+)
+"""The two-letter codes of the US states and DC (a pack's `place.state_codes`)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,7 +11,10 @@ def _first(context: QueryContext, intent: str) -> KeywordMatch:
     return next(m for m in context.intent_matches if m.intent == intent)
 
 
-def _cite(match: KeywordMatch) -> str:
+def _cite(context: QueryContext, match: KeywordMatch) -> str:
+    vote = next((v for v in context.example_votes if v.intent == match.intent), None)
+    if vote is not None and vote.decided and not vote.rules:
+        return f"by vote: {vote.reason}"
     return f'"{match.text}" @{match.start}–{match.end}'
 
 
@@ -21,7 +24,9 @@ def route(context: QueryContext) -> StrategyDecision:
     if intent.local:
         match = _first(context, "local")
         return StrategyDecision(
-            strategy="local", rule="intent.local", reason=f"intent.local matched {_cite(match)}"
+            strategy="local",
+            rule="intent.local",
+            reason=f"intent.local matched {_cite(context, match)}",
         )
     for flag in ("tech", "troubleshooting"):
         if getattr(intent, flag):
@@ -29,7 +34,7 @@ def route(context: QueryContext) -> StrategyDecision:
             return StrategyDecision(
                 strategy="tech",
                 rule=f"intent.{flag}",
-                reason=f"intent.{flag} matched {_cite(match)}; intent.local not set",
+                reason=f"intent.{flag} matched {_cite(context, match)}; intent.local not set",
             )
     return StrategyDecision(
         strategy="general",

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._embedding import normalise as _normalise
 from .._errors import EmbedderError
 
 __all__ = ["MAX_DIMENSION", "check_rows", "normalise"]
@@ -15,9 +16,8 @@ MAX_DIMENSION = 65_536
 
 
 def normalise(rows: np.ndarray) -> np.ndarray:
-    norms = np.linalg.norm(rows, axis=1, keepdims=True)
-    normalised: np.ndarray = (rows / np.maximum(norms, 1e-12)).astype(np.float32)
-    return normalised
+    """Each row L2-normalised, as float32 (`routescope._embedding.normalise`)."""
+    return _normalise(rows)
 
 
 def check_rows(rows: object, count: int, width: int | None, who: str) -> np.ndarray:

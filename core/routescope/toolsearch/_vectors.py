@@ -6,7 +6,6 @@ tools, the same cosines; `_int8_scan`, `_vector_scores`)."""
 from __future__ import annotations
 
 import contextlib
-import functools
 import hashlib
 import os
 from collections.abc import Callable
@@ -14,9 +13,9 @@ from pathlib import Path
 from typing import Literal
 
 import numpy as np
-from threadpoolctl import ThreadpoolController
 
 from .._cache import CacheDir, cache_dir, discard, temporary_sibling
+from .._embedding import one_blas_thread
 from .._errors import EmbedderError
 from .._files import replace_file_with
 from .._secrets import redact_url
@@ -42,17 +41,6 @@ QUANTISED_FROM = 4_096
 of float32) and rescores its shortlist exactly. Below, one float32 product costs little more
 (measured right after a query embedding: 346 against 228 µs at 4,000 × 384, 149 against 144 at
 1,000), and small catalogs keep their results to the last bit."""
-
-
-@functools.cache
-def _blas() -> ThreadpoolController:
-    return ThreadpoolController()  # finds the BLAS libraries loaded (numpy's): once
-
-
-def one_blas_thread() -> contextlib.AbstractContextManager[object]:
-    """BLAS limited to one thread for the block (query-time work), restored after."""
-    limit: contextlib.AbstractContextManager[object] = _blas().limit(limits=1, user_api="blas")
-    return limit
 
 
 def _dimension(embedder: Embedder) -> int | None:

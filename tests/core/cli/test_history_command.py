@@ -16,16 +16,7 @@ import pytest
 from routescope.cli import main
 from routescope.history import History
 
-from ..history._foreign import (
-    another_app,
-    foreign_cut,
-    foreign_sqlite,
-    foreign_wal,
-    foreign_wal_crashed,
-    foreign_wal_kept,
-    snapshot,
-    store_cut_while_created,
-)
+from ..history._foreign import NOT_A_STORE, MakeAt, snapshot
 from ..history._support import TODAY, plain, result_of, rich
 
 TEXTS = ["History of jazz music", "pizza near me", "How do I install FastAPI on Ubuntu?"]
@@ -277,37 +268,9 @@ def test_the_default_store_is_the_windows(
     assert status == 0 and TEXTS[0] in out
 
 
-@pytest.mark.parametrize(
-    ("make", "said"),
-    [
-        (None, "no history here"),
-        (lambda p: p.touch(), "no history in it yet"),
-        (store_cut_while_created, "no history in it yet"),
-        (lambda p: p.write_text("hello\n"), "not a Routescope history"),
-        (foreign_sqlite, "not a Routescope history"),
-        (another_app, "not a Routescope history"),
-        (foreign_wal, "not a Routescope history"),
-        (foreign_wal_kept, "not a Routescope history"),
-        (foreign_wal_crashed, "not a Routescope history"),
-        (foreign_cut, "not a Routescope history"),
-        (lambda p: p.write_bytes(b"SQLite format 3\x00" + b"\xff" * 200), "damaged"),
-    ],
-    ids=[
-        "missing",
-        "empty",
-        "cut",
-        "text",
-        "rollback",
-        "app-id",
-        "wal",
-        "wal-kept",
-        "wal-crashed",
-        "foreign-cut",
-        "bad-header",
-    ],
-)
+@pytest.mark.parametrize(("make", "said"), NOT_A_STORE)
 def test_what_is_not_a_store_is_one_line_and_never_written(
-    run: Run, tmp_path: Path, make: Callable[[Path], None] | None, said: str
+    run: Run, tmp_path: Path, make: MakeAt, said: str
 ) -> None:
     folder = tmp_path / "data"
     folder.mkdir()

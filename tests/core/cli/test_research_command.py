@@ -65,3 +65,10 @@ def test_a_report_folder_with_a_linked_report_is_one_line_and_nothing_written(
     assert not (tmp_path / "nowhere.md").exists() and [p.name for p in folder.iterdir()] == [
         "report.md"
     ]
+
+
+def test_allowed_hosts_are_checked_on_the_command_line() -> None:
+    done = routescope_cli("research", "--allowed-hosts", "not a host", "asyncio")
+    assert done.returncode == 2
+    (line,) = done.stderr.splitlines()
+    assert "is not a host name" in line

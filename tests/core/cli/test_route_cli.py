@@ -45,6 +45,10 @@ def test_bad_declarations_are_one_line_and_exit_2(tmp_path: Path) -> None:
     assert "routers.a.url" in done.stderr and "Traceback" not in done.stderr
     done = routescope_cli("route", "--routers", ROUTERS, "--router", "absent", "hi")
     assert done.returncode == 2 and "no router 'absent'" in done.stderr
+    declared.write_text('[routers."my router"]\nkind = "http"\nurl = "http://127.0.0.1:9/r"\n')
+    done = routescope_cli("route", "--routers", str(declared), "hi")
+    assert done.returncode == 2 and done.stderr.count("\n") == 1
+    assert "router name 'my router'" in done.stderr and "names columns" in done.stderr
 
 
 def test_score_scores_each_router_per_route() -> None:

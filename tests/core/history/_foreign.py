@@ -7,7 +7,13 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import sqlite3
+from collections.abc import Callable
 from pathlib import Path
+
+import pytest
+
+from routescope.history import History
+from routescope.history._schema import SCHEMA_VERSION
 
 
 def foreign_sqlite(path: Path) -> None:
@@ -135,3 +141,40 @@ def snapshot(folder: Path) -> dict[str, str]:
         p.name: "<folder>" if p.is_dir() else hashlib.sha256(p.read_bytes()).hexdigest()
         for p in folder.iterdir()
     }
+
+
+def from_a_newer_version(path: Path) -> None:
+    """A store as a newer Routescope leaves it (a schema version past this one's)."""
+    History.open(path).close()
+    db = sqlite3.connect(path)
+    db.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
+    db.commit()
+    db.close()
+
+
+def _write_bad_header(path: Path) -> None:
+    path.write_bytes(b"SQLite format 3\x00" + b"\xff" * 200)
+
+
+MakeAt = Callable[[Path], None] | None
+
+NOT_A_STORE = [
+    pytest.param(None, "no history here", id="missing"),
+    pytest.param(Path.touch, "no history in it yet (an empty file)", id="empty"),
+    pytest.param(store_cut_while_created, "no history in it yet (an empty database)", id="cut"),
+    pytest.param(Path.mkdir, "not a Routescope history (it is a directory)", id="folder"),
+    pytest.param(
+        lambda p: p.write_text("hello\n"),
+        "not a Routescope history (not an SQLite database)",
+        id="text",
+    ),
+    pytest.param(foreign_sqlite, "not a Routescope history; left as it is", id="rollback"),
+    pytest.param(another_app, "not a Routescope history; left as it is", id="app-id"),
+    pytest.param(foreign_wal, "not a Routescope history; left as it is", id="wal"),
+    pytest.param(foreign_wal_kept, "not a Routescope history; left as it is", id="wal-kept"),
+    pytest.param(foreign_wal_crashed, "not a Routescope history; left as it is", id="wal-crashed"),
+    pytest.param(foreign_cut, "a transaction left unfinished", id="foreign-cut"),
+    pytest.param(_write_bad_header, "the file is damaged", id="bad-header"),
+]
+"""What may be at a history's path that a reader must leave as it is — (make it, what the
+read-only store's note says) — for the store's read-only tests and the history command's."""

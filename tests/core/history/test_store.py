@@ -22,6 +22,8 @@ from routescope.history._peek import default_history_path
 from routescope.history._schema import APPLICATION_ID, SCHEMA_VERSION
 
 from ._foreign import (
+    NOT_A_STORE,
+    MakeAt,
     another_app,
     digests,
     foreign_cut,
@@ -29,6 +31,7 @@ from ._foreign import (
     foreign_wal,
     foreign_wal_crashed,
     foreign_wal_kept,
+    from_a_newer_version,
     snapshot,
     store_cut_after_the_switch,
     store_cut_while_created,
@@ -433,11 +436,7 @@ def test_a_damaged_store_is_moved_aside_when_the_damage_shows(tmp_path: Path) ->
 
 def test_a_store_from_a_newer_version_is_left_alone(tmp_path: Path) -> None:
     path = tmp_path / "history.sqlite3"
-    History.open(path).close()
-    db = sqlite3.connect(path)
-    db.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
-    db.commit()
-    db.close()
+    from_a_newer_version(path)
     data = path.read_bytes()
     history = History.open(path)
     assert not history.enabled
@@ -562,41 +561,11 @@ def test_read_only_sees_what_an_open_window_records(tmp_path: Path) -> None:
     window.close()
 
 
-@pytest.mark.parametrize(
-    ("make", "said"),
-    [
-        (None, "no history here"),
-        (lambda p: p.touch(), "no history in it yet (an empty file)"),
-        (store_cut_while_created, "no history in it yet (an empty database)"),
-        (lambda p: p.mkdir(), "not a Routescope history (it is a directory)"),
-        (lambda p: p.write_text("hello\n"), "not a Routescope history (not an SQLite database)"),
-        (foreign_sqlite, "not a Routescope history; left as it is"),
-        (another_app, "not a Routescope history; left as it is"),
-        (foreign_wal, "not a Routescope history; left as it is"),
-        (foreign_wal_kept, "not a Routescope history; left as it is"),
-        (foreign_wal_crashed, "not a Routescope history; left as it is"),
-        (foreign_cut, "a transaction left unfinished"),
-        (lambda p: p.write_bytes(b"SQLite format 3\x00" + b"\xff" * 200), "the file is damaged"),
-    ],
-    ids=[
-        "missing",
-        "empty",
-        "cut",
-        "folder",
-        "text",
-        "rollback",
-        "app-id",
-        "wal",
-        "wal-kept",
-        "wal-crashed",
-        "foreign-cut",
-        "bad-header",
-    ],
-)
-def test_read_only_leaves_anything_else_as_it_is(tmp_path: Path, make: object, said: str) -> None:
+@pytest.mark.parametrize(("make", "said"), NOT_A_STORE)
+def test_read_only_leaves_anything_else_as_it_is(tmp_path: Path, make: MakeAt, said: str) -> None:
     path = tmp_path / "history.sqlite3"
     if make is not None:
-        make(path)  # type: ignore[operator]
+        make(path)
     before = snapshot(tmp_path)
     history = History.open(path, read_only=True)
     assert not history.enabled and history.note is not None
@@ -608,11 +577,7 @@ def test_read_only_leaves_anything_else_as_it_is(tmp_path: Path, make: object, s
 
 def test_read_only_refuses_a_store_from_a_newer_version(tmp_path: Path) -> None:
     path = tmp_path / "history.sqlite3"
-    History.open(path).close()
-    db = sqlite3.connect(path)
-    db.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
-    db.commit()
-    db.close()
+    from_a_newer_version(path)
     history = History.open(path, read_only=True)
     assert not history.enabled
     assert history.note is not None and "newer Routescope" in history.note

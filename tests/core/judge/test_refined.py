@@ -31,3 +31,14 @@ def test_refined_beats_the_seed_pack_on_the_held_out_part() -> None:
     refined = score_set(held, RulesRef.named("refined").load()).whole
     assert (refined.macro_f1 or 0) > (seed.macro_f1 or 0) + 0.2
     assert (refined.strategy.accuracy or 0) > (seed.strategy.accuracy or 0) + 0.1
+
+
+def test_refined_meets_the_place_target_and_gains_on_every_flag_held_out() -> None:
+    from routescope.rules import INTENTS
+
+    held = [c for c in read_labelled(str(PUBLIC)) if c.part == "heldout"]
+    seed = score_set(held, RulesRef.builtin().load()).whole
+    refined = score_set(held, RulesRef.named("refined").load()).whole
+    assert (refined.place.accuracy or 0) >= 0.6
+    for name in INTENTS:
+        assert (refined.flags[name].f1 or 0) > (seed.flags[name].f1 or 0) + 0.15, name

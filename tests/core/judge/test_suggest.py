@@ -5,8 +5,11 @@ from __future__ import annotations
 
 import datetime as dt
 
+import pytest
+
 from routescope.judge import LabelledCase, Labels, PackEdit, apply_edits, suggest
-from routescope.rules import default_rules
+from routescope.rules import default_rules, default_rules_text, parse_rules
+from routescope.rules._vocabularies import vocabulary
 
 TODAY = dt.date(2026, 11, 27)
 FLAGS = {"local": False, "tech": False, "troubleshooting": False, "purchase": False}
@@ -58,3 +61,83 @@ def test_applied_edits_change_the_pack_and_nothing_else() -> None:
     )
     assert "sql" in pack.intents.tech and pack.intents.year_window == (-1, 1)
     assert pack.packs == default_rules().packs and "sql" not in default_rules().intents.tech
+
+
+def test_a_vocabulary_edit_adds_the_words_its_list_lacks_and_says_so_in_the_pack() -> None:
+    edit = PackEdit("add_vocabulary", "tech", "software-names")
+    words = vocabulary("software-names").words
+    assert edit.describe() == (
+        f'add the vocabulary "software-names" ({len(words)} words) to intents.tech'
+    )
+    pack = edit.apply(default_rules())
+    assert pack.intents.tech[:9] == default_rules().intents.tech  # kept, first
+    assert set(words) <= set(pack.intents.tech)
+    known = PackEdit("add_vocabulary", None, "software-names")
+    assert known.target() == "entities.known" and known.keys() == [("entities", "known")]
+    assert set(known.apply(default_rules()).entities.known) == set(words)
+    text = edit.apply_text(default_rules_text())
+    assert f"# suggest: {edit.describe()}" in text
+    assert parse_rules(text).intents.tech == pack.intents.tech
+    with pytest.raises(ValueError, match=r"not for intents\.local"):
+        PackEdit("add_vocabulary", "local", "software-names").apply(default_rules())
+
+
+def test_the_errors_propose_vocabularies_places_dates_and_question_words() -> None:
+    cases = [
+        case("v1", "how do I sort a list in python", "tune", tech=True),
+        case("v2", "javascript closures explained", "tune", tech=True),
+        case("v3", "a typescript generic type", "tune", tech=True),
+        case(
+            "p1", "book the next train ticket to Chennai", "tune", local=True, place_hint="Chennai"
+        ),
+        case("p2", "a bus to Boston tomorrow", "tune", local=True, place_hint="Boston"),
+        case("p3", "a cab to Denver now", "tune", local=True, place_hint="Denver"),
+        case("q1", "who were the first settlers in san antonio", "tune", place_hint=""),
+        case("q2", "who founded the first school in paris", "tune", place_hint=""),
+    ]
+    pack = apply_edits(
+        default_rules(), [PackEdit("lowercase_places"), PackEdit("local_preposition", value="in")]
+    )
+    found = {s.edit: s for s in suggest(cases, pack, limit=40)}
+    names = found[PackEdit("add_vocabulary", "tech", "software-names")]
+    assert set(names.tune.fixed) == {"v1", "v2", "v3"}
+    to = found[PackEdit("place_preposition", value="to")]
+    assert set(to.tune.fixed) >= {"p1", "p2", "p3"}
+    who = found[PackEdit("topic_question", value="who")]
+    assert set(who.tune.fixed) == {"q1", "q2"} and who.tune.broken == ()
+
+
+def test_the_new_edit_kinds_change_their_keys_only() -> None:
+    seed = default_rules()
+    edits = {
+        PackEdit("dated_year_window", value="-1..1"): lambda p: (
+            p.intents.year_window == (-1, 1) and p.intents.date_is_time_sensitive
+        ),
+        PackEdit("date_time_sensitive"): lambda p: p.intents.date_is_time_sensitive,
+        PackEdit("place_preposition", value="at"): lambda p: "at" in p.place.gazetteer_prepositions,
+        PackEdit("near_preposition", value="close to"): lambda p: (
+            "close to" in p.place.always_prepositions
+        ),
+        PackEdit("state_codes"): lambda p: p.place.state_codes,
+        PackEdit("local_names"): lambda p: p.place.local_names,
+        PackEdit("topic_question", value="who"): lambda p: p.place.topic_questions == ["who"],
+    }
+    for edit, holds in edits.items():
+        edited = edit.apply(seed)
+        assert holds(edited), edit
+        assert edited.packs == seed.packs and edited.openclaw == seed.openclaw
+        assert edit.describe() and edit.keys()
+        text = edit.apply_text(default_rules_text())
+        assert holds(parse_rules(text)) and f"# suggest: {edit.describe()}" in text
+
+
+def test_a_phrase_from_names_is_not_proposed_as_an_intent_word() -> None:
+    cases = [
+        case("n1", "a hotel room from Los Angeles", "tune", time_sensitive=True),
+        case("n2", "I am going to Los Angeles soon", "tune", time_sensitive=True),
+        case("n3", "rooms near Los Angeles please", "tune", time_sensitive=True),
+        case("n4", "any rooms in los angeles", "tune", time_sensitive=False),
+    ]
+    found = [s.edit for s in suggest(cases, default_rules(), limit=40)]
+    proposed = {e.value for e in found if e.kind == "add_keyword"}
+    assert not proposed & {"los", "angeles", "los angeles", "to los"}

@@ -124,6 +124,10 @@ class LoopbackServer:
 
         class Server(ThreadingHTTPServer):
             daemon_threads = True
+            # Every answer closes its connection (HTTP/1.0), so N clients connect at once: the
+            # socketserver default backlog of 5 drops the connects past it, which the client
+            # retries a second later (a batch through a router at concurrency 8 stalled so).
+            request_queue_size = 128
 
             def handle_error(self, request: object, client_address: object) -> None:
                 pass  # a client that hung up mid-answer is part of the script

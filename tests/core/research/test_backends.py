@@ -53,7 +53,7 @@ def test_only_offline_search_with_the_heuristic_model_is_offline() -> None:
         llm_url="http://localhost:11434/v1",
         model="qwen3",
     ).describe()
-    assert described == "SearXNG at search.lan · qwen3 at localhost"
+    assert described == "SearXNG at search.lan · qwen3 at localhost · reads 5 host(s)"
 
 
 def test_a_key_in_a_bad_model_setting_is_not_repeated() -> None:
@@ -77,3 +77,47 @@ def test_offline_research_reports_each_attempt_as_it_is_graded(tmp_path: object)
     assert seen == result.attempts and seen
     assert result.model == "heuristic"
     assert result.findings[0].url == CORPUS[0].url
+
+
+def test_the_host_allowlist_is_a_setting() -> None:
+    """Issue 27 §5: the allowlist is configurable (the seed's five hosts by default)."""
+    default = ResearchSettings()
+    assert default.allowlist() == (
+        "nodejs.org",
+        "docs.python.org",
+        "developer.mozilla.org",
+        "stackoverflow.com",
+        "vitejs.dev",
+    )
+    assert ResearchSettings(allowed_hosts=" *").allowlist() == ()  # any public host
+    mine = ResearchSettings(allowed_hosts="docs.python.org, *.readthedocs.io")
+    assert mine.allowlist() == ("docs.python.org", "*.readthedocs.io")
+    assert ResearchSettings.from_json(mine.to_json()) == mine
+    for bad, said in [("", "empty"), ("docs python", "not a host name"), ("*, a.org", "'*'")]:
+        problem = ResearchSettings(allowed_hosts=bad).problem({})
+        assert problem is not None and said in problem
+    web = ResearchSettings(search="searxng", searxng_url="http://s.lan", allowed_hosts="*")
+    assert web.describe().endswith("reads any public host")
+
+
+def test_the_reader_fetches_under_the_settings_allowlist() -> None:
+    from routescope.research._backends import _reader
+    from routescope.research._reader import WebReader
+
+    provider = object()
+    reader = _reader(provider, ResearchSettings(allowed_hosts="example.org"))  # type: ignore[arg-type]
+    assert isinstance(reader, WebReader)
+    policy = reader.fetcher.policy
+    assert policy.allowed_hosts == ("example.org",)
+    assert policy.verdict("https://docs.example.org/x").allowed
+    assert not policy.verdict("https://other.net/x").allowed
+
+
+def test_a_blank_stack_hint_switches_the_inference_off() -> None:
+    from routescope.research._backends import _stack
+
+    assert _stack("open a page in the browser", " ", None) == ""
+    assert _stack("open a page in the browser", None, None) == ""  # no language named
+    assert _stack("read a file with pytest fixtures", None, None) == "Python"
+    assert _stack("style the buttons", None, "A Flask API server in Python") == "Python backend"
+    assert _stack("anything", "Rust CLI", None) == "Rust CLI"

@@ -4,6 +4,7 @@ corpus; and the judged set it ships is well formed. (tests/eval is not collected
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Iterator
 from pathlib import Path
@@ -125,11 +126,23 @@ def test_a_missing_model_url_is_refused_before_anything_runs(tmp_path: Path) -> 
 
 
 def test_the_shipped_judged_set_is_well_formed() -> None:
+    """Issue 27's recipe: 80 goals or more from sources nobody here wrote, half of the
+    answerable ones without the answering module's name, ten multi-aspect, ten unanswerable
+    whose words are in the corpus; the split fixed by the id alone."""
     goals = eval_research.load_goals()
     answerable = [g for g in goals if g.answerable]
     held_out = [g for g in goals if g.part == "held_out"]
-    assert len(goals) >= 40 and len(answerable) >= 25 and len(goals) - len(answerable) >= 15
+    assert len(goals) >= 80 and len(answerable) >= 40
+    assert sum(not g.names_module for g in answerable) >= len(answerable) / 2
+    assert sum(g.aspects > 1 for g in answerable) >= 10
+    assert sum(g.kind == "unanswerable_keywords" for g in goals) >= 10
+    assert sum(g.grounding for g in goals) >= 10
     assert 0.25 <= len(held_out) / len(goals) <= 0.4
-    assert len({g.text for g in goals}) == len(goals)
+    assert len({g.text for g in goals}) == len(goals) and len({g.id for g in goals}) == len(goals)
+    for goal in goals:
+        assert goal.source and goal.id, goal
+        digest = int(hashlib.sha256(goal.id.encode()).hexdigest()[:8], 16)
+        assert goal.part == ("held_out" if digest % 3 == 0 else "tune"), goal
+        assert not (goal.grounding and goal.answerable), goal
     for goal in answerable:
         assert all(url.startswith("https://") for url in goal.answers), goal

@@ -73,6 +73,7 @@ def test_a_term_round_trips_through_a_prompts_inputs() -> None:
             term.kind,
             float(str(data["weight"])),
             term.document_frequency,
+            named=bool(data["named"]),
         )
         assert again == term
 
@@ -208,3 +209,27 @@ def test_the_offline_index_tells_its_frequencies(tmp_path: object) -> None:
     found = asyncio.run(corpus_frequencies(search, ["csv", "read", "tokio"]))
     assert found is not None and found.documents == 2
     assert dict(found.frequencies) == {"csv": 1, "read": 2, "tokio": 0}
+
+
+def test_a_named_thing_only_mentioned_in_passing_caps_the_grade() -> None:
+    """A goal about a library the index does not document, whose name a few READMEs mention
+    ("Creating a list from a Scipy matrix", CoNaLa): the pages that mention it are no answer."""
+    goal = "Creating a list from a Scipy matrix"
+    counts = {"creating": 100, "list": 200, "scipy": 4, "matrix": 12}
+    terms = goal_terms(goal, frequencies(counts, documents=400))
+    readme = Source(
+        "https://pypi.org/project/fonttools/",
+        "fonttools — font tools",
+        "Creating a list of glyphs needs scipy for the matrix maths. " * 10,
+    )
+    capped = assess(terms, [readme, readme])
+    assert capped.relevance <= 0.5 and capped.coverage <= 0.5
+    assert "the goal names 'Scipy', which no page read is about" in capped.reasons[0].text
+    documented = Source(
+        "https://docs.scipy.org/", "Scipy — sparse matrices", "Creating a list from a matrix."
+    )
+    assert "no page read is about" not in assess(terms, [documented, readme]).reasons[0].text
+    widely = goal_terms(goal, frequencies({**counts, "scipy": 40}, documents=400))
+    assert "no page read is about" not in assess(widely, [readme, readme]).reasons[0].text
+    acronym = goal_terms("How can I do DNS lookups", frequencies({"dns": 4, "lookups": 3}))
+    assert "no page read is about" not in assess(acronym, [readme]).reasons[0].text

@@ -63,7 +63,9 @@ class FakeSearch:
 
 
 class FakeReader:
-    def __init__(self, text: str = "QTableView selection copy clipboard") -> None:
+    def __init__(
+        self, text: str = "Copy a PySide6 table selection to the clipboard with QTableView."
+    ) -> None:
         self.text = text
 
     async def read(self, urls: Sequence[str]) -> list[PageRead]:

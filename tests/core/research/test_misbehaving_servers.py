@@ -161,9 +161,13 @@ def world() -> Iterator[World]:
     model = FakeModel()
     pages: dict[str, Reply] = {
         "/page1": Reply(
-            body=html_page("Page 1", "QTableView copy selection"), content_type="text/html"
+            body=html_page("Page 1", "Copy a PySide6 table selection to the clipboard"),
+            content_type="text/html",
         ),
-        "/page2": Reply(body=html_page("Page 2", "QClipboard setText"), content_type="text/html"),
+        "/page2": Reply(
+            body=html_page("Page 2", "PySide6 QClipboard: copy the table selection with setText"),
+            content_type="text/html",
+        ),
         "/secret": Reply(body=SECRET_PAGE, content_type="text/html"),
     }
 
@@ -658,13 +662,16 @@ def test_evaluator_replies_models_wrap_are_parsed_or_recorded(world: World, cont
 def test_evaluator_garbage_is_an_evaluator_error(world: World, content: str, error: str) -> None:
     world.model.scripts["evaluator"] = _evaluator_says(chat(content))
     run = research(world)
-    assert len(run.result.attempts) == 2
     for attempt in run.result.attempts:
         assert (attempt.evaluation, attempt.evaluator_error) == (None, error)
-        assert attempt.fetched == 2 and attempt.score == 0.0  # unread grades count for nothing
         assert run.data["attempts"][attempt.index]["evaluator_error"] == error
+        # Issue 27 §4: the model failed to grade, the evidence's grade stands.
+        evidence = attempt.evidence
+        assert evidence is not None and attempt.fetched == 2
+        assert (attempt.relevance, attempt.coverage) == (evidence.relevance, evidence.coverage)
+        assert attempt.check.startswith(f"the model's grade failed ({error})")
     assert run.result.quality.reasons == "no evaluated attempt"
-    assert WEAK in run.result.warnings
+    assert any("the evidence's grade stands" in note for note in run.result.notes)
     if error == "malformed":  # a reply with no JSON tries the less constrained modes
         modes = [call.mode for call in world.model.of("evaluator")]
         assert modes[:3] == ["json_schema", "json_object", "prompted"]
@@ -771,8 +778,9 @@ def test_a_model_asking_to_retry_past_its_deadline_is_not_waited_for(world: Worl
     assert run.result.attempts[0].query_source == "goal (optimiser failed: http_429)"
     assert len(world.model.of("optimiser")) == 1
     assert [call.n for call in world.model.of("evaluator")] == [0]  # one request a call
-    assert run.result.termination_reason == "refiner failed (http_429): no further attempt"
-    assert len(world.model.of("refiner")) == 1
+    # The pages answer the goal: the evidence's grade stands and meets the target.
+    assert run.result.termination_reason == "target reached in attempt 1"
+    assert run.result.attempts[0].evaluator_error == "http_429"
     assert run.model_sleeps == []
 
 
@@ -1174,3 +1182,63 @@ def test_the_cli_prints_a_report_when_the_providers_fail(world: World) -> None:
     assert data["termination_reason"] == "2 attempts made"
     assert world.page_server.requests == []
     assert {c.request.headers["authorization"] for c in world.model.calls} == {f"Bearer {LLM_KEY}"}
+
+
+# --- the model checked by the evidence (issue 27 §4) --------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("status", "body", "said"),
+    [
+        (401, {"error": {"message": "Incorrect API key provided"}}, "refused access (401)"),
+        (403, {"error": {"message": "forbidden"}}, "refused access (403)"),
+        (
+            429,
+            {"error": {"message": "You exceeded your current quota", "type": "insufficient_quota"}},
+            "quota is used up (429)",
+        ),
+    ],
+    ids=["401", "403", "quota"],
+)
+def test_a_model_refusing_access_escalates_with_its_reason(
+    world: World, status: int, body: dict[str, Any], said: str
+) -> None:
+    for kind in ("optimiser", "evaluator", "refiner"):
+        world.model.scripts[kind] = lambda call, s=status, b=body: json_reply(b, s)
+    run = research(world)
+    step = run.result.next_step
+    assert (step.outcome, step.rule) == ("escalate", "model_refused"), step.reason
+    assert said in step.reason and "fix the model's access" in step.reason
+    assert len(run.result.attempts) <= 1 and run.result.stop is not None
+    assert run.result.stop.kind == "model_refused"
+    assert "research again" not in step.reason
+
+
+def test_an_overconfident_model_is_capped_by_the_pages_and_the_disagreement_warned(
+    world: World,
+) -> None:
+    world.pages["/page1"] = Reply(body=html_page("Page 1", "Weather in Lisbon"), content_type=HTML)
+    world.pages["/page2"] = Reply(body=html_page("Page 2", "Ferry timetables"), content_type=HTML)
+    sure = {"relevance": 1.0, "confidence": 1.0, "coverage": 1.0, "should_retry": False}
+    world.model.scripts["evaluator"] = _evaluator_says(chat(sure))
+    run = research(world, max_attempts=1)
+    (attempt,) = run.result.attempts
+    evidence = attempt.evidence
+    assert evidence is not None and evidence.relevance < 0.5
+    assert attempt.relevance <= evidence.relevance + 0.1
+    assert attempt.coverage <= evidence.coverage + 0.1
+    assert attempt.check.startswith("the model's scores capped at what the pages support")
+    assert any("the model and the pages disagree" in w for w in run.result.warnings)
+    assert run.result.next_step.rule != "target_met"
+
+
+def test_a_slow_evaluator_keeps_what_the_run_read(world: World) -> None:
+    """The run's deadline passes while the model grades: the attempt, its pages and the
+    evidence's grade are kept, not thrown away."""
+    world.model.scripts["evaluator"] = lambda call: Reply(delay_s=5)
+    run = research(world, model_timeout_s=10.0, budgets=Budgets(max_results=5, run_timeout_s=1.0))
+    (attempt,) = run.result.attempts
+    assert attempt.fetched == 2 and attempt.evaluation is None
+    assert attempt.evaluator_error is not None and "deadline" in attempt.evaluator_error
+    assert attempt.evidence is not None and attempt.relevance == attempt.evidence.relevance
+    assert run.result.findings and run.result.stop is not None

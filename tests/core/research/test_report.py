@@ -71,7 +71,14 @@ def research(pages: dict[str, tuple[str, str]] = PAGES) -> DeepResearchResult:
 def test_the_json_report_carries_the_evidence() -> None:
     data = json.loads(json.dumps(research_report_data(research())))
     assert [t["text"] for t in data["goal_terms"]] == ["read", "CSV", "file", "Python"]
-    assert set(data["goal_terms"][0]) == {"text", "kind", "weight", "document_frequency", "common"}
+    assert set(data["goal_terms"][0]) == {
+        "text",
+        "kind",
+        "weight",
+        "document_frequency",
+        "common",
+        "named",
+    }
     assert data["stop"] == {
         "kind": "target_reached",
         "text": data["termination_reason"],

@@ -48,6 +48,7 @@ def stop(kind: StopKind | None, made: int) -> StopReason | None:
         "refused": f"the provider refused access (403) in attempt {made}",
         "deadline": f"run deadline of 60 s reached in attempt {made + 1}",
         "model_failed": "refiner failed (timeout): no further attempt",
+        "model_refused": "refiner: the model refused access (401): check its key",
     }[kind]
     return StopReason(kind, text, made)
 
@@ -58,11 +59,14 @@ CASES: list[tuple[list[Scores], StopKind | None, bool, str, str, tuple[str, ...]
     ([GOOD], "target_reached", False, "proceed", "target_met", ("0.8 ≥ 0.7",)),
     ([PARTIAL, GOOD], "target_reached", True, "proceed", "target_met", ("best attempt 2",)),
     # attempts_exhausted: proceed with what was read, escalate without it
-    ([PARTIAL] * 3, "attempts_exhausted", False, "proceed", "research_done", ("3 of 3",)),
+    ([PARTIAL] * 3, "attempts_exhausted", False, "proceed", "research_done", ("3 of 3", "prior")),
+    ([FAIR] * 3, "attempts_exhausted", True, "escalate", "grounding_weak", ("weak evidence",)),
     ([NOTHING] * 3, "attempts_exhausted", False, "escalate", "nothing_read", ("no attempt left",)),
     ([HOPELESS] * 3, "attempts_exhausted", True, "escalate", "grounding_hopeless", ("all 3",)),
     # no_retry with attempts left: the reason names the stop (why no retry)
     ([PARTIAL], "no_retry", False, "proceed", "research_done", ("2 attempt(s) left", "evaluator")),
+    ([FAIR], "no_retry", False, "proceed", "research_done", ("relying more on the model prior",)),
+    ([PARTIAL], "no_retry", True, "escalate", "grounding_weak", ("no model prior",)),
     ([NOTHING], "no_retry", False, "escalate", "nothing_read", ("would not help",)),
     ([HOPELESS], "no_retry", True, "escalate", "grounding_hopeless", ("external evidence",)),
     # not_improving
@@ -76,11 +80,15 @@ CASES: list[tuple[list[Scores], StopKind | None, bool, str, str, tuple[str, ...]
     # deadline: a passing reason, attempts left → research again
     ([], "deadline", False, "research_again", "nothing_read_retry", ("nothing read yet",)),
     ([PARTIAL], "deadline", False, "research_again", "stopped_early", ("another run",)),
+    ([PARTIAL], "deadline", True, "research_again", "stopped_early", ("grounding the goal needs",)),
     ([HOPELESS], "deadline", True, "escalate", "grounding_hopeless", ("external evidence",)),
     # model_failed
     ([NOTHING], "model_failed", False, "research_again", "nothing_read_retry", ("refiner",)),
     ([PARTIAL], "model_failed", False, "research_again", "stopped_early", ("refiner failed",)),
     ([HOPELESS], "model_failed", True, "escalate", "grounding_hopeless", ("all 1",)),
+    # model_refused: a key or quota problem escalates with its reason, whatever was read
+    ([GOOD], "model_refused", False, "escalate", "model_refused", ("401", "relevance 0.8")),
+    ([NOTHING], "model_refused", False, "escalate", "model_refused", ("nothing read",)),
     # not stopped yet (the planner asks between attempts)
     ([PARTIAL], None, False, "research_again", "stopped_early", ("not stopped yet",)),
     ([GOOD], None, False, "proceed", "target_met", ("0.7 ≥ 0.6",)),
@@ -124,7 +132,8 @@ def test_the_analysts_cases() -> None:
 
 def test_the_weak_warning_follows_the_best_attempt() -> None:
     assert decide_next_step([GOOD], stop("target_reached", 1), MAX).warnings == []
-    assert decide_next_step([FAIR], stop("no_retry", 1), MAX).warnings == []
+    # Short of the target, proceeding relies on the model prior: always warned.
+    assert decide_next_step([FAIR], stop("no_retry", 1), MAX).warnings == [WEAK]
     assert decide_next_step([PARTIAL], stop("no_retry", 1), MAX).warnings == [WEAK]
     assert decide_next_step([], stop("deadline", 0), MAX).warnings == [WEAK]
 
@@ -133,6 +142,17 @@ def test_an_attempt_that_meets_the_target_is_best_whatever_it_scores() -> None:
     confident = Scores(0.9, 1.0, 0.5)  # scores 0.8, below the target's coverage
     target = Scores(0.7, 0.0, 0.6)  # scores 0.53
     assert best_attempt([confident, target]) == 1
+
+
+def test_the_step_says_why_grounding_applies() -> None:
+    why = "grounding required: the goal is time-sensitive ('today')"
+    step = decide_next_step(
+        [FAIR], stop("no_retry", 1), MAX, requires_grounding=True, grounding_reason=why
+    )
+    assert (step.outcome, step.rule, step.grounding) == ("escalate", "grounding_weak", why)
+    assert why in step.reason
+    plain = decide_next_step([FAIR], stop("no_retry", 1), MAX, grounding_reason="not required")
+    assert (plain.outcome, plain.grounding) == ("proceed", "not required")
 
 
 def test_next_step_counts_every_attempt_made_as_the_end() -> None:
@@ -174,18 +194,23 @@ def test_decide_invariants(
     # A stop with attempts left that is not researched again says why.
     if reason is not None and len(attempts) < max_attempts and step.rule == "research_done":
         assert reason.text in step.reason
-    # Any attempt that meets the target means proceed.
-    if any(meets_target(a, thresholds) for a in attempts):
+    # Any attempt that meets the target means proceed (unless the model refuses access).
+    if any(meets_target(a, thresholds) for a in attempts) and kind != "model_refused":
         assert step.outcome == "proceed" and step.rule == "target_met"
-    # Grounding required and nothing relevant anywhere: escalate.
-    if grounding and all(
-        a.fetched <= 0 or a.relevance < thresholds.hopeless_relevance for a in attempts
-    ):
+    if kind == "model_refused":
+        assert (step.outcome, step.rule) == ("escalate", "model_refused")
+    # Grounding required and no attempt meets the target: never proceed.
+    met = any(meets_target(a, thresholds) for a in attempts)
+    if kind == "model_refused":
+        return
+    if grounding and not met:
         assert step.outcome != "proceed"
-    # The weak warning follows the best attempt.
+    # A proceed short of the target is always warned; the warning follows the best attempt.
     best = best_attempt(attempts)
-    weak = best is None or attempts[best].fetched <= 0 or attempts[best].relevance < 0.6
+    weak = best is None or not meets_target(attempts[best], thresholds)
     assert (WEAK in step.warnings) == weak
+    if step.outcome == "proceed":
+        assert (step.rule == "target_met") != weak
     # A pure function.
     assert decide_next_step(attempts, reason, max_attempts, requires_grounding=grounding) == step
 
@@ -194,6 +219,8 @@ def test_decide_invariants(
 def test_more_evidence_never_turns_proceed_into_escalate_without_grounding(
     attempts: list[Scores], kind: StopKind | None
 ) -> None:
+    if kind == "model_refused":  # a key problem escalates whatever the evidence
+        return
     before = decide_next_step(attempts, stop(kind, len(attempts)), 5)
     better = [Scores(1.0, 1.0, 1.0, 1), *attempts]
     after = decide_next_step(better, stop(kind, len(better)), 5)
