@@ -62,8 +62,8 @@ def run_stages(
     """Every router over `text` (which must have passed `validate_text`), in order.
 
     `lean` skips what only the evidence needs, never a decision: the task router's goal and
-    searches (its route alone is made) and the tool search's per-field explanations and split
-    steps. The batch and the counterfactuals run lean; both outcomes are equal."""
+    searches (its route alone is made) and the tool search's per-field explanations. The batch
+    and the counterfactuals run lean; both outcomes are equal."""
     clock = time.perf_counter_ns
     t0 = clock()
     query_context = extract(text, rules, today)
@@ -120,7 +120,8 @@ def run_stages(
 
 
 def _lean(settings: SearchSettings | None) -> SearchSettings | None:
-    """Neither changes the ranking: explanations fill in fields, steps are searched apart."""
-    if settings is None or (not settings.explain and not settings.split_steps):
+    """Explanations fill in fields and never change the ranking; the steps do (each fitting
+    step's best comes right after the whole request's best: issue 28), so they are kept."""
+    if settings is None or not settings.explain:
         return settings
-    return dataclasses.replace(settings, explain=False, split_steps=False)
+    return dataclasses.replace(settings, explain=False)

@@ -29,6 +29,7 @@ if TYPE_CHECKING:
 __all__ = ["COLUMNS", "awaits_explanation", "fit_names", "show_columns", "show_hit"]
 
 _UNEXPLAINED_ROLE = Qt.ItemDataRole.UserRole + 6
+_TOOL_ROLE = Qt.ItemDataRole.UserRole + 7
 """Row data: the hit's per-field explanation is still to be asked for."""
 COLUMNS = ("#", "Tool", "Final", "Keyword", "Vector", "Fused", "Boosts")
 _NAME_WIDTHS = (110, 260)
@@ -96,11 +97,12 @@ def show_hit(
     s, fusion = hit.signals, result.fusion
     boosts = " ".join(f"+{v:.3f} {share_label(k)}" for k, v in s.boosts.items() if v)
     fused, fused_tip = _fused_cell(s, fusion)
+    name, name_tip = step_label(hit, result)
     fill_row(
         row,
         [
             f"{hit.rank} =" if hit.tied_with else str(hit.rank),
-            hit.tool_name,
+            name,
             "",
             _keyword_cell(s.keyword),
             f"#{s.vector.rank} · {s.vector.similarity:.3f}" if s.vector else "—",
@@ -111,7 +113,7 @@ def show_hit(
             "tied with " + ", ".join(hit.tied_with) + " (broken by name)"
             if hit.tied_with
             else "rank",
-            f"{hit.tool_name}\ncategory {hit.category}",
+            f"{hit.tool_name}\ncategory {hit.category}{name_tip}",
             None,
             _bounded(_adds(s, "keyword", fusion)),
             _adds(s, "vector", fusion),
@@ -122,15 +124,47 @@ def show_hit(
     show_score(row, 2, hit, top, result.fit_threshold, fusion)
     row.setToolTip(2, bounded_tip(row.toolTip(2)))
     row.setData(0, EQUATION_ROLE, routescope.toolsearch.score_equation(hit))
+    row.setData(1, _TOOL_ROLE, hit.tool_name)
     _show_fields(row, s, fields)
+
+
+def step_label(hit: ToolHit, result: ToolSearchResult) -> tuple[str, str]:
+    """The tool cell of a hit the step merge placed ("search_files · step 2's best") and what
+    its tip adds: which step, where the merge put it, and whose score it carries."""
+    if hit.step is None or not 0 < hit.step <= len(result.steps):
+        return hit.tool_name, ""
+    step = result.steps[hit.step - 1]
+    whole = {name for name, _ in result.whole_request}
+    scored = (
+        "its score is the whole request's"
+        if hit.tool_name in whole
+        else "its score is the step's, searched alone"
+    )
+    which = (
+        f"the best tool for “{step.step.text}” searched alone"
+        if hit.step_rank in (None, 1)
+        else f"#{hit.step_rank} for “{step.step.text}” searched alone"
+    )
+    return (
+        f"{hit.tool_name} · {hit.step_mark}",
+        f"\n{hit.step_mark}: {which}; {scored}\nmerged: {result.merge}",
+    )
 
 
 def fit_names(table: QTreeWidget, result: ToolSearchResult) -> None:
     """The tool column as wide as the longest name shown, within `_NAME_WIDTHS`."""
     metrics = table.fontMetrics()
-    longest = max((metrics.horizontalAdvance(h.tool_name) for h in result.results), default=0)
+    longest = max(
+        (metrics.horizontalAdvance(step_label(h, result)[0]) for h in result.results), default=0
+    )
     low, high = _NAME_WIDTHS
     table.setColumnWidth(1, min(high, max(low, longest + 16)))
+
+
+def tool_of(row: QTreeWidgetItem) -> str:
+    """The tool a ranking row shows (its cell may say more: "… · step 2's best")."""
+    name = row.data(1, _TOOL_ROLE)
+    return name if isinstance(name, str) else row.text(1)
 
 
 def awaits_explanation(row: QTreeWidgetItem) -> bool:
@@ -206,7 +240,9 @@ def _words_text(keyword: KeywordSignal) -> str:
     """ "crashing +0.071 · container +0.047 · report +0.006 (path)": largest first."""
     terms = sorted(keyword.terms, key=lambda t: -t.share)
     return " · ".join(
-        f"{t.word} +{t.share:.3f}" + (f" ({_SHORT_NOTES.get(t.note, t.note)})" if t.note else "")
+        f"{t.word} +{t.share:.3f}"
+        + (f" ({_SHORT_NOTES.get(t.note, t.note)})" if t.note else "")
+        + (f" (siblings ×{t.siblings:.2f})" if t.siblings < 1.0 else "")
         for t in terms
     )
 
@@ -218,6 +254,8 @@ def _words_tip(keyword: KeywordSignal) -> str:
         held = f"{t.tools} tool{'s' if t.tools != 1 else ''} hold{'s' if t.tools == 1 else ''} it"
         match = "the best match" if t.match >= 1.0 else f"match {t.match:.2f} of the best"
         note = f"; {t.note}" if t.note else ""
+        if t.siblings < 1.0:  # issue 28: a word its server's other tools share counts less
+            note += f"; ×{t.siblings:.2f}, shared by its server's other tools"
         lines.append(
             f"{t.word} (“{t.term}”) +{t.share:.3f}: weight {t.weight:.2f} ({held}), {match}{note}"
         )
@@ -228,6 +266,7 @@ _SHORT_NOTES = {
     "in a URL or path": "path",
     "a request phrase": "request",
     "a number": "number",
+    "a date or time format": "format",
     "a URL in the request": "a URL",
     "a file path in the request": "a path",
 }

@@ -66,8 +66,14 @@ class StepsTree(QTreeWidget):
         row = self.sizeHintForRow(0) if rows else 0
         return rows * max(row, self.fontMetrics().height()) + self.header().height() + 6
 
-    def show_steps(self, steps: Sequence[StepResult], threshold: float, fusion: str) -> None:
+    def show_steps(
+        self, steps: Sequence[StepResult], threshold: float, fusion: str, merge: str = ""
+    ) -> None:
+        """The steps, their best tools, and (the first column's header tip) how the ranking
+        merged them (`ToolSearchResult.merge`)."""
         self.setVisible(bool(steps))
+        tip = _TIPS[0] + (f"\nmerged into the ranking: {merge}" if merge else "")
+        self.headerItem().setToolTip(0, tip)
         best = max((s.results[0].score for s in steps if s.results), default=1.0)
         rows = ensure_children(self, len(steps))
         for number, (row, step) in enumerate(zip(rows, steps, strict=True), start=1):
@@ -92,8 +98,9 @@ def _show_step(row: QTreeWidgetItem, number: int, result: StepResult) -> None:
     if result.fits and result.in_ranking is not None and result.results:
         verdict += f" · #{result.in_ranking} in the ranking"
         tip += (
-            f"\n{result.results[0].tool_name} is #{result.in_ranking} of the ranking (with each "
-            "fitting step's best tool kept in it)"
+            f"\n{result.results[0].tool_name} is #{result.in_ranking} of the ranking: each "
+            "fitting step's best tool comes right after the whole request's best (or leads it, "
+            "in a request of several needs whose best tool is no step's best)"
         )
     fill_row(
         row,

@@ -32,7 +32,14 @@ from PySide6.QtWidgets import (
 
 from ._style import css
 from ._toolsearch_controls import SearchControls
-from ._toolsearch_hits import COLUMNS, awaits_explanation, fit_names, show_columns, show_hit
+from ._toolsearch_hits import (
+    COLUMNS,
+    awaits_explanation,
+    fit_names,
+    show_columns,
+    show_hit,
+    tool_of,
+)
 from ._toolsearch_rows import RankingTree, legend_html
 from ._toolsearch_steps import StepsTree
 from ._widgets import enable_copy, ensure_children, row_of, set_tone
@@ -204,7 +211,7 @@ class ToolSearchView(QWidget):
         show_columns(self.table, result, self.controls.settings)
         # Rows are reused by rank; a tool's details stay open wherever it moves.
         shown = (self.table.topLevelItem(i) for i in range(self.table.topLevelItemCount()))
-        expanded = {row.text(1) for row in shown if row is not None and row.isExpanded()}
+        expanded = {tool_of(row) for row in shown if row is not None and row.isExpanded()}
         top = result.results[0].score if result.results else 1.0
         rows = ensure_children(self.table, len(result.results))
         self.table.blockSignals(True)  # re-opening rows is not the analyst opening them
@@ -217,12 +224,12 @@ class ToolSearchView(QWidget):
         self._show_steps(result)
         for row in rows:  # rows left open: explain them now (the view is complete)
             if row.isExpanded() and awaits_explanation(row):
-                self.explain_requested.emit(row.text(1))
+                self.explain_requested.emit(tool_of(row))
 
     def _show_steps(self, result: ToolSearchResult) -> None:
         """The per-step tree; when it appears, the splitter is shared out again (`_fit_steps`)."""
         appearing = self.steps.isHidden() and bool(result.steps)
-        self.steps.show_steps(result.steps, result.fit_threshold, result.fusion)
+        self.steps.show_steps(result.steps, result.fit_threshold, result.fusion, result.merge)
         if appearing:
             self._split_moved = False
             self._fit_steps()
@@ -286,7 +293,7 @@ class ToolSearchView(QWidget):
 
     def _row_opened(self, row: QTreeWidgetItem) -> None:
         if awaits_explanation(row):
-            self.explain_requested.emit(row.text(1))
+            self.explain_requested.emit(tool_of(row))
 
     def show_why_not(self, report: WhyNot | None) -> None:
         if report is None:
@@ -315,5 +322,23 @@ def _header_html(result: ToolSearchResult) -> str:
     return (
         f"<b>{result.strategy}</b>: {html.escape(result.strategy_reason)} · filter: "
         f"{result.category_filter or '—'} "
-        f"({html.escape(result.category_filter_reason)}){gap}{warning}"
+        f"({html.escape(result.category_filter_reason)}){gap}{_lead_html(result)}{warning}"
+    )
+
+
+def _lead_html(result: ToolSearchResult) -> str:
+    """ " · led by step 2's best (…)" when a step's best tool leads the ranking (a request of
+    several needs whose best tool is no step's best), else ""."""
+    top = result.results[0] if result.results else None
+    if top is None or top.step is None or not result.whole_request:
+        return ""
+    whole_name, whole_score = result.whole_request[0]
+    if top.tool_name == whole_name or not 0 < top.step <= len(result.steps):
+        return ""
+    own = result.steps[top.step - 1].results
+    step_score = own[0].score if own else top.score
+    mark, name = html.escape(top.step_mark, quote=False), html.escape(whole_name, quote=False)
+    return (
+        f" · <b>led by {mark}</b> ({step_score:.3f} for its step &gt; the whole request's best "
+        f"{name} {whole_score:.3f})"
     )

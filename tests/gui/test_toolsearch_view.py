@@ -515,3 +515,75 @@ def test_a_short_window_keeps_four_rows_of_the_ranking_in_sight(qtbot, window) -
     qtbot.waitUntil(
         lambda: window.editor.visibleRegion().boundingRect().height() == window.editor.height()
     )
+
+
+def test_a_steps_best_tool_says_so_in_the_ranking_and_the_fit_says_its_corroboration(
+    qtbot, engine: ToolSearch
+) -> None:  # type: ignore[no-untyped-def]
+    """Issue 28: the step merge is explained in the ranking ("step 2's best", which step and
+    whose score in the tip), the verdict names what corroborates the fit, and opening a merged
+    row explains it (its name, not its label, is asked for)."""
+    view = ToolSearchView()
+    qtbot.addWidget(view)
+    found = ranked(engine, "find the config file, then email it to Bob and show the git log")
+    view.show_result(found)
+    merged = [hit for hit in found.results if hit.step is not None]
+    assert merged and found.fits and "corroborated by" in view.verdict.text()
+    row = view.table.topLevelItem(merged[0].rank - 1)
+    assert row is not None
+    assert row.text(1) == f"{merged[0].tool_name} · step {merged[0].step}'s best"
+    assert "the best tool for “email it to Bob” searched alone" in row.toolTip(1)
+    assert f"merged: {found.merge}" in row.toolTip(1) and found.merge.startswith("the whole")
+    assert "merged into the ranking: " + found.merge in view.steps.headerItem().toolTip(0)
+    asked: list[str] = []
+    view.explain_requested.connect(asked.append)
+    row.setExpanded(True)
+    assert asked[-1:] == [merged[0].tool_name]
+
+
+def test_a_ranking_led_by_a_steps_best_says_so_above_it(qtbot) -> None:  # type: ignore[no-untyped-def]
+    """Issue 28: a request of several needs whose best tool is no step's best is led by the
+    best-scoring step's best — the line above the ranking says which and by what scores, the
+    rows say which step placed them ("step 1's #2") and their tips how the ranking was merged."""
+    from routescope.toolsearch._steps import merge_step_tools
+
+    view = ToolSearchView()
+    qtbot.addWidget(view)
+    whole = [hit(1, "git.status", vector=0.50), hit(2, "git.log", vector=0.45)]
+    steps = [
+        StepResult(
+            step("show the git log", 0),
+            [hit(1, "git.log", vector=0.61), hit(2, "git.branch", vector=0.5)],
+            True,
+            "",
+        ),
+        StepResult(
+            step("email the team", 20, "then", (17, 21)),
+            [hit(1, "mail.send", vector=0.4)],
+            True,
+            "",
+        ),
+        StepResult(
+            step("remind me", 40, "then", (35, 39)),
+            [hit(1, "calendar.remind", vector=0.3)],
+            True,
+            "",
+        ),
+    ]
+    merged, how = merge_step_tools(whole, steps, 6, multi_need=True)
+    found = result(merged, steps=steps)
+    found.whole_request = [(h.tool_name, h.score) for h in whole]
+    found.merge = how
+    view.show_result(found)
+    assert "led by step 1's best</b> (0.610 for its step &gt; the whole request's best " in (
+        view.header.text()
+    )
+    names = [view.table.topLevelItem(i).text(1) for i in range(view.table.topLevelItemCount())]
+    assert names[:2] == ["git.log · step 1's best", "git.status"]
+    assert "git.branch · step 1's #2" in names
+    top = view.table.topLevelItem(0)
+    assert top is not None and f"merged: {how}" in top.toolTip(1)
+    assert how.startswith("step 1's best first: git.log scores 0.610 for its step")
+    plain = result(whole)
+    view.show_result(plain)
+    assert "led by" not in view.header.text()

@@ -151,9 +151,10 @@ def tools_text(result: ToolSearchResult, style: Style) -> str:
         vector = f"#{s.vector.rank} cos {s.vector.similarity:.2f}" if s.vector else "—"
         boosts = sum(s.boosts.values())
         tie = style(f"  tie: {', '.join(hit.tied_with)}", "33") if hit.tied_with else ""
+        merged = style(f"  {hit.step_mark}", "36") if hit.step is not None else ""
         lines.append(
             f"  {hit.rank:>2} {hit.tool_name:<22}{hit.score:>9.4f} {keyword:>16} {vector:>14} "
-            f"{boosts:>+8.3f}{tie}"
+            f"{boosts:>+8.3f}{tie}{merged}"
         )
         if s.keyword and s.keyword.fields:
             parts = ", ".join(
@@ -176,6 +177,8 @@ def tools_text(result: ToolSearchResult, style: Style) -> str:
         best = ", ".join(f"{hit.tool_name} {hit.score:.3f}" for hit in step.results[:3])
         fit = "" if step.fits else style("  no tool fits", "33")
         lines.append(f"          {best or '—'}{fit}")
+    if result.merge:
+        lines.append(style(f"merged    {result.merge}", "2"))
     return "\n".join(lines)
 
 

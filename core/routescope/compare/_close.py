@@ -150,43 +150,60 @@ def _tool_calls(result: ToolSearchResult, fit_margin: float, tool_margin: float)
     if not hits:
         return calls
     best = hits[0]
+    # the runner-up of the whole request's own ranking: the steps' best tools merged after the
+    # best one carry their steps' scores, no rival for the top place (issue 28)
+    ranked = result.whole_request or [(hit.tool_name, hit.score) for hit in hits]
+    top_name, top_score = ranked[0]
     threshold = result.fit_threshold
-    if threshold > 0:
-        margin = best.score - threshold
+    # above the threshold yet no fit: the corroboration decided (issue 28), not the score
+    uncorroborated = not result.fits and top_score >= threshold
+    if threshold > 0 and not uncorroborated:
+        margin = top_score - threshold
         if abs(margin) <= fit_margin * threshold:
             outcome, other = ("fits", "no tool fits") if result.fits else ("no tool fits", "fits")
             calls.append(
                 CloseCall(
                     decision="tools.fits",
                     outcome=outcome,
-                    measure=f"best score ({best.tool_name})",
-                    value=best.score,
+                    measure=f"best score ({top_name})",
+                    value=top_score,
                     against="fit_threshold",
                     threshold=threshold,
                     margin=margin,
                     flips_to=other,
-                    detail=f"{outcome}: best score {best.score:.4f} against fit threshold "
+                    detail=f"{outcome}: best score {top_score:.4f} against fit threshold "
                     f"{threshold:.4f} (margin {margin:+.4f}, within {fit_margin:.0%})",
                 )
             )
-    if len(hits) > 1:
-        second = hits[1]
-        gap = best.score - second.score
-        tied = second.tool_name in best.tied_with
-        if tied or gap <= tool_margin * abs(best.score):
-            how = "tied" if tied else f"within {tool_margin:.0%}"
-            calls.append(
-                CloseCall(
-                    decision="tools.top",
-                    outcome=best.tool_name,
-                    measure="score",
-                    value=best.score,
-                    against=f"runner-up {second.tool_name}",
-                    threshold=second.score,
-                    margin=gap,
-                    flips_to=second.tool_name,
-                    detail=f"{best.tool_name} {best.score:.4f} over {second.tool_name} "
-                    f"{second.score:.4f} (margin {gap:+.4f}, {how})",
-                )
+    if best.step is not None and best.tool_name != top_name and best.step <= len(result.steps):
+        # a step's best leads (a request of several needs): its step's score against the whole
+        # request's best decided the top place
+        own = result.steps[best.step - 1].results
+        value, measure = (own[0].score if own else best.score), f"step {best.step}'s best score"
+        rival, rival_score, against = top_name, top_score, f"the whole request's best {top_name}"
+        said = f" (step {best.step}'s best)"
+    elif len(ranked) > 1:
+        value, measure, said = best.score, "score", ""
+        rival, rival_score = ranked[1]
+        against = f"runner-up {rival}"
+    else:
+        return calls
+    gap = value - rival_score
+    tied = rival in best.tied_with
+    if tied or gap <= tool_margin * abs(value):
+        how = "tied" if tied else f"within {tool_margin:.0%}"
+        calls.append(
+            CloseCall(
+                decision="tools.top",
+                outcome=best.tool_name,
+                measure=measure,
+                value=value,
+                against=against,
+                threshold=rival_score,
+                margin=gap,
+                flips_to=rival,
+                detail=f"{best.tool_name} {value:.4f}{said} over {rival} {rival_score:.4f} "
+                f"(margin {gap:+.4f}, {how})",
             )
+        )
     return calls

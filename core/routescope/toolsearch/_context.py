@@ -13,7 +13,7 @@ import numpy as np
 from ._catalog import Tool
 from ._keyword import KeywordIndex, analyzed_terms, tokens
 
-__all__ = ["Context", "Similarities"]
+__all__ = ["MIN_SIBLINGS", "Context", "Similarities", "sibling_key"]
 
 
 class Similarities(Protocol):
@@ -43,6 +43,9 @@ class Context:
     categories: list[str] = field(init=False)
     _stemmed: list[frozenset[str]] | None = field(init=False, default=None)
     _holders: dict[str, np.ndarray] | None = field(init=False, default=None)
+    _groups: tuple[np.ndarray, np.ndarray, list[frozenset[str]]] | None = field(
+        init=False, default=None
+    )
 
     def __post_init__(self) -> None:
         self.rerank_words = [frozenset(tokens(_rerank_text(tool))) for tool in self.tools]
@@ -67,6 +70,39 @@ class Context:
                     found.setdefault(word, []).append(index)
             self._holders = {w: np.asarray(t, dtype=np.int64) for w, t in found.items()}
         return self._holders.get(term, _NONE)
+
+    def sibling_groups(self) -> tuple[np.ndarray, np.ndarray, list[frozenset[str]]]:
+        """Each tool's group of siblings (its server: `git` of `git.log`), as an index into the
+        sizes (-1: no group of `MIN_SIBLINGS` or more), each group's size, and the words of
+        each group's name (analyzed: a server's own name is no word its tools share, it is what
+        tells them from other servers' tools). Made on first need."""
+        if self._groups is None:
+            keys = [sibling_key(name) for name in self.names]
+            counts: dict[str, int] = {}
+            for key in keys:
+                if key is not None:
+                    counts[key] = counts.get(key, 0) + 1
+            kept = sorted(k for k, n in counts.items() if n >= MIN_SIBLINGS)
+            position = {key: i for i, key in enumerate(kept)}
+            ids = np.asarray(
+                [position.get(key, -1) if key is not None else -1 for key in keys], dtype=np.int64
+            )
+            sizes = np.asarray([counts[key] for key in kept], dtype=np.int64)
+            names = [frozenset(analyzed_terms(key)) for key in kept]
+            self._groups = (ids, sizes, names)
+        return self._groups
+
+
+MIN_SIBLINGS = 3
+"""A server shared by fewer tools makes no group of siblings."""
+
+
+def sibling_key(name: str) -> str | None:
+    """The server a tool shares with its siblings: the part of its name before the last dot
+    (`github.list_commits` → `github`); None without one. A name's first word (`git_log`,
+    `getWeather`) makes no group: measured on the tune parts, grouping by it cost Seal-Tools and
+    BFCL (their names start with the action: `get…`, `calculate_…`)."""
+    return name.rsplit(".", 1)[0].lower() if "." in name else None
 
 
 def _rerank_text(tool: Tool) -> str:

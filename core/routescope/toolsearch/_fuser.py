@@ -59,6 +59,10 @@ class Fuser(Protocol):
     identifier-like name (`fs.read`) in a one-step request sends `auto` to keyword only."""
     fused_by: str
     """What the fused rank is ordered by, for a "why not this tool?" reason."""
+    multi_need_merge: bool
+    """A request of `MULTI_NEED_STEPS` steps or more may lead with a step's best and gives the
+    steps' rankings turns (`merge_step_tools`): the scores of a step's search and of the whole
+    request's are on one scale. The canonical pipeline keeps the head merge."""
 
     def keyword(
         self, ctx: Context, query: str, boosts: Mapping[str, float], limit: int

@@ -11,6 +11,8 @@ from .._errors import InputError
 
 __all__ = [
     "CALIBRATED_FIT_THRESHOLDS",
+    "FIT_VECTOR_SHARE",
+    "FIT_WORDS",
     "FUSIONS",
     "Boosts",
     "Fusion",
@@ -41,6 +43,15 @@ answerable BFCL questions fall (`make eval`, "No tool fits"), on the BFCL catalo
 without parameter schemas, the lower of the two, rounded down (2026-11-26: weighted 0.228 and
 0.204, canonical 0.0200 and 0.0195). Questions no tool answers score lower on the whole, but the
 two overlap: a higher threshold rejects more of both."""
+FIT_WORDS = 2
+"""Weighted fusion: a best hit above the fit threshold fits only when corroborated: it matches
+at least this many of the query's words (words that count whole: not only in a URL or path, a
+number or a request phrase), or its vector share is at least `FIT_VECTOR_SHARE` (issue 28:
+one matched word in a tool's name — "passport", "scan", "call" — was how most requests no tool
+serves got accepted)."""
+FIT_VECTOR_SHARE = 0.15
+"""Weighted fusion: the vector share (vector weight · cosine) that corroborates a fit alone
+(`make eval`, "No tool fits": calibrated on the tune parts)."""
 MAX_CANDIDATES = 100_000
 """The most tools one list (keyword, vector) may contribute to the fusion."""
 MAX_BOOST = 1_000_000.0
@@ -66,6 +77,9 @@ class KeywordTerm:
     """How many tools of the catalog hold the word."""
     note: str = ""
     """Why it counts less ("in a URL or path", "a number", "a request phrase"), or ""."""
+    siblings: float = 1.0
+    """What it counts for this tool against the tool's siblings (its server or name prefix):
+    1.0 when no sibling holds it, less the more of them do (`match` includes it)."""
 
 
 @dataclass(slots=True)
@@ -126,6 +140,23 @@ class ToolHit:
     score: float
     signals: Signals
     tied_with: list[str] = field(default_factory=list)
+    step: int | None = None
+    """Set when the step merge placed this tool here: it is a tool of step `step` (1-based) of
+    a request that splits, searched alone — its best ("step 2's best") or, in the turns over
+    the steps' rankings of a request of `MULTI_NEED_STEPS` steps or more, the one at
+    `step_rank` ("step 2's #3"); its signals are then the step search's unless the whole
+    request ranked it too."""
+    step_rank: int | None = None
+    """With `step`: the tool's rank in that step's own ranking (1: the step's best)."""
+
+    @property
+    def step_mark(self) -> str:
+        """ "step 2's best" or "step 2's #3" for a tool the step merge placed, else ""."""
+        if self.step is None:
+            return ""
+        if self.step_rank is None or self.step_rank == 1:
+            return f"step {self.step}'s best"
+        return f"step {self.step}'s #{self.step_rank}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -150,8 +181,8 @@ class StepResult:
     fits: bool
     fit_reason: str
     in_ranking: int | None = None
-    """Where this step's best tool stands in `ToolSearchResult.with_steps` (1-based); None when
-    no tool fits the step (its tools are shown, not kept)."""
+    """Where this step's best tool stands in the ranking (`ToolSearchResult.results`, 1-based);
+    None when no tool fits the step (its tools are shown, not merged)."""
 
 
 @dataclass(slots=True)
@@ -172,14 +203,23 @@ class ToolSearchResult:
     fit_reason: str = ""
     fit_threshold: float = 0.0
     """The threshold the verdict used (the calibrated one unless the settings set one)."""
+    fit_corroboration: str = ""
+    """Weighted fusion: what corroborates the best hit's fit ("2 matched words: renew,
+    passport", "vector share 0.41 ≥ 0.15"), or why nothing does ("1 matched word: passport;
+    vector share 0.09 < 0.15"); "" when the score alone decided (below the threshold, the
+    threshold off, the canonical fusion)."""
     steps: list[StepResult] = field(default_factory=list)
     """Filled when the request splits into two or more steps: each step searched alone
     (with `SearchSettings.k` results, their per-field explanations not computed), beside the
     whole-request ranking in `results`."""
     with_steps: list[str] = field(default_factory=list)
-    """The whole-request ranking's tool names with the best tool of every step that fits kept
-    in it: a step's best tool missing from the first k takes one of the last places (of tools
-    no step needs). Equal to the ranking's names when there are no steps or all are in."""
+    """The ranking's tool names (`results`): with steps, the step merge's order."""
+    whole_request: list[tuple[str, float]] = field(default_factory=list)
+    """With steps: the whole request's own ranking before the step merge, (tool, score) best
+    first; empty when the request is one step (then `results` is that ranking)."""
+    merge: str = ""
+    """With steps: how the step merge ordered the ranking, in words (which tool leads and why,
+    where the steps' tools come); "" when the request is one step."""
     formula: str = ""
     """How the fusion that made the result scores a tool, with the settings' numbers."""
 

@@ -57,6 +57,7 @@ class CanonicalFusion:
     hybrid_reason = "keyword and vector fused with RRF"
     hybrid_finds_names = False
     fused_by = "RRF"
+    multi_need_merge = False
 
     def keyword(
         self, ctx: Context, query: str, boosts: Mapping[str, float], limit: int

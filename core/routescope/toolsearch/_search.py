@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Mapping
+from collections import OrderedDict
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -28,6 +29,8 @@ from ._fusion import FUSERS
 from ._keyword import KeywordHit, KeywordIndex
 from ._models import (
     CALIBRATED_FIT_THRESHOLDS,
+    FIT_VECTOR_SHARE,
+    FIT_WORDS,
     SearchSettings,
     SearchStrategy,
     StepResult,
@@ -35,13 +38,19 @@ from ._models import (
     ToolSearchResult,
 )
 from ._step_search import StepSearch
-from ._steps import keep_step_tools
+from ._steps import merge_step_tools, split_steps
 from ._strategy import Strategy, ToolNames, auto_strategy, category_filter, file_discovery
 from ._vectors import ProgressCallback, VectorIndex, VectorScores
 
-__all__ = ["MAX_QUERY_CHARS", "ToolSearch", "cache_folder"]
+__all__ = ["MAX_QUERY_CHARS", "PREFETCH_BATCH", "QUERY_VECTORS", "ToolSearch", "cache_folder"]
 
 MAX_QUERY_CHARS = 2_000
+PREFETCH_BATCH = 64
+"""Prompts embedded in one call by `ToolSearch.prefetch` (MiniLM: 3.3 ms a prompt in batches
+of 64 against 4.3 ms one by one, issue 28)."""
+QUERY_VECTORS = 4_096
+"""Query vectors an engine keeps (prompts and steps, the most recent): a prompt seen again, or
+typed on, is not embedded again (4,096 × 384 floats: 6 MB)."""
 VECTOR_RETRY_S = 60.0
 """After the tool vectors could not be built, how long searches run keyword-only before the
 next attempt (a long-running GUI recovers when the endpoint comes back)."""
@@ -92,6 +101,8 @@ class ToolSearch:
                 self.semantic_status = f"unavailable: {exc}"
         self._names = ToolNames(catalog.tools)
         self._steps = StepSearch()
+        self._query_vectors: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._query_lock = threading.Lock()
         self._categories = frozenset(tool.category for tool in catalog.tools)
         self._fusion = Context(catalog.tools, self.keyword, self.canonical)
 
@@ -165,13 +176,63 @@ class ToolSearch:
         vector, _ = self._query_vector(query, None)
         return vector
 
+    def prefetch(self, queries: Sequence[str]) -> int:
+        """Embed many prompts ahead of their searches, in batches (`PREFETCH_BATCH`, by length:
+        a batch is padded to its longest text), with the steps of those that split: their
+        searches then find the vectors kept (`QUERY_VECTORS` of them, the most recent). A prompt
+        seen before is not embedded again (logs repeat). Returns how many texts were embedded;
+        0 when vector search is off, or when the model fails (each search then says why)."""
+        index = self.vector
+        if index is None:
+            return 0
+        wanted: dict[str, None] = {}
+        for query in queries:
+            if not isinstance(query, str):
+                continue
+            text = _cut(query)
+            wanted[text] = None
+            for step in split_steps(text):
+                wanted[step.text] = None
+        with self._query_lock:
+            missing = [t for t in wanted if t not in self._query_vectors]
+        missing.sort(key=len)
+        done = 0
+        for start in range(0, len(missing), PREFETCH_BATCH):
+            texts = missing[start : start + PREFETCH_BATCH]
+            try:
+                rows = index.embedder.embed(texts)
+                if not isinstance(rows, np.ndarray) or rows.shape[:1] != (len(texts),):
+                    return done
+                vectors = [index.check_query(row) for row in rows]
+            except EmbedderError:
+                return done
+            with self._query_lock:
+                for text, vector in zip(texts, vectors, strict=True):
+                    self._keep_vector(text, vector)
+            done += len(texts)
+        return done
+
+    def _keep_vector(self, text: str, vector: np.ndarray) -> None:
+        """Keep a query's vector, most recent last (call with `_query_lock` held)."""
+        self._query_vectors[text] = vector
+        self._query_vectors.move_to_end(text)
+        while len(self._query_vectors) > QUERY_VECTORS:
+            self._query_vectors.popitem(last=False)
+
     def _query_vector(
         self, query: str, given: np.ndarray | None
     ) -> tuple[np.ndarray | None, str | None]:
-        """A usable query vector (given or embedded now), or None and why not."""
+        """A usable query vector (given, kept from before, or embedded now), or None and why
+        not."""
         index = self._vector
         if index is None:
             return None, self.semantic_status
+        if given is None:
+            with self._query_lock:
+                known = self._query_vectors.get(query)
+                if known is not None:
+                    self._query_vectors.move_to_end(query)
+                    return known, None
         try:
             if given is None:
                 rows = index.embedder.embed([query])
@@ -180,7 +241,10 @@ class ToolSearch:
                         f"embedding model {redact_url(index.embedder.model_id)} did not return "
                         "one vector for the query"
                     )
-                given = rows[0]
+                vector = index.check_query(rows[0])
+                with self._query_lock:
+                    self._keep_vector(query, vector)
+                return vector, None
             return index.check_query(given), None
         except EmbedderError as exc:
             width = getattr(index.embedder, "dimension", None)
@@ -191,6 +255,8 @@ class ToolSearch:
                         if index.path.parent == self.cache.write:
                             discard(index.path)
                         self._vector = None
+                with self._query_lock:
+                    self._query_vectors.clear()
                 return None, f"{exc}; the tool vectors are rebuilt on the next search"
             return None, str(exc)
 
@@ -206,8 +272,7 @@ class ToolSearch:
         settings = _checked(query, settings)
         timings: dict[str, float] = {}
         cut = len(query) > MAX_QUERY_CHARS
-        if cut:  # a tool router reads the request, not a whole pasted document
-            query = query[:MAX_QUERY_CHARS].rsplit(" ", 1)[0] or query[:MAX_QUERY_CHARS]
+        query = _cut(query)  # a tool router reads the request, not a whole pasted document
         clock = time.perf_counter_ns
         fuser = FUSERS[settings.fusion]
         strategy, reason = self.choose_strategy(query, settings.strategy, settings.fusion)
@@ -249,7 +314,10 @@ class ToolSearch:
         calibrated = threshold is None
         if threshold is None:
             threshold = CALIBRATED_FIT_THRESHOLDS[settings.fusion]
-        fits, fit_reason = _fit(results, threshold, calibrated)
+        fits, fit_reason, corroborated = _fit(results, threshold, calibrated, settings.fusion)
+        whole = [(hit.tool_name, hit.score) for hit in results] if steps else []
+        gap = results[0].score - results[1].score if len(results) > 1 else None
+        results, merge = merge_step_tools(results, steps, settings.k, fuser.multi_need_merge)
         return ToolSearchResult(
             query=query,
             strategy=strategy,
@@ -257,15 +325,18 @@ class ToolSearch:
             category_filter=category,
             category_filter_reason=category_reason,
             results=results,
-            runner_up_gap=results[0].score - results[1].score if len(results) > 1 else None,
+            runner_up_gap=gap,
             semantic=semantic,
             timings_us=timings,
             fusion=settings.fusion,
             fits=fits,
             fit_reason=fit_reason,
             fit_threshold=threshold,
+            fit_corroboration=corroborated,
             steps=steps,
-            with_steps=keep_step_tools(results, steps, settings.k),
+            with_steps=[hit.tool_name for hit in results],
+            whole_request=whole,
+            merge=merge,
             formula=fuser.formula(settings),
         )
 
@@ -348,7 +419,7 @@ class ToolSearch:
             signal.matched_terms,
             None if analyzed else self.keyword.address_of(index),
         )
-        self.keyword.explain(keyword_hit, result.query, boosts, analyzed=analyzed)
+        self.keyword.explain(keyword_hit, _query_of(result, hit), boosts, analyzed=analyzed)
 
     def keyword_standing(
         self, query: str, settings: SearchSettings, tool_index: int
@@ -358,6 +429,22 @@ class ToolSearch:
         Tantivy's BM25."""
         boosts = settings.boosts or self.default_boosts()
         return FUSERS[settings.fusion].standing(self._fusion, query, boosts, tool_index)
+
+
+def _query_of(result: ToolSearchResult, hit: ToolHit) -> str:
+    """The text a hit was scored against: its step's, for a step's best tool that only the step
+    search ranked (its signals are that search's); else the whole request."""
+    whole = {name for name, _ in result.whole_request}
+    if hit.step is not None and 0 < hit.step <= len(result.steps) and hit.tool_name not in whole:
+        return result.steps[hit.step - 1].step.text
+    return result.query
+
+
+def _cut(query: str) -> str:
+    """The query as searched: at most its first `MAX_QUERY_CHARS`, cut at a space."""
+    if len(query) <= MAX_QUERY_CHARS:
+        return query
+    return query[:MAX_QUERY_CHARS].rsplit(" ", 1)[0] or query[:MAX_QUERY_CHARS]
 
 
 def _checked(query: object, settings: object) -> SearchSettings:
@@ -371,14 +458,41 @@ def _checked(query: object, settings: object) -> SearchSettings:
     return settings
 
 
-def _fit(results: list[ToolHit], threshold: float, calibrated: bool) -> tuple[bool, str]:
-    """Whether the best hit fits: its score against the threshold, said with both numbers."""
+def _fit(
+    results: list[ToolHit], threshold: float, calibrated: bool, fusion: str
+) -> tuple[bool, str, str]:
+    """Whether the best hit fits: its score against the threshold, said with both numbers, and
+    (weighted fusion) corroborated by two matched words or a vector share; and what
+    corroborates it or why nothing does."""
     if not results:
-        return False, "no tool matched at all"
+        return False, "no tool matched at all", ""
     best = results[0].score
     if threshold <= 0:
-        return True, f"best score {best:.3f}; fit threshold off"
+        return True, f"best score {best:.3f}; fit threshold off", ""
     which = "calibrated fit threshold" if calibrated else "fit threshold"
-    if best >= threshold:
-        return True, f"best score {best:.3f} ≥ {which} {threshold:.3f}"
-    return False, f"no tool fits: best score {best:.3f} < {which} {threshold:.3f}"
+    if best < threshold:
+        return False, f"no tool fits: best score {best:.3f} < {which} {threshold:.3f}", ""
+    passed = f"best score {best:.3f} ≥ {which} {threshold:.3f}"
+    if fusion != "weighted":
+        return True, passed, ""
+    corroborated, said = corroboration(results[0])
+    if corroborated:
+        return True, f"{passed}, corroborated by {said}", said
+    return False, f"no tool fits: {passed} but not corroborated ({said})", said
+
+
+def corroboration(hit: ToolHit) -> tuple[bool, str]:
+    """Whether a hit's fit is corroborated (`FIT_WORDS` matched words, or a vector share of
+    `FIT_VECTOR_SHARE`), and what says so, or what falls short."""
+    signals = hit.signals
+    terms = signals.keyword.terms if signals.keyword is not None else []
+    words = list(dict.fromkeys(t.word for t in terms if not t.note))
+    share = signals.shares.get("vector", 0.0)
+    matched = f"{len(words)} matched word{'' if len(words) == 1 else 's'}" + (
+        f": {', '.join(words[:4])}" if words else ""
+    )
+    if len(words) >= FIT_WORDS:
+        return True, matched
+    if share >= FIT_VECTOR_SHARE:
+        return True, f"vector share {share:.3f} ≥ {FIT_VECTOR_SHARE:g}"
+    return False, f"{matched}; vector share {share:.3f} < {FIT_VECTOR_SHARE:g}"

@@ -106,25 +106,14 @@ def _candidates(ctx: Context, given: FusionInput) -> list[int]:
 
 
 def _keyword_part(plan: _Plan, candidates: list[int]) -> np.ndarray:
-    """Each candidate's keyword share, over arrays (the shares of its terms added in term
-    order, as `_score` adds them)."""
-    final = np.zeros(len(candidates), dtype=np.float64)
+    """Each candidate's keyword share, over arrays (its evidence, at most 1, times the keyword
+    weight: what `_score` adds up term by term)."""
     evidence = plan.evidence
     if evidence is None:
-        return final
-    raw = np.zeros(len(candidates), dtype=np.float64)
-    values = []
-    for position, _, bm25 in evidence.held(np.asarray(candidates, dtype=np.int64)):
-        value = evidence.weights[position] * bm25 / evidence.stats[position].best
-        value /= evidence.mass
-        raw += value
-        values.append(value)
-    scale = np.full(len(candidates), plan.weight_k, dtype=np.float64)
-    over = raw > 1
-    scale[over] = plan.weight_k / raw[over]
-    for value in values:
-        final += value * scale
-    return final
+        return np.zeros(len(candidates), dtype=np.float64)
+    raw = evidence.raw(np.asarray(candidates, dtype=np.int64))
+    capped: np.ndarray = plan.weight_k * np.minimum(raw, 1.0)
+    return capped
 
 
 def _contenders(
@@ -213,8 +202,9 @@ def _keyword_signal(
     evidence, terms = plan.evidence, plan.terms
     if evidence is None or not scored.split:
         return None
-    return KeywordSignal(
-        sum(bm25 for _, _, bm25 in scored.split),
+    siblings = [evidence.sibling_factor(position, index) for position, _, _ in scored.split]
+    return KeywordSignal(  # Tantivy's BM25 as it gave it: before the siblings' factor
+        sum(bm25 / f for (_, _, bm25), f in zip(scored.split, siblings, strict=True)),
         listed[index] if index in listed else evidence.rank(index),
         {},
         {},
@@ -228,8 +218,9 @@ def _keyword_signal(
                 share,
                 evidence.stats[position].count,
                 terms[position].note,
+                factor,
             )
-            for position, share, bm25 in scored.split
+            for (position, share, bm25), factor in zip(scored.split, siblings, strict=True)
         ],
     )
 
@@ -240,6 +231,7 @@ class WeightedFusion:
     hybrid_reason = "keyword and vector, scores weighted"
     hybrid_finds_names = True
     fused_by = "weighted cosine and keyword evidence"
+    multi_need_merge = True
 
     def keyword(
         self, ctx: Context, query: str, boosts: Mapping[str, float], limit: int

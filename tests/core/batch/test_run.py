@@ -238,6 +238,32 @@ def test_a_catalog_ranks_tools_for_every_prompt(tmp_path: Path) -> None:
     assert all("tools" in r["timings_us"] for r in records)
 
 
+def test_blocks_of_records_embedded_together_keep_records_and_bad_lines_in_line_order(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 28: with a catalog, records are read in blocks (`BLOCK` records or `BLOCK_BYTES`)
+    whose prompts are embedded together; blocks cut anywhere give the file one block gives."""
+    from routescope.batch import _work
+
+    rows: list[object] = [{"prompt": p} for p in suite_prompts()[:14]]
+    rows[3] = {"no prompt": 1}
+    rows[9] = {"prompt": "word " * 40}  # a long record: the byte budget ends its block
+    lines = [json.dumps(row) for row in rows]
+    lines[6] = "{not json"
+    log = tmp_path / "log.jsonl"
+    log.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    run([str(log)], tmp_path / "whole.jsonl", catalog=CATALOG, k=3)
+    monkeypatch.setattr(_work, "BLOCK", 4)
+    monkeypatch.setattr(_work, "BLOCK_BYTES", 150)
+    run([str(log)], tmp_path / "cut.jsonl", catalog=CATALOG, k=3)
+    records = read_jsonl(tmp_path / "cut.jsonl")
+    assert records == read_jsonl(tmp_path / "whole.jsonl")
+    assert [r["line"] for r in records] == [n for n in range(1, 15) if n not in (4, 7)]
+    bad = read_jsonl(tmp_path / "cut.bad.jsonl")
+    assert [b["line"] for b in bad] == [4, 7]
+    assert bad == read_jsonl(tmp_path / "whole.bad.jsonl")
+
+
 def test_outputs_that_are_not_the_batchs_are_never_written(logs: list[str], tmp_path: Path) -> None:
     mine = tmp_path / "mine.jsonl"
     mine.write_text("precious\n")

@@ -10,8 +10,13 @@ from pathlib import Path
 import pytest
 
 from routescope import resources_root
-from routescope.toolsearch import Catalog, SearchSettings, Tool, ToolSearch, load_catalog
-from routescope.toolsearch._evidence import INCIDENTAL, KEYWORD_WORDS, query_terms
+from routescope.toolsearch import Catalog, SearchSettings, Tool, ToolSearch, _evidence, load_catalog
+from routescope.toolsearch._evidence import (
+    INCIDENTAL,
+    KEYWORD_WORDS,
+    KeywordEvidence,
+    query_terms,
+)
 from routescope.toolsearch._fusion import FUSERS, formula
 
 SAMPLE = Path(str(resources_root() / "catalog"))
@@ -43,6 +48,9 @@ def test_query_terms_say_which_words_are_incidental() -> None:
     url = {t.word: t.note for t in query_terms("read https://example.com/post, then post it")}
     assert url["post"] == ""  # also outside the URL: a full word
     assert {t.word for t in query_terms("I need to book a flight") if t.note} == {"need"}
+    dates = {t.word: t.note for t in query_terms("log it as YYYY-MM-DD HH:MM, dd/mm/yyyy")}
+    assert dates["yyyy"] == dates["hh"] == "a date or time format"  # issue 28: incidental
+    assert dates["log"] == "" and query_terms("my mom")[0].note == ""
 
 
 def test_a_word_only_in_a_path_barely_moves_a_tool_named_after_it(tmp_path: Path) -> None:
@@ -175,3 +183,89 @@ def test_no_word_of_the_query_is_held_by_any_tool(sample: ToolSearch) -> None:
     hybrid = sample.search("zzqx wvvy")
     assert all(h.signals.keyword is None for h in hybrid.results)
     assert all(not math.isnan(h.score) for h in hybrid.results)
+
+
+def _travel(tmp_path: Path) -> ToolSearch:
+    return engine(
+        tmp_path,
+        Tool("book_flight", "Book a flight to a city", (), (), "travel"),
+        Tool("find_hotel", "Find a hotel near a place", (), (), "travel"),
+        Tool("compare_insurance", "Compare insurance options", (), (), "finance"),
+        Tool("weather_report", "Check the weather for a place", (), (), "weather"),
+        Tool("venue_hotel_weather", "Venue weather near the hotel", (), (), "misc"),
+        *(Tool(f"tool_{i}", f"Unrelated helper number {i}", (), (), "misc") for i in range(8)),
+    )
+
+
+def test_a_request_of_several_needs_is_measured_against_its_heaviest_step(
+    tmp_path: Path,
+) -> None:
+    """Issue 28: each need's tool is measured against the rarest words of one step (the
+    heaviest), not of the whole request, so it is not diluted by the other needs' words."""
+    search = _travel(tmp_path)
+    query = (
+        "book a flight to Lisbon, then find a hotel near the venue; compare the insurance "
+        "options and check the weather there"
+    )
+    flat = query.replace(", then", "").replace(";", "").replace(" and ", " ")  # one step
+    boosts = search.default_boosts()
+    split = KeywordEvidence.of(search._fusion, query, boosts)
+    whole = KeywordEvidence.of(search._fusion, flat, boosts)
+    assert (split.steps, whole.steps) == (4, 1)
+    assert {t.term for t in split.terms} == {t.term for t in whole.terms}
+    flight = search.index_of("book_flight")
+    assert flight is not None and split.mass < whole.mass
+    assert split.totals[flight] == pytest.approx(whole.totals[flight] * whole.mass / split.mass)
+    settings = SearchSettings(strategy="exact", split_steps=False)
+    hits = search.search(query, settings).results
+    found = next(h for h in hits if h.tool_name == "book_flight").signals.keyword
+    assert found is not None and found.evidence == pytest.approx(min(1.0, split.totals[flight]))
+    assert {t.word for t in found.terms} == {"book", "flight"}
+
+
+def test_a_fit_needs_two_matched_words_or_a_vector_share(tmp_path: Path) -> None:
+    """Issue 28: one matched word in a tool's name ("passport") is no fit; two are."""
+    search = engine(
+        tmp_path,
+        Tool("read_passport_data", "Read the data of a passport scan", (), (), "ids"),
+        Tool("list_emails", "List the latest emails in the inbox", (), (), "mail"),
+        *(Tool(f"tool_{i}", f"Unrelated helper number {i}", (), (), "misc") for i in range(8)),
+    )
+    settings = SearchSettings(strategy="exact", fit_threshold=0.05)
+    one = search.search("renew my passport at the embassy", settings)
+    assert one.results[0].tool_name == "read_passport_data"
+    assert not one.fits and one.fit_corroboration.startswith("1 matched word: passport")
+    assert "not corroborated" in one.fit_reason
+    two = search.search("scan my passport", settings)
+    assert two.fits and two.fit_corroboration.startswith("2 matched words")
+    assert "corroborated by 2 matched words" in two.fit_reason
+    off = search.search("renew my passport", SearchSettings(strategy="exact", fit_threshold=0))
+    assert off.fits and off.fit_corroboration == ""
+    canonical = SearchSettings(strategy="exact", fusion="canonical", fit_threshold=0.001)
+    assert search.search("renew my passport", canonical).fits  # the seed's verdict: score alone
+
+
+def test_siblings_are_told_apart_by_the_word_they_do_not_share(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 28: with sibling rarity on, a word every tool of a server holds ("commit") counts
+    less for them than the action that tells them apart ("log", "list"), the server's own name
+    never; each term says what it counted. Off by default (measured: `SIBLING_RARITY`)."""
+    assert _evidence.SIBLING_RARITY == 0.0
+    monkeypatch.setattr(_evidence, "SIBLING_RARITY", 0.5)
+    search = engine(
+        tmp_path,
+        Tool("git.commit", "Record a new commit of the staged changes", (), (), "git"),
+        Tool("git.log", "List the log of recent commits of a repository", (), (), "git"),
+        Tool("git.status", "Status of the files to commit in the working tree", (), (), "git"),
+        Tool("git.diff", "Changes between a commit and the working tree", (), (), "git"),
+        *(Tool(f"misc.t{i}", f"Unrelated helper number {i}", (), (), "misc") for i in range(6)),
+    )
+    hits = search.search("list the recent git commits", KEYWORD_ONLY).results
+    assert hits[0].tool_name == "git.log"
+    terms = {t.word: t for t in hits[0].signals.keyword.terms}  # type: ignore[union-attr]
+    assert terms["commits"].siblings < 0.8 and terms["list"].siblings == 1.0
+    assert terms["git"].siblings == 1.0  # the server's own name tells it from the others
+    lone = engine(tmp_path / "lone", Tool("commit", "Record a commit", (), (), "git"))
+    only = lone.search("commit it", KEYWORD_ONLY).results[0].signals.keyword
+    assert only is not None and only.terms[0].siblings == 1.0  # no server: no siblings

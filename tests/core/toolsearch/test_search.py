@@ -250,3 +250,27 @@ def test_weighted_explanations_name_the_query_words_not_their_stems(search: Tool
             for matched in hit.signals.keyword.matched_terms.values():
                 assert set(matched) <= words
     assert "crashing" in {w for h in result.results for w in h.signals.boost_terms}
+
+
+def test_prompts_are_embedded_ahead_in_batches_and_repeats_not_again(tmp_path: Path) -> None:
+    """Issue 28: a batch embeds its prompts (and their steps) in one model call; a prompt seen
+    before is not embedded again; the searches then embed nothing and rank as without."""
+    from tests.core.toolsearch.test_cache import HashEmbedder
+
+    embedder = HashEmbedder()
+    engine = ToolSearch(load_catalog(SAMPLE), embedder=embedder, cache=tmp_path)
+    engine.ensure_vectors()
+    plain = ToolSearch(load_catalog(SAMPLE), embedder=HashEmbedder(), cache=tmp_path)
+    prompts = ["show the git log", "find the config file, then email it to Bob", "show the git log"]
+    calls, texts = embedder.calls, embedder.texts
+    assert engine.prefetch(prompts) == 4  # two prompts and the two steps of the second
+    assert (embedder.calls, embedder.texts) == (calls + 1, texts + 4)
+    for prompt in prompts:
+        result = engine.search(prompt, SearchSettings(explain=False))
+        alone = plain.search(prompt, SearchSettings(explain=False))
+        assert [(h.tool_name, h.score) for h in result.results] == [
+            (h.tool_name, h.score) for h in alone.results
+        ]
+    assert (embedder.calls, embedder.texts) == (calls + 1, texts + 4)
+    assert engine.prefetch(prompts) == 0  # all seen: nothing embedded
+    assert ToolSearch(load_catalog(SAMPLE), cache=tmp_path, semantic=False).prefetch(prompts) == 0

@@ -1,6 +1,6 @@
 """`split_steps` (`routescope.toolsearch._steps`): where a request that needs several tools is
 cut, what stays one step, exact spans on any string, and linear time on hostile input; and
-`keep_step_tools`: each fitting step's best tool kept in the whole-request ranking."""
+`merge_step_tools`: each fitting step's best tool in the head of the ranking (issue 28)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from routescope.toolsearch import Signals, Step, StepResult, ToolHit
-from routescope.toolsearch._steps import MAX_STEPS, keep_step_tools, split_steps
+from routescope.toolsearch._steps import MAX_STEPS, merge_step_tools, split_steps
 
 WORD = re.compile(r"[^\W_]+")
 
@@ -330,17 +330,126 @@ def _step(text: str, best: str, fits: bool = True) -> StepResult:
     return StepResult(step, _hits(best, "filler"), fits, "")
 
 
-def test_each_fitting_steps_best_tool_is_kept_in_the_ranking() -> None:
+def _names(hits: list[ToolHit]) -> list[str]:
+    return [hit.tool_name for hit in hits]
+
+
+def test_each_fitting_steps_best_comes_right_after_the_top_tool() -> None:
     ranking = _hits("a", "b", "c", "d")
-    steps = [_step("find the file", "b"), _step("email it", "mail"), _step("gist", "x", False)]
-    kept = keep_step_tools(ranking, steps, 4)
-    assert kept == ["a", "b", "c", "mail"]  # the last place not held by a step's tool
-    assert [s.in_ranking for s in steps] == [2, 4, None]  # no tool fits the third: not kept
+    steps = [_step("find the file", "c"), _step("email it", "mail"), _step("gist", "x", False)]
+    merged, how = merge_step_tools(ranking, steps, 4)
+    assert _names(merged) == ["a", "c", "mail", "b"]  # the whole request's best stays first
+    assert [h.rank for h in merged] == [1, 2, 3, 4]
+    assert [h.step for h in merged] == [None, 1, 2, None]  # "step 1's best", "step 2's best"
+    assert [s.in_ranking for s in steps] == [2, 3, None]  # no tool fits the third: not merged
+    assert merged[1].signals is ranking[2].signals  # ranked by the whole request: its signals
+    assert merged[2].signals is steps[1].results[0].signals  # only the step found it
+    assert [h.rank for h in ranking] == [1, 2, 3, 4]  # the hits given are left as they were
+    assert how == (
+        "the whole request's best first, then the best of steps 1, 2; then the rest of the "
+        "whole request's ranking"
+    )
+    assert [h.step_mark for h in merged] == ["", "step 1's best", "step 2's best", ""]
 
 
-def test_a_steps_tool_never_pushes_out_another_steps_tool() -> None:
-    steps = [_step("one", "a"), _step("two", "z"), _step("three", "y")]
-    kept = keep_step_tools(_hits("a", "b", "c"), steps, 3)
-    assert kept == ["a", "z", "y"]
-    assert keep_step_tools(_hits("a", "b"), steps, 4) == ["a", "b", "z", "y"]  # room left
-    assert keep_step_tools(_hits("a", "b", "c"), [], 3) == ["a", "b", "c"]
+def test_a_steps_best_already_first_is_not_repeated() -> None:
+    steps = [_step("one", "a"), _step("two", "z"), _step("three", "z")]
+    merged = merge_step_tools(_hits("a", "b", "c"), steps, 3).hits
+    assert _names(merged) == ["a", "z", "b"]
+    assert [s.in_ranking for s in steps] == [1, 2, 2]
+    assert _names(merge_step_tools(_hits("a", "b"), steps, 4).hits) == ["a", "z", "b"]  # room
+    assert _names(merge_step_tools(_hits("a", "b", "c"), [], 2).hits) == ["a", "b"]
+
+
+def _ranked(text: str, *scored: tuple[str, float], fits: bool = True) -> StepResult:
+    hits = [
+        ToolHit(rank, name, "misc", score, Signals(None, None, [], 0.0, {}, [], 0.0))
+        for rank, (name, score) in enumerate(scored, start=1)
+    ]
+    return StepResult(Step(text, 0, len(text), "", None), hits, fits, "")
+
+
+def _whole(*scored: tuple[str, float]) -> list[ToolHit]:
+    return _ranked("", *scored).results
+
+
+def test_a_request_of_several_needs_leads_with_the_best_step_when_no_step_ranks_the_top_first() -> (
+    None
+):
+    # "book a flight, find a hotel, check the weather": the whole request's best matched words
+    # of every need and is no step's best; the flight step's best outscores it
+    whole = _whole(("travel_insurance", 0.48), ("flights", 0.45), ("hotels", 0.40), ("x", 0.3))
+    steps = [
+        _ranked("book a flight", ("flights", 0.61), ("airports", 0.50)),
+        _ranked("find a hotel", ("hotels", 0.58), ("rentals", 0.41)),
+        _ranked("check the weather", ("weather", 0.55), ("climate", 0.44)),
+    ]
+    merged, how = merge_step_tools(whole, steps, 9, multi_need=True)
+    assert _names(merged) == [
+        "flights",  # step 1's best leads: 0.61 > 0.48
+        "travel_insurance",
+        "hotels",
+        "weather",
+        # then turns: the whole request's next tool not placed, each step's second …
+        "x",
+        "airports",
+        "rentals",
+        "climate",
+    ]
+    assert [h.step_mark for h in merged] == [
+        "step 1's best",
+        "",
+        "step 2's best",
+        "step 3's best",
+        "",
+        "step 1's #2",
+        "step 2's #2",
+        "step 3's #2",
+    ]
+    assert merged[0].signals is whole[1].signals  # the whole request ranked it: its signals
+    assert how.startswith(
+        "step 1's best first: flights scores 0.610 for its step, above the whole request's "
+        "best travel_insurance (0.480), which is no fitting step's best (3 of 3 steps fit)"
+    )
+    assert how.endswith(
+        "then the whole request's ranking and the fitting steps' take turns (a request of 3 "
+        "steps or more)"
+    )
+    assert [s.in_ranking for s in steps] == [1, 3, 4]
+    # the canonical pipeline keeps the head merge
+    assert _names(merge_step_tools(whole, steps, 4).hits) == [
+        "travel_insurance",
+        "flights",
+        "hotels",
+        "weather",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("best", "hotel_fits", "top_is_a_step_best", "leads"),
+    [
+        (0.61, True, False, "flights"),
+        (0.47, True, False, "travel_insurance"),  # no step's best outscores the top
+        (0.61, False, False, "travel_insurance"),  # two steps of three fit: not several needs
+        (0.61, True, True, "travel_insurance"),  # the top is the weather step's best
+    ],
+)
+def test_a_step_leads_only_when_several_needs_fit_and_it_outscores_a_top_no_step_ranks_first(
+    best: float, hotel_fits: bool, top_is_a_step_best: bool, leads: str
+) -> None:
+    whole = _whole(("travel_insurance", 0.48), ("flights", 0.45))
+    weather = ("travel_insurance", best - 0.1) if top_is_a_step_best else ("weather", best - 0.1)
+    steps = [
+        _ranked("book a flight", ("flights", best)),
+        _ranked("find a hotel", ("hotels", best - 0.05), fits=hotel_fits),
+        _ranked("check the weather", weather),
+    ]
+    assert merge_step_tools(whole, steps, 5, multi_need=True).hits[0].tool_name == leads
+
+
+def test_two_steps_keep_the_head_merge_even_for_several_needs() -> None:
+    whole = _whole(("a", 0.4), ("b", 0.3), ("c", 0.2))
+    steps = [_ranked("one", ("s1", 0.9), ("s1b", 0.8)), _ranked("two", ("s2", 0.9), ("s2b", 0.8))]
+    merged, how = merge_step_tools(whole, steps, 5, multi_need=True)
+    assert _names(merged) == ["a", "s1", "s2", "b", "c"]
+    assert how.endswith("then the rest of the whole request's ranking")
