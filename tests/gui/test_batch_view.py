@@ -277,6 +277,7 @@ def test_the_report_s_cards_take_the_theme(  # type: ignore[no-untyped-def]
     chart = view.charts["strategies"].parentWidget()
     assert chart is not None and chart.objectName() == "chartCard"
     for frame, fill in ((card, "clean"), (chart, "card")):
+        qtbot.waitUntil(lambda frame=frame: frame.height() > 8, timeout=5_000)  # laid out
         image = frame.grab().toImage()
         assert image.pixelColor(frame.width() // 2, frame.height() - 4) == QColor(named[fill])
     title = card.findChild(QLabel, "leakTitle")
