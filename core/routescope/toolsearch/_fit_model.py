@@ -22,12 +22,13 @@ from __future__ import annotations
 import functools
 import json
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
 from .._resources import resources_root
-from ._evidence import query_terms
+from ._evidence import QueryTerm, query_terms
 from ._models import ToolHit
 
 __all__ = ["FIT_FEATURES", "FitJudgement", "FitModel", "fit_inputs", "load_fit_model"]
@@ -62,16 +63,18 @@ def fit_inputs(
     results: list[ToolHit],
     best_cosines: tuple[float, float],
     mean_cosine: float,
+    terms: Sequence[QueryTerm] | None = None,
 ) -> dict[str, float]:
     """What the catalog part reads of a search (weighted fusion, the whole request's ranking
     before any step merge): `best_cosines` are the catalog's two highest cosines, `mean_cosine`
-    its mean cosine to the query."""
+    its mean cosine to the query; `terms`: the query's (`query_terms`), when the keyword side
+    has them already."""
     best = results[0]
     signals = best.signals
     keyword = signals.keyword
-    terms = keyword.terms if keyword is not None else []
-    words = len({t.term for t in terms if not t.note})
-    whole = len({t.term for t in query_terms(query) if not t.note})
+    matched = keyword.terms if keyword is not None else []
+    words = len({t.term for t in matched if not t.note})
+    whole = len({t.term for t in (query_terms(query) if terms is None else terms) if not t.note})
     cosine = signals.vector.similarity if signals.vector is not None else 0.0
     return {
         "score": best.score,
@@ -85,7 +88,7 @@ def fit_inputs(
     }
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class FitJudgement:
     """The model's verdict on one search, with what each part added (logit units)."""
 
@@ -150,23 +153,43 @@ class FitModel:
 
     def request_logit(self, vector: np.ndarray) -> float:
         """The request part alone: log-odds that the request asks for a tool at all."""
-        return float(np.dot(self.request_weights, vector.astype(np.float64)) + self.request_bias)
+        weights = self.request_weights
+        if vector.dtype != weights.dtype:
+            vector = vector.astype(weights.dtype)
+        return float(np.dot(weights, vector)) + self.request_bias
 
     def judge(self, vector: np.ndarray, inputs: dict[str, float]) -> FitJudgement:
         logit = self.request_logit(vector)
-        values = np.asarray([inputs[name] for name in FIT_FEATURES], dtype=np.float64)
-        parts = self.weights * (values - self.means) / self.scales
+        # eight numbers: plain floats (numpy's per-call cost would be most of the time)
+        contributions = {
+            name: weight * (inputs[name] - mean) / scale
+            for name, weight, mean, scale in zip(
+                FIT_FEATURES, self._weights, self._means, self._scales, strict=True
+            )
+        }
         request = self.request_weight * logit
-        match = float(parts.sum()) + self.bias
+        match = sum(contributions.values()) + self.bias
         return FitJudgement(
             probability=_sigmoid(request + match),
             threshold=self.threshold,
             need=_sigmoid(logit),
             request=request,
             match=match,
-            contributions={n: float(v) for n, v in zip(FIT_FEATURES, parts, strict=True)},
+            contributions=contributions,
             inputs=inputs,
         )
+
+    @property
+    def _weights(self) -> list[float]:
+        return self.weights.tolist()  # type: ignore[no-any-return]
+
+    @property
+    def _means(self) -> list[float]:
+        return self.means.tolist()  # type: ignore[no-any-return]
+
+    @property
+    def _scales(self) -> list[float]:
+        return self.scales.tolist()  # type: ignore[no-any-return]
 
 
 def _sigmoid(value: float) -> float:
@@ -216,7 +239,7 @@ def parse_fit_model(text: str) -> FitModel:
             raise ValueError("threshold must be between 0 and 1")
         return FitModel(
             model_id=str(data["model_id"]),
-            request_weights=weights,
+            request_weights=weights.astype(np.float32),
             request_bias=_number(request, "bias"),
             request_weight=_number(catalog, "request_weight"),
             means=_numbers(catalog, "means", size),

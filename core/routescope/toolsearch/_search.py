@@ -318,7 +318,7 @@ class ToolSearch:
             steps = self._steps.run(query, settings, self.embed_query, self._step_search)
             timings["steps"] = (clock() - t5) / 1000
         judged = (
-            self._judge(query, results, similarities, vector)
+            self._judge(query, results, similarities, vector, keyword)
             if fit_model and settings.fusion == "weighted"
             else None
         )
@@ -408,6 +408,7 @@ class ToolSearch:
         results: list[ToolHit],
         similarities: VectorScores | None,
         vector: np.ndarray | None,
+        keyword: Candidates,
     ) -> FitJudgement | None:
         """The fit model's verdict on the whole request's ranking (None: no model for this
         embedding model, no vector, nothing ranked)."""
@@ -421,7 +422,8 @@ class ToolSearch:
             return None
         hits = similarities.hits
         best = (hits[0][1] if hits else 0.0, hits[1][1] if len(hits) > 1 else 0.0)
-        inputs = fit_inputs(query, results, best, index.mean_similarity(vector))
+        terms = keyword.evidence.terms if keyword.evidence is not None else None
+        inputs = fit_inputs(query, results, best, index.mean_similarity(vector), terms)
         return model.judge(vector, inputs)
 
     def _explain(
@@ -536,16 +538,16 @@ def _fit(
 
 
 def _judgement_json(judged: FitJudgement) -> dict[str, Any]:
-    """The fit model's verdict for `ToolSearchResult.fit_model` (rounded, JSON-ready)."""
+    """The fit model's verdict for `ToolSearchResult.fit_model` (JSON-ready)."""
     return {
-        "probability": round(judged.probability, 4),
-        "threshold": round(judged.threshold, 4),
-        "need": round(judged.need, 4),
-        "request": round(judged.request, 4),
-        "match": round(judged.match, 4),
+        "probability": judged.probability,
+        "threshold": judged.threshold,
+        "need": judged.need,
+        "request": judged.request,
+        "match": judged.match,
         "decided_by": judged.decided_by,
-        "inputs": {k: round(v, 4) for k, v in judged.inputs.items()},
-        "contributions": {k: round(v, 4) for k, v in judged.contributions.items()},
+        "inputs": judged.inputs,
+        "contributions": judged.contributions,
     }
 
 

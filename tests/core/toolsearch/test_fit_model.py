@@ -88,7 +88,7 @@ def test_a_request_for_no_tool_is_refused_and_says_which_part_decided(sample: To
     model = shipped()
     total = result.fit_model["request"] + result.fit_model["match"]
     assert total == pytest.approx(
-        model.bias + sum(parts.values()) + result.fit_model["request"], abs=1e-3
+        model.bias + sum(parts.values()) + result.fit_model["request"], abs=1e-9
     )
     assert json.loads(to_json(result))["fit_model"]["decided_by"] in (
         "both",
