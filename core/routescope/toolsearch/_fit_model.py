@@ -120,6 +120,16 @@ class FitJudgement:
             return "both"
         return "the request" if request_says == self.fits else "this catalog's best match"
 
+    def short(self) -> str:
+        """The verdict line's part: the fit against its threshold, which part decided, and the
+        request part's probability."""
+        sign = "≥" if self.fits else "<"
+        asks = "a tool" if self.need >= 0.5 else "no tool"
+        return (
+            f"fit model {self.probability:.2f} {sign} {self.threshold:.2f}, decided by "
+            f"{self.decided_by} (the request asks for {asks}: {self.need:.2f})"
+        )
+
     def said(self) -> str:
         """One line: the fit against its threshold and each part with what it added; the
         catalog part's two largest contributions named."""

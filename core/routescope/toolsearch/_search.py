@@ -527,10 +527,10 @@ def _fit(
     if fusion != "weighted":
         return True, passed, ""
     if judged is not None:
-        said = judged.said()
+        said, short = judged.said(), judged.short()
         if judged.fits:
-            return True, f"{passed}; {said}", said
-        return False, f"no tool fits: {passed} but {said}", said
+            return True, f"{passed}; {short}", said
+        return False, f"no tool fits: {passed} but {short}", said
     corroborated, said = corroboration(results[0])
     if corroborated:
         return True, f"{passed}, corroborated by {said}", said

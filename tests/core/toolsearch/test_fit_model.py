@@ -81,7 +81,10 @@ def test_a_request_for_no_tool_is_refused_and_says_which_part_decided(sample: To
         and result.fit_model["probability"] < (result.fit_model["threshold"])
     )
     assert result.fit_reason.startswith("no tool fits: ")
-    assert "the request asks for no tool" in result.fit_reason
+    assert (
+        "the request asks for no tool: " in result.fit_reason and "decided by" in result.fit_reason
+    )
+    assert "the request asks for no tool (" in result.fit_corroboration
     assert result.fit_corroboration.startswith("fit model ")
     assert set(result.fit_model["inputs"]) == set(FIT_FEATURES)
     parts = result.fit_model["contributions"]
