@@ -33,17 +33,16 @@ Benchmarks (`--only` picks some), each over catalogs of the shapes people have:
   side by part.
 * `nofit` (issue 28): MetaTool's 520 requests its authors label as needing no tool (and over
   BFCL its irrelevance sets) against each catalog's answerable requests (BFCL, LiveMCPBench,
-  MetaTool's single-tool queries): the default's verdict (the fit model,
-  `write_fit_model.py`) — AUROC of the best score and of the fit model, answerable refused,
-  impossible accepted, accepted per source — by catalog and part; and for the rule before the
-  model, the threshold and corroboration that accept the fewest impossible requests with at
-  most 3 % of the answerable refused on the tune parts pooled.
+  MetaTool's single-tool queries): the default's verdict (the rule — score and corroboration
+  — then the fit model, `write_fit_model.py`) — AUROC of the best score and of the fit model,
+  answerable refused, impossible accepted, accepted per source — by catalog and part; and
+  for the rule alone, the threshold and corroboration that accept the fewest impossible
+  requests with at most 3 % of the answerable refused on the tune parts pooled.
 * `irrelevance`: the best score of each strategy on questions no tool answers (BFCL's
   irrelevance and live_irrelevance) against the relevant BFCL questions, over the BFCL
   catalog with and without parameters: medians, AUROC, and false accepts at the thresholds
-  that reject 1 %, 5 %, 10 % and 25 % of the relevant questions. The canonical fusion's
-  calibrated fit threshold (`CALIBRATED_FIT_THRESHOLDS`) is the lower of the two 1 %
-  thresholds; the weighted one's, the rule before the fit model (`CORROBORATED_FIT_THRESHOLD`).
+  that reject 1 %, 5 %, 10 % and 25 % of the relevant questions. The calibrated fit threshold
+  (`CALIBRATED_FIT_THRESHOLDS`) is the lower of the two 1 % thresholds.
 
 Each query is embedded once (timed on its own) and its vector handed to every strategy; the
 ms/query figures are the `search()` call alone (baselines: scoring and top-k), with
@@ -1032,13 +1031,7 @@ def bench_irrelevance(ctx: Context) -> None:
         ctx.out.setdefault("calibration", {})[fusion] = {"per_catalog": values, "threshold": chosen}
     print(
         table(
-            (
-                "fusion",
-                "with / without parameters",
-                "calibrated",
-                "CALIBRATED_FIT_THRESHOLDS (weighted: the floor under the fit model)",
-            ),
-            rows,
+            ("fusion", "with / without parameters", "calibrated", "CALIBRATED_FIT_THRESHOLDS"), rows
         )
     )
 

@@ -18,9 +18,11 @@ and fits, in numpy:
    not seen) and the best match's features (`FIT_FEATURES`, standardised), one row per
    catalog and request, labelled impossible or answerable in that catalog (BFCL's irrelevance
    questions weighing `IRRELEVANCE_WEIGHT`);
-3. **the threshold** — with the score floor `CALIBRATED_FIT_THRESHOLDS["weighted"]`, the fit
-   probability that accepts the fewest impossible requests (mean over the catalogs) with at
-   most `NOFIT_REFUSED` of each catalog's answerable requests refused.
+3. **the threshold** — the model only refuses what the rule before it accepts (the score at
+   least `CALIBRATED_FIT_THRESHOLDS["weighted"]`, corroborated): the fit probability that
+   accepts the fewest impossible requests (mean over the catalogs) with at most
+   `NOFIT_REFUSED` of the answerable requests refused (all catalogs' tune parts pooled, as
+   the rule was calibrated).
 
 Deterministic: the same searches give the same file (numbers rounded to 7 digits).
 """
@@ -95,6 +97,8 @@ class Rows:
         self.impossible: list[bool] = []
         self.vectors: list[np.ndarray] = []
         self.inputs: list[list[float]] = []
+        self.rule: list[bool] = []
+        """The verdict by the rule before the model (score and corroboration)."""
         self.unjudged: list[tuple[str, bool, bool]] = []
         """Requests the model does not judge (the search ran keyword only: `auto` on a request
         that names a tool): (catalog, impossible, the verdict by the rule before the model)."""
@@ -142,6 +146,7 @@ def collect(root: Path) -> Rows:
             rows.impossible.append(flag)
             rows.vectors.append(np.asarray(vector, dtype=np.float64))
             rows.inputs.append([result.fit_model["inputs"][f] for f in FIT_FEATURES])
+            rows.rule.append(result.fits)  # the blank model accepts all: the rule's verdict
     return rows
 
 
@@ -154,6 +159,7 @@ def save_rows(rows: Rows, path: Path) -> None:
         impossible=np.asarray(rows.impossible),
         vectors=np.vstack(rows.vectors),
         inputs=np.asarray(rows.inputs, dtype=np.float64),
+        rule=np.asarray(rows.rule),
         unjudged=np.asarray(json.dumps(rows.unjudged)),
     )
 
@@ -167,6 +173,7 @@ def load_rows(path: Path) -> Rows:
     rows.impossible = data["impossible"].tolist()
     rows.vectors = list(data["vectors"])
     rows.inputs = data["inputs"].tolist()
+    rows.rule = data["rule"].tolist()
     rows.unjudged = [tuple(x) for x in json.loads(str(data["unjudged"]))]
     return rows
 
@@ -204,8 +211,7 @@ def fit(rows: Rows) -> tuple[dict[str, object], str]:
     prior = float(np.log(wanted / (len(first) - wanted)))
     request[-1] -= prior
     weights[-1] += weights[0] * prior
-    floor = CALIBRATED_FIT_THRESHOLDS["weighted"]
-    above = inputs[:, FIT_FEATURES.index("score")] >= floor
+    rule = np.asarray(rows.rule)
     catalogs = list(dict.fromkeys(rows.catalog))
     best: tuple[float, float] | None = None
     others = {
@@ -214,25 +220,24 @@ def fit(rows: Rows) -> tuple[dict[str, object], str]:
         for flag in (False, True)
     }
 
-    def rate(accepted: np.ndarray, name: str, flag: bool) -> float:
-        """Accepted share of a catalog's answerable (flag False) or impossible requests, the
-        requests the model does not judge counted by the rule before it."""
-        mine = accepted[(catalog == name) & (impossible == flag)]
-        rest = others[name, flag]
+    def rate(accepted: np.ndarray, flag: bool, name: str | None = None) -> float:
+        """Accepted share of a catalog's (None: every catalog's) answerable (flag False) or
+        impossible requests, those the model does not judge counted by the rule before it."""
+        mine = accepted[(impossible == flag) & ((catalog == name) if name else True)]
+        rest = [f for c in catalogs if name in (None, c) for f in others[c, flag]]
         return (float(mine.sum()) + sum(rest)) / (len(mine) + len(rest))
 
-    for cut in np.quantile(logits[~impossible], np.linspace(0, 0.06, 121)):
-        accepted = above & (logits >= cut)
-        refused = max(1 - rate(accepted, c, False) for c in catalogs)
-        if refused > ev.NOFIT_REFUSED + 1e-12:
+    for cut in np.quantile(logits[~impossible], np.linspace(0, 0.1, 201)):
+        accepted = rule & (logits >= cut)
+        if 1 - rate(accepted, False) > ev.NOFIT_REFUSED + 1e-12:
             continue
-        share = float(np.mean([rate(accepted, c, True) for c in catalogs]))
+        share = float(np.mean([rate(accepted, True, c) for c in catalogs]))
         if best is None or share < best[0]:
             best = (share, float(cut))
     if best is None:
-        raise SystemExit("no threshold keeps every catalog's answerable requests refused ≤ 3 %")
+        raise SystemExit("no threshold keeps the answerable requests refused ≤ 3 %")
     threshold = 1.0 / (1.0 + np.exp(-best[1]))
-    accepted = above & (logits >= best[1])
+    accepted = rule & (logits >= best[1])
     lines = [
         f"threshold {threshold:.4f}; {len(rows.unjudged)} requests not judged by the model "
         "(keyword only); tune parts (answerable refused / impossible accepted):"
@@ -244,8 +249,8 @@ def fit(rows: Rows) -> tuple[dict[str, object], str]:
             for s in dict.fromkeys(source[mine & impossible])
         )
         lines.append(
-            f"  {name}: {1 - rate(accepted, name, False):.3f} / "
-            f"{rate(accepted, name, True):.3f} (judged by the model, by source: {per_source})"
+            f"  {name}: {1 - rate(accepted, False, name):.3f} / "
+            f"{rate(accepted, True, name):.3f} (judged by the model, by source: {per_source})"
         )
 
     def rounded(values: np.ndarray) -> list[float]:
@@ -274,7 +279,7 @@ def fit(rows: Rows) -> tuple[dict[str, object], str]:
             "request_l2": REQUEST_L2,
             "fit_l2": FIT_L2,
             "irrelevance_weight": IRRELEVANCE_WEIGHT,
-            "score_floor": floor,
+            "score_threshold": CALIBRATED_FIT_THRESHOLDS["weighted"],
         },
     }
     return model, "\n".join(lines)

@@ -10,8 +10,9 @@
   cosine and how far that stands above the catalog's mean and second-best cosine, its keyword
   evidence, how many of the query's words it matches and which share of them.
 
-fit = σ(bias + request weight · request logit + Σ weight · (feature − mean) / scale); the
-best hit fits when fit ≥ the calibrated threshold (and its score ≥ the fit threshold). Every
+fit = σ(bias + request weight · request logit + Σ weight · (feature − mean) / scale). A best
+hit whose score reaches the fit threshold and is corroborated (the rule before the model)
+fits only when fit ≥ the model's calibrated threshold too: the model only refuses. Every
 number is in `resources/models/fit-verdict.json`, written by `tests/eval/write_fit_model.py`
 from the tune parts of `make eval`'s no-fit sets; it applies only to query vectors of the model
 it was trained with (`model_id`).

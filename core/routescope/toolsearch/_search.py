@@ -31,7 +31,6 @@ from ._fusion import FUSERS
 from ._keyword import KeywordHit, KeywordIndex
 from ._models import (
     CALIBRATED_FIT_THRESHOLDS,
-    CORROBORATED_FIT_THRESHOLD,
     FIT_VECTOR_SHARE,
     FIT_WORDS,
     SearchSettings,
@@ -326,8 +325,6 @@ class ToolSearch:
         calibrated = threshold is None
         if threshold is None:
             threshold = CALIBRATED_FIT_THRESHOLDS[settings.fusion]
-            if settings.fusion == "weighted" and judged is None:
-                threshold = CORROBORATED_FIT_THRESHOLD
         fits, fit_reason, corroborated = _fit(
             results, threshold, calibrated, settings.fusion, judged
         )
@@ -512,9 +509,10 @@ def _fit(
     fusion: str,
     judged: FitJudgement | None = None,
 ) -> tuple[bool, str, str]:
-    """Whether the best hit fits: its score against the threshold, said with both numbers, and
-    (weighted fusion) the fit model's verdict, or where the model does not apply, corroborated
-    by two matched words or a vector share; and what backs it or why nothing does."""
+    """Whether the best hit fits, in parts, each said with its number and threshold: its score
+    against the threshold; (weighted fusion) corroborated by two matched words or a vector
+    share; and where the fit model judged, the model's fit against its threshold. Returns the
+    verdict, the reason, and what corroborates it (or why nothing does) with the model's parts."""
     if not results:
         return False, "no tool matched at all", ""
     best = results[0].score
@@ -526,15 +524,16 @@ def _fit(
     passed = f"best score {best:.3f} ≥ {which} {threshold:.3f}"
     if fusion != "weighted":
         return True, passed, ""
-    if judged is not None:
-        said, short = judged.said(), judged.short()
-        if judged.fits:
-            return True, f"{passed}; {short}", said
-        return False, f"no tool fits: {passed} but {short}", said
     corroborated, said = corroboration(results[0])
-    if corroborated:
-        return True, f"{passed}, corroborated by {said}", said
-    return False, f"no tool fits: {passed} but not corroborated ({said})", said
+    if not corroborated:
+        return False, f"no tool fits: {passed} but not corroborated ({said})", said
+    passed = f"{passed}, corroborated by {said}"
+    if judged is None:
+        return True, passed, said
+    said = f"{said}; {judged.said()}"
+    if judged.fits:
+        return True, f"{passed}; {judged.short()}", said
+    return False, f"no tool fits: {passed}, but {judged.short()}", said
 
 
 def _judgement_json(judged: FitJudgement) -> dict[str, Any]:

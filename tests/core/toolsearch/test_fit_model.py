@@ -1,7 +1,8 @@
 """The "no tool fits" verdict's model (issue 28, `routescope.toolsearch._fit_model`): the
 request part (does the request ask for a tool at all) and the best match's part on one
-logistic scale, read from the shipped file once, explained in the verdict, the score threshold
-still a floor the analyst sets, a request's steps judged by the rule before the model."""
+logistic scale, read from the shipped file once, explained in the verdict; it only refuses
+what the score threshold (the analyst's slider) and the corroboration accept; a request's
+steps are judged by the rule alone."""
 
 from __future__ import annotations
 
@@ -27,7 +28,6 @@ from routescope.toolsearch._fit_model import (
     load_fit_model,
     parse_fit_model,
 )
-from routescope.toolsearch._models import CORROBORATED_FIT_THRESHOLD
 
 SAMPLE = Path(str(resources_root() / "catalog"))
 
@@ -85,7 +85,10 @@ def test_a_request_for_no_tool_is_refused_and_says_which_part_decided(sample: To
         "the request asks for no tool: " in result.fit_reason and "decided by" in result.fit_reason
     )
     assert "the request asks for no tool (" in result.fit_corroboration
-    assert result.fit_corroboration.startswith("fit model ")
+    assert result.fit_corroboration.startswith("vector share 0.") and "; fit model " in (
+        result.fit_corroboration
+    )
+    assert ", corroborated by vector share" in result.fit_reason
     assert set(result.fit_model["inputs"]) == set(FIT_FEATURES)
     parts = result.fit_model["contributions"]
     model = shipped()
@@ -106,7 +109,10 @@ def test_a_request_a_tool_serves_fits_with_its_parts_said(sample: ToolSearch) ->
     assert result.fit_model["probability"] >= result.fit_model["threshold"]
     assert result.fit_model["need"] >= 0.5
     assert result.fit_threshold == CALIBRATED_FIT_THRESHOLDS["weighted"]
-    assert f"calibrated fit threshold {result.fit_threshold:.3f}; fit model " in result.fit_reason
+    assert f"calibrated fit threshold {result.fit_threshold:.3f}, corroborated by " in (
+        result.fit_reason
+    )
+    assert "; fit model " in result.fit_reason
     assert "the request asks for a tool" in result.fit_corroboration
 
 
@@ -121,7 +127,7 @@ def test_the_analysts_threshold_stays_a_floor_and_off_stays_off(sample: ToolSear
     assert off.fits and off.fit_reason.endswith("fit threshold off")
 
 
-def test_steps_and_searches_without_vectors_keep_the_rule_before_the_model(
+def test_steps_and_searches_without_vectors_are_judged_by_the_rule_alone(
     sample: ToolSearch,
 ) -> None:
     result = sample.search("find the config file, then email it to Bob")
@@ -129,7 +135,9 @@ def test_steps_and_searches_without_vectors_keep_the_rule_before_the_model(
     for step in result.steps:
         assert "fit model" not in step.fit_reason
     keyword = sample.search("show me the git log", SearchSettings(strategy="exact"))
-    assert keyword.fit_model == {} and keyword.fit_threshold == CORROBORATED_FIT_THRESHOLD
+    assert (
+        keyword.fit_model == {} and keyword.fit_threshold == CALIBRATED_FIT_THRESHOLDS["weighted"]
+    )
     assert "fit model" not in keyword.fit_reason
     canonical = sample.search("show me the git log", SearchSettings(fusion="canonical"))
     assert canonical.fit_model == {} and "fit model" not in canonical.fit_reason
