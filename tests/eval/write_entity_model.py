@@ -58,8 +58,9 @@ class Rows:
 
 def candidate_rows(cases: Sequence[LabelledCase], pack: RulePack) -> Rows:
     """One row per candidate `pack` proposes (without its model; every candidate kept)."""
-    entities = pack.entities.model_copy(update={"model": None, "max_candidates": 50})
-    wide = pack.model_copy(update={"entities": entities})
+    data = pack.model_dump()  # a new pack, not a copy: a copy shares the compiled patterns
+    data["entities"].update(model=None, max_candidates=50)
+    wide = RulePack.model_validate(data)
     rows: list[list[float]] = []
     named: list[bool] = []
     case_of: list[int] = []
