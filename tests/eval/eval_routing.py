@@ -41,7 +41,7 @@ from routescope.judge import (
 )
 from routescope.rules import INTENTS, RulePack, builtin_rules_text, parse_rules
 
-from .compare_flag_models import compare, heldout_figures
+from .compare_flag_models import compare, heldout_figures, nested
 
 SET = resources_root() / "labelled" / "public" / "public.jsonl"
 PARTS = ("tune", "heldout")
@@ -174,7 +174,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         for label, row in by_source.items():
             cells = [f"{_n(f['tune'][column])} / {_n(f['heldout'][column])}" for f in row.values()]
             print(f"{label:<22}" + "".join(f"{cell:>18}" for cell in cells))
-    extra = _flag_models(cases, vectors)
+    extra = _flag_models(cases, vectors, packs["refined-semantic"]["all"]["heldout"])
     extra["bootstrap"] = _bootstrap(cases, decided)
     print(
         "\nms a prompt (every router, lean, as `score` runs them): "
@@ -200,8 +200,11 @@ def _packs() -> dict[str, RulePack]:
     return packs
 
 
-def _flag_models(cases: Sequence[LabelledCase], vectors: np.ndarray) -> dict[str, object]:
-    """The vote and the learned flag model beside the rules and the nearest 5, same folds."""
+def _flag_models(
+    cases: Sequence[LabelledCase], vectors: np.ndarray, shipped: Figures
+) -> dict[str, object]:
+    """The vote and the learned flag model beside the rules and the nearest 5, same folds (the
+    vote's held-out figures: `shipped`, refined-semantic's)."""
     from routescope._example_votes import example_set
 
     tune = [c for c in cases if c.part == "tune"]
@@ -214,18 +217,24 @@ def _flag_models(cases: Sequence[LabelledCase], vectors: np.ndarray) -> dict[str
     print(f"{'method':<26}{'macro-F1':>16}" + "".join(f"{f[:15]:>16}" for f in INTENTS))
     out: dict[str, object] = {}
     for method in methods:
-        held = heldout_figures(heldout, method.heldout) if method.heldout is not None else None
-        if held is None:  # the vote as shipped: refined-semantic's held-out figures above
-            held_cells = ["(above)"] * 6
+        held: Figures
+        if method.heldout is None:  # the vote as refined-semantic ships it
+            held = {k: v for k, v in shipped.items() if k == "macro_f1" or k.startswith("f1_")}
         else:
-            held_cells = [_n(held["macro_f1"]), *(_n(held[f"f1_{f}"]) for f in INTENTS)]
+            held = dict(heldout_figures(heldout, method.heldout))
+        held_cells = [_n(held["macro_f1"]), *(_n(held[f"f1_{f}"]) for f in INTENTS)]
         tune_cells = [_n(method.tune_macro), *(_n(method.tune_f1[f]) for f in INTENTS)]
         cells = [f"{t} / {h}" for t, h in zip(tune_cells, held_cells, strict=True)]
         print(f"{method.name:<26}" + "".join(f"{c:>16}" for c in cells))
         out[method.name] = {"tune_cv": method.tune_f1, "heldout": held, "settings": method.settings}
     for method in methods:
         print(f"  {method.name}: " + "; ".join(f"{f} {s}" for f, s in method.settings.items()))
-    return {"flag_models": out}
+    twice = nested(tune, tune_vectors, refined)
+    print("nested 5-fold cross-validation on the tuning part (settings chosen inside each fold)")
+    for name, figures in twice.items():
+        macro = sum(figures.values()) / len(figures)
+        print(f"{name:<26}{_n(macro):>16}" + "".join(f"{_n(figures[f]):>16}" for f in INTENTS))
+    return {"flag_models": out, "flag_models_nested": twice}
 
 
 def _bootstrap(
