@@ -450,9 +450,10 @@ class OfflineSearch:
 
         The embedding model leads (alone, it finds the answering document more often than BM25
         or a query of the goal's words): the document whose passage is nearest the goal comes
-        first, and in the fusion the goal's own ranking weighs as much as every other ranking
-        together, so the pages an attempt reads hold the goal's nearest documents and the
-        other rankings add what they rank high together."""
+        first (its `score` stays its fused one: `rank` is the order), and in the fusion the
+        goal's own ranking weighs as much as every other ranking together, so the pages an
+        attempt reads hold the goal's nearest documents and the other rankings add what they
+        rank high together."""
         pool = max_results * 2 + 5
         hits, duplicates = self.search_sync(terms, pool)
         vectors = self.passage_vectors() if self.semantic else None
