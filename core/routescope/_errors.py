@@ -50,19 +50,22 @@ __all__ = [
 Location = tuple[int | str, ...]
 
 
-def one_line(text: object, limit: int | None = None, *, collapse: bool = False) -> str:
+def one_line(
+    text: object, limit: int | None = None, *, collapse: bool = False, keep_end: bool = False
+) -> str:
     """`text` as one line a terminal shows as it is: every line break and control character
     escaped (`\\n`, `\\x1b`, `\\u202e`), so a key, path or name quoted in a message can neither
     split the line nor drive the terminal. An exception gives its message (else its type name).
     `collapse`: runs of white space become one space first (a reply body, a library's message);
-    `limit`: cut to that many characters, ending with "…"."""
+    `limit`: cut to that many characters, ending with "…" (`keep_end`: beginning with it, for a
+    path, whose file name is at its end)."""
     message = (str(text) or type(text).__name__) if isinstance(text, BaseException) else str(text)
     if collapse:
         message = " ".join(message.split())
     if not message.isprintable():
         message = "".join(char if char.isprintable() else ascii(char)[1:-1] for char in message)
     if limit is not None and len(message) > limit:
-        message = message[: limit - 1] + "…"
+        message = "…" + message[1 - limit :] if keep_end else message[: limit - 1] + "…"
     return message
 
 

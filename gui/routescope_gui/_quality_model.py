@@ -15,9 +15,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QObject, QTimer, Signal
+from PySide6.QtCore import QObject, Signal
 
-from ._lanes import Lane
+from ._judged_work import JudgedSetWork
 
 if TYPE_CHECKING:
     from routescope import Request, RulesRef
@@ -28,8 +28,6 @@ __all__ = ["QUALITY_DELAY_MS", "Quality", "QualityModel", "measure"]
 
 QUALITY_DELAY_MS = 300
 """The set is scored again once the pack and the set have not changed for this long."""
-_FIELDS = frozenset({"rules", "request"})
-"""The request's fields the scores depend on (each case has its own prompt, date and context)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,7 +76,7 @@ def measure(set_name: str, cases: Sequence[LabelledCase], rules: RulesRef) -> Qu
     )
 
 
-class QualityModel(QObject):
+class QualityModel(JudgedSetWork):
     """The current judged set scored under the request's pack.
 
     Attributes:
@@ -104,77 +102,21 @@ class QualityModel(QObject):
     ) -> None:
         """`request` gives the session's request (its pack is scored); `judged` the current
         judged set's name and cases."""
-        super().__init__(parent)
-        self._request = request
-        self._judged = judged
+        super().__init__(request, judged, delay_ms=delay_ms, parent=parent)
         self.result: Quality | None = None
-        self._enabled = False
-        self._stale = True
-        self._changes = 0
-        """How many times the judged set changed (with the pack's digest: what was scored)."""
-        self._scored_for: tuple[int, str] | None = None
-        self._lane = Lane()
-        self._timer = QTimer(self, singleShot=True, interval=delay_ms)
-        self._timer.timeout.connect(self._score)
-
-    @property
-    def busy(self) -> bool:
-        return self._timer.isActive() or self._lane.busy
-
-    def follow(self, field: str) -> None:
-        """The request's `field` changed: score again if the scores depend on it."""
-        if field in _FIELDS:
-            self._soon()
-
-    def set_changed(self, *_args: object) -> None:
-        """The judged set changed: score again once it rests."""
-        self._changes += 1
-        self._soon()
-
-    def _soon(self) -> None:
-        self._stale = True
-        self._lane.cancel()
-        if self._enabled:
-            self._timer.start()
-
-    def set_enabled(self, enabled: bool) -> None:
-        """Score while enabled (the Quality view is shown); a change meanwhile is scored when
-        it is enabled again."""
-        self._enabled = enabled
-        if not enabled:
-            self._timer.stop()
-            if self._lane.busy:
-                self._lane.cancel()
-                self._stale = True
-                self._scored_for = None
-        elif self._stale:
-            self._timer.start()
 
     def score_now(self) -> None:
         """Score the set now (after the changes so far), even if it was scored as it is."""
-        self._timer.stop()
-        self._scored_for = None
-        self._score()
+        self.run_now()
 
-    def _score(self) -> None:
-        self._stale = False
-        rules = self._request().rules
-        key = (self._changes, rules.digest)
-        if key == self._scored_for:
-            return  # (another prompt opened live: the same pack, the same set)
-        self._scored_for = key
-        name, cases = self._judged()
+    def _work(self, name: str, cases: list[LabelledCase], rules: RulesRef) -> Quality | None:
+        return measure(name, cases, rules)
+
+    def _started(self, name: str, cases: list[LabelledCase]) -> None:
         self.scoring.emit(name)
-        self._lane.submit(lambda: measure(name, cases, rules), self._show, self._fail)
 
-    def _show(self, quality: Quality | None) -> None:
-        self.result = quality
-        self.scored.emit(quality)
+    def _finished(self, result: Quality | None) -> None:
+        self.scored.emit(result)
 
-    def _fail(self, message: str) -> None:
-        self._scored_for = None
+    def _failed(self, message: str) -> None:
         self.failed.emit(message)
-
-    def close(self) -> None:
-        self._timer.stop()
-        self._lane.cancel()

@@ -5,7 +5,8 @@ strategy suite (resources/fixtures/strategy.yaml), which an edit may never break
 
 Suggesting re-routes the set once per candidate edit: seconds on a large set. It runs in a
 worker lane, `SUGGEST_DELAY_MS` after the pack or the set last changed, only while the list is
-shown (`set_enabled`); a change while it runs is suggested from once it is done.
+shown (`set_enabled`); a change while it runs makes its result stale and is suggested from
+once it rests.
 """
 
 from __future__ import annotations
@@ -16,11 +17,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QObject, QTimer, Signal
+from PySide6.QtCore import QObject, Signal
 
 import routescope
 
-from ._lanes import Lane
+from ._judged_work import JudgedSetWork
 
 if TYPE_CHECKING:
     from routescope import Request, RulesRef
@@ -33,7 +34,6 @@ SUGGEST_DELAY_MS = 600
 GUARD_SUITE = "strategy.yaml"
 """The built-in suite (resources/fixtures/) whose cases an edit may never break."""
 LIMIT = 20
-_FIELDS = frozenset({"rules", "request"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,7 +84,7 @@ def suggest_for(
     )
 
 
-class SuggestionsModel(QObject):
+class SuggestionsModel(JudgedSetWork):
     """The suggestions for the request's pack from the current judged set.
 
     Attributes:
@@ -110,67 +110,21 @@ class SuggestionsModel(QObject):
     ) -> None:
         """`request` gives the session's request (its pack is the one edited); `judged` the
         current judged set's name and cases."""
-        super().__init__(parent)
-        self._request = request
-        self._judged = judged
+        super().__init__(request, judged, delay_ms=delay_ms, parent=parent)
         self.result: Suggested | None = None
-        self._enabled = False
-        self._changes = 0
-        self._made_for: tuple[int, str] | None = None
-        self._lane = Lane()
-        self._timer = QTimer(self, singleShot=True, interval=delay_ms)
-        self._timer.timeout.connect(self._suggest)
-
-    @property
-    def busy(self) -> bool:
-        return self._timer.isActive() or self._lane.busy
-
-    def follow(self, field: str) -> None:
-        """The request's `field` changed: suggest again if the pack did."""
-        if field in _FIELDS:
-            self._soon()
-
-    def set_changed(self, *_args: object) -> None:
-        """The judged set changed: suggest again once it rests."""
-        self._changes += 1
-        self._soon()
-
-    def _soon(self) -> None:
-        if self._enabled:
-            self._timer.start()
-
-    def set_enabled(self, enabled: bool) -> None:
-        """Suggest while enabled (the list is shown); what changed meanwhile, when it is."""
-        self._enabled = enabled
-        if enabled:
-            self._timer.start()
-        else:
-            self._timer.stop()
 
     def refresh(self) -> None:
         """Suggest again now, even for the same pack and set."""
-        self._timer.stop()
-        self._made_for = None
-        self._suggest()
+        self.run_now()
 
-    def _suggest(self) -> None:
-        rules = self._request().rules
-        key = (self._changes, rules.digest)
-        if key == self._made_for:
-            return
-        self._made_for = key
-        name, cases = self._judged()
+    def _work(self, name: str, cases: list[LabelledCase], rules: RulesRef) -> Suggested | None:
+        return suggest_for(name, cases, rules)
+
+    def _started(self, name: str, cases: list[LabelledCase]) -> None:
         self.suggesting.emit(name, len(cases))
-        self._lane.submit(lambda: suggest_for(name, cases, rules), self._show, self._fail)
 
-    def _show(self, suggested: Suggested | None) -> None:
-        self.result = suggested
-        self.suggested.emit(suggested)
+    def _finished(self, result: Suggested | None) -> None:
+        self.suggested.emit(result)
 
-    def _fail(self, message: str) -> None:
-        self._made_for = None
+    def _failed(self, message: str) -> None:
         self.failed.emit(message)
-
-    def close(self) -> None:
-        self._timer.stop()
-        self._lane.cancel()

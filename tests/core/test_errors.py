@@ -30,5 +30,11 @@ def test_a_limit_cuts_with_an_ellipsis() -> None:
     assert one_line("x" * 200, 200) == "x" * 200
 
 
+def test_a_path_is_cut_at_its_start_and_keeps_its_file_name() -> None:
+    path = "/tmp/" + "deep/" * 40 + "a.jsonl"
+    cut = one_line(path, 80, keep_end=True)
+    assert len(cut) == 80 and cut.startswith("…") and cut.endswith("/deep/a.jsonl")
+
+
 def test_collapsing_keeps_other_controls_escaped() -> None:
     assert one_line("a \r\n\t b\x07", collapse=True) == "a b\\x07"

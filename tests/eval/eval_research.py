@@ -20,7 +20,11 @@ on; `held_out`, fixed by the goal's id before any tuning) and over all goals:
   research again or escalate), and of answerable ones it wrongly warns; the proceeds without a
   warning whose findings hold no answer ("confidently wrong"), and the proceeds on goals
   labelled as needing grounding; how often the derived grounding agrees with the label;
-* how often attempts 2–3 improve on attempt 1, and the answers they gain or lose.
+* how often attempts 2–3 improve on attempt 1, and the answers they gain or lose;
+* beside them, grounding as derived from a goal (`derive_grounding`) against the project's
+  public labelled set (2,049 prompts, `resources/labelled/public/public.jsonl`; grounding =
+  local or time-sensitive or purchase by its labels; its own tune / held-out split): precision
+  and recall, beside the strategy router's intent flags alone.
 
 Targets (issue 27) are printed beside the figures with met/MISSED (the exit status says so with
 `--check`); the table goes to stdout and everything to `.eval/research.json`. Nothing here is
@@ -52,6 +56,7 @@ if TYPE_CHECKING:
 
 ROOT = Path(__file__).resolve().parents[2]
 GOALS = Path(__file__).with_name("research_goals.toml")
+LABELLED = ROOT / "resources" / "labelled" / "public" / "public.jsonl"
 OUTPUT = ROOT / ".eval" / "research.json"
 PARTS = ("tune", "held_out")
 WEAK = "web research weak; relying more on model prior"
@@ -480,6 +485,83 @@ def targets(part: str, f: Figures) -> list[Target]:
     ]
 
 
+# -- grounding on the public labelled set -------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class GroundingFigures:
+    """Grounding derived from prompts against their labels (one part of the labelled set)."""
+
+    prompts: int
+    needing: int
+    """Prompts labelled local, time-sensitive or purchase."""
+    precision: float
+    recall: float
+    router_precision: float
+    """The strategy router's intent flags alone (the built-in pack): the baseline."""
+    router_recall: float
+
+
+def _precision_recall(pairs: Sequence[tuple[bool, bool]]) -> tuple[float, float]:
+    """(precision, recall) of (predicted, labelled) pairs; NaN where undefined."""
+    hits = sum(p and y for p, y in pairs)
+    predicted, labelled = sum(p for p, _ in pairs), sum(y for _, y in pairs)
+    return (
+        hits / predicted if predicted else math.nan,
+        hits / labelled if labelled else math.nan,
+    )
+
+
+def grounding_figures(path: Path = LABELLED) -> dict[str, GroundingFigures]:
+    """`derive_grounding` and the router's flags alone against the labelled set, by its part
+    (`tune`, `heldout`); empty when the file is not there."""
+    from routescope.research import derive_grounding
+    from routescope.rules import default_rules
+    from routescope.strategy import extract
+
+    if not path.is_file():
+        return {}
+    rules = default_rules()
+    rows: dict[str, list[tuple[bool, bool, bool]]] = {}
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if not line.strip():
+            continue
+        case = json.loads(line)
+        labels, prompt = case["labels"], case["prompt"]
+        needed = bool(labels["local"] or labels["time_sensitive"] or labels["purchase"])
+        intent = extract(prompt, rules).intent
+        flagged = bool(intent.local or intent.time_sensitive or intent.purchase)
+        derived = derive_grounding(prompt, rules=rules).required
+        rows.setdefault(str(case["part"]), []).append((derived, flagged, needed))
+    figures = {}
+    for part, cases in sorted(rows.items(), key=lambda item: item[0] != "tune"):
+        precision, recall = _precision_recall([(d, y) for d, _, y in cases])
+        router_precision, router_recall = _precision_recall([(f, y) for _, f, y in cases])
+        figures[part] = GroundingFigures(
+            len(cases),
+            sum(y for _, _, y in cases),
+            precision,
+            recall,
+            router_precision,
+            router_recall,
+        )
+    return figures
+
+
+def grounding_table(found: dict[str, GroundingFigures]) -> str:
+    lines = [
+        "| labelled set part | prompts (needing grounding) | precision | recall | "
+        "router flags alone: precision | recall |",
+        "| --- " + "| ---: " * 5 + "|",
+    ]
+    for part, g in found.items():
+        lines.append(
+            f"| {part} | {g.prompts} ({g.needing}) | {_num(g.precision)} | {_num(g.recall)} | "
+            f"{_num(g.router_precision)} | {_num(g.router_recall)} |"
+        )
+    return "\n".join(lines)
+
+
 # -- the report ----------------------------------------------------------------------------------
 
 
@@ -573,6 +655,9 @@ def parse(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--model", default="local", help="the model name to ask for")
     parser.add_argument("--max-attempts", type=int, default=3)
     parser.add_argument("--json", type=Path, default=OUTPUT, help="where the JSON goes")
+    parser.add_argument(
+        "--labelled", type=Path, default=LABELLED, help="the labelled set grounding is checked on"
+    )
     parser.add_argument("--details", action="store_true", help="one block per goal")
     parser.add_argument("--no-embedding", action="store_true", help="no embedding-model baseline")
     parser.add_argument("--check", action="store_true", help="exit 1 when a target is missed")
@@ -635,6 +720,10 @@ def main(
     out("")
     out(target_lines(found))
     out(f"\n{len(outcomes)} goals in {seconds:.1f} s")
+    grounding = grounding_figures(args.labelled)
+    if grounding:
+        out(f"\ngrounding derived from the goal, on the public labelled set ({args.labelled.name})")
+        out(grounding_table(grounding))
     report: dict[str, Any] = {
         "settings": {
             "search": settings.search,
@@ -647,6 +736,7 @@ def main(
         "seconds": round(seconds, 2),
         "parts": {part: asdict(f) for part, f in by_part.items()},
         "targets": [asdict(t) for t in found],
+        "grounding_labelled": {part: asdict(g) for part, g in grounding.items()},
         "goals": [asdict(o) for o in outcomes],
     }
     args.json.parent.mkdir(parents=True, exist_ok=True)

@@ -6,6 +6,12 @@ figures per source, so that a gain on one source is not a loss hidden in another
 
 `refined-semantic`'s tuning figures are not cross-validated: a tuning prompt is in its example
 set and finds itself nearest (its votes were chosen leaving it out: tests/eval/write_examples.py).
+`refined` and `refined-semantic` score entities with the learned entity model
+(`[entities] model`, tests/eval/write_entity_model.py); "refined, no entity model" is `refined`
+without it, for the comparison. Then the flags read from meaning two ways in the same folds
+(tests/eval/compare_flag_models.py: the vote and a learned logistic model, 5-fold
+cross-validated on the tuning part), a bootstrap of the held-out figures, and the milliseconds a
+prompt each pack takes.
 
     .venv/bin/python -m tests.eval.eval_routing [--json FILE]
 
@@ -18,7 +24,10 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+import time
 from collections.abc import Sequence
+
+import numpy as np
 
 from routescope import resources_root
 from routescope.judge import (
@@ -31,6 +40,8 @@ from routescope.judge import (
     score,
 )
 from routescope.rules import INTENTS, RulePack, builtin_rules_text, parse_rules
+
+from .compare_flag_models import compare, heldout_figures, nested
 
 SET = resources_root() / "labelled" / "public" / "public.jsonl"
 PARTS = ("tune", "heldout")
@@ -68,20 +79,26 @@ def _baseline() -> Prediction:
     )
 
 
-def _nearest_alone(cases: Sequence[LabelledCase], k: int = 5) -> list[Prediction]:
+def _vectors(cases: Sequence[LabelledCase]) -> np.ndarray:
+    """Each prompt's vector by the bundled model, embedded alone as at query time."""
+    from routescope.toolsearch import MiniLMOnnx
+
+    model = MiniLMOnnx()
+    return np.vstack([model.embed([case.prompt]) for case in cases]).astype(np.float32)
+
+
+def _nearest_alone(
+    cases: Sequence[LabelledCase], vectors: np.ndarray, k: int = 5
+) -> list[Prediction]:
     """The plain semantic baseline: every flag by the similarity-weighted majority of the `k`
     nearest tuning prompts (the prompt itself left out), strategy from those flags."""
-    import numpy as np
-
     from routescope._example_votes import example_set
-    from routescope.toolsearch import MiniLMOnnx
 
     examples = example_set("public-tune")
     ids = {case.prompt: i for i, case in enumerate(c for c in cases if c.part == "tune")}
-    model = MiniLMOnnx()
     out = []
-    for case in cases:
-        similarities = examples.vectors @ model.embed([case.prompt])[0]
+    for case, vector in zip(cases, vectors, strict=True):
+        similarities = examples.vectors @ vector
         if case.part == "tune":
             similarities[ids[case.prompt]] = -np.inf
         nearest = np.argsort(-similarities, kind="stable")[:k]
@@ -119,13 +136,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--json", metavar="FILE")
     args = parser.parse_args(argv)
     cases = read_labelled(str(SET))
+    vectors = _vectors(cases)
     packs: dict[str, dict[str, dict[str, Figures]]] = {
         "baseline (all off)": _by_part_and_source(cases, [_baseline() for _ in cases])
     }
-    packs["nearest 5 alone"] = _by_part_and_source(cases, _nearest_alone(cases))
-    for name in ("default", "refined", "refined-semantic"):
-        pack: RulePack = parse_rules(builtin_rules_text(name), f"{name}.toml")
-        packs[name] = _by_part_and_source(cases, predict_all(cases, pack))
+    packs["nearest 5 alone"] = _by_part_and_source(cases, _nearest_alone(cases, vectors))
+    decided: dict[str, list[Prediction]] = {}
+    cost: dict[str, float] = {}
+    for name, pack in _packs().items():
+        predict_all(cases[:20], pack)  # load what the pack needs before the clock runs
+        started = time.perf_counter()
+        decided[name] = predict_all(cases, pack)
+        cost[name] = (time.perf_counter() - started) * 1000 / len(cases)
+        packs[name] = _by_part_and_source(cases, decided[name])
     print(f"{len(cases)} labelled prompts ({SET.name}); figures: tune / held-out")
     _table("pack", {name: rows["all"] for name, rows in packs.items()}, COLUMNS)
     for name in ("refined", "refined-semantic"):
@@ -151,10 +174,92 @@ def main(argv: Sequence[str] | None = None) -> int:
         for label, row in by_source.items():
             cells = [f"{_n(f['tune'][column])} / {_n(f['heldout'][column])}" for f in row.values()]
             print(f"{label:<22}" + "".join(f"{cell:>18}" for cell in cells))
+    extra = _flag_models(cases, vectors, packs["refined-semantic"]["all"]["heldout"])
+    extra["bootstrap"] = _bootstrap(cases, decided)
+    print(
+        "\nms a prompt (every router, lean, as `score` runs them): "
+        + ", ".join(f"{name} {ms:.2f}" for name, ms in cost.items())
+    )
+    extra["ms_per_prompt"] = cost
     if args.json:
         with open(args.json, "w", encoding="utf-8") as out:
-            json.dump(packs, out, indent=1)
+            json.dump({"packs": packs, **extra}, out, indent=1)
     return 0
+
+
+def _packs() -> dict[str, RulePack]:
+    packs = {n: parse_rules(builtin_rules_text(n), f"{n}.toml") for n in ("default", "refined")}
+    plain = builtin_rules_text("refined").replace('model = "public-tune-entities"\n', "")
+    packs = {
+        "default": packs["default"],
+        "refined, no entity model": parse_rules(plain, "refined.toml"),
+        "refined": packs["refined"],
+    }
+    name = "refined-semantic"
+    packs[name] = parse_rules(builtin_rules_text(name), f"{name}.toml")
+    return packs
+
+
+def _flag_models(
+    cases: Sequence[LabelledCase], vectors: np.ndarray, shipped: Figures
+) -> dict[str, object]:
+    """The vote and the learned flag model beside the rules and the nearest 5, same folds (the
+    vote's held-out figures: `shipped`, refined-semantic's)."""
+    from routescope._example_votes import example_set
+
+    tune = [c for c in cases if c.part == "tune"]
+    heldout = [c for c in cases if c.part == "heldout"]
+    held_vectors = vectors[[i for i, c in enumerate(cases) if c.part == "heldout"]]
+    refined = parse_rules(builtin_rules_text("refined"), "refined.toml")
+    tune_vectors = example_set("public-tune").vectors  # what the vote reads
+    methods = compare(tune, heldout, (tune_vectors, held_vectors), refined)
+    print("\nflags read from meaning (tune: 5-fold cross-validated, same folds / held-out)")
+    print(f"{'method':<26}{'macro-F1':>16}" + "".join(f"{f[:15]:>16}" for f in INTENTS))
+    out: dict[str, object] = {}
+    for method in methods:
+        held: Figures
+        if method.heldout is None:  # the vote as refined-semantic ships it
+            held = {k: v for k, v in shipped.items() if k == "macro_f1" or k.startswith("f1_")}
+        else:
+            held = dict(heldout_figures(heldout, method.heldout))
+        held_cells = [_n(held["macro_f1"]), *(_n(held[f"f1_{f}"]) for f in INTENTS)]
+        tune_cells = [_n(method.tune_macro), *(_n(method.tune_f1[f]) for f in INTENTS)]
+        cells = [f"{t} / {h}" for t, h in zip(tune_cells, held_cells, strict=True)]
+        print(f"{method.name:<26}" + "".join(f"{c:>16}" for c in cells))
+        out[method.name] = {"tune_cv": method.tune_f1, "heldout": held, "settings": method.settings}
+    for method in methods:
+        print(f"  {method.name}: " + "; ".join(f"{f} {s}" for f, s in method.settings.items()))
+    twice = nested(tune, tune_vectors, refined)
+    print("nested 5-fold cross-validation on the tuning part (settings chosen inside each fold)")
+    for name, figures in twice.items():
+        macro = sum(figures.values()) / len(figures)
+        print(f"{name:<26}{_n(macro):>16}" + "".join(f"{_n(figures[f]):>16}" for f in INTENTS))
+    return {"flag_models": out, "flag_models_nested": twice}
+
+
+def _bootstrap(
+    cases: Sequence[LabelledCase], decided: dict[str, list[Prediction]], resamples: int = 1000
+) -> dict[str, dict[str, tuple[float, float]]]:
+    """95 % intervals of the held-out figures of the refined packs (resampling prompts)."""
+    rng = np.random.default_rng(0)
+    held = [i for i, c in enumerate(cases) if c.part == "heldout"]
+    draws = [rng.choice(held, size=len(held), replace=True) for _ in range(resamples)]
+    out: dict[str, dict[str, tuple[float, float]]] = {}
+    print(f"\nheld-out, 95 % bootstrap intervals ({resamples} resamples of the prompts)")
+    for name in ("refined, no entity model", "refined", "refined-semantic"):
+        figures: dict[str, list[float]] = {c: [] for c in COLUMNS}
+        for draw in draws:
+            card = _figures(score((cases[i], decided[name][i]) for i in draw))
+            for column in COLUMNS:
+                figures[column].append(float(card[column] or 0.0))
+        out[name] = {
+            c: (float(np.quantile(v, 0.025)), float(np.quantile(v, 0.975)))
+            for c, v in figures.items()
+        }
+        print(
+            f"{name:<26}" + "  ".join(f"{c} {lo:.3f}–{hi:.3f}" for c, (lo, hi) in out[name].items())
+        )
+    return out
 
 
 def _table(

@@ -48,13 +48,13 @@ HEADER = """# Routescope built-in rule pack `refined-semantic` (`--rules refined
 """
 
 
-def _f1(decided: np.ndarray, truth: np.ndarray) -> float:
+def f1(decided: np.ndarray, truth: np.ndarray) -> float:
     tp = int((decided & truth).sum())
     wrong = int((decided ^ truth).sum())
     return 2 * tp / (2 * tp + wrong) if tp or wrong else 0.0
 
 
-def _shares(similarities: np.ndarray, truth: np.ndarray, k: int) -> np.ndarray:
+def shares(similarities: np.ndarray, truth: np.ndarray, k: int) -> np.ndarray:
     """Each row's similarity-weighted share of its `k` nearest examples that carry the flag."""
     order = np.argsort(-similarities, axis=1, kind="stable")[:, :k]
     weights = np.maximum(np.take_along_axis(similarities, order, axis=1), 0.0)
@@ -107,8 +107,8 @@ def choose(
     best: tuple[tuple[float, int, float, int], tuple[float, int, float, float | None]] | None
     best = None
     for k in KS:
-        share = _shares(similarities, truth, k)
-        suite_share = _shares(guard.similarities, truth, k)
+        share = shares(similarities, truth, k)
+        suite_share = shares(guard.similarities, truth, k)
         for on in ONS:
             for off in OFFS:
                 if off is not None and off >= on:
@@ -116,10 +116,10 @@ def choose(
                 if not guard.keeps(flag, _voted(guard.rules[flag], suite_share, on, off)):
                     continue
                 decided = _voted(rules, share, on, off)
-                f1 = round(_f1(decided, truth), 6)
-                key = (f1, -k, on, 0 if off is None else -1)
+                score = round(f1(decided, truth), 6)
+                key = (score, -k, on, 0 if off is None else -1)
                 if best is None or key > best[0]:
-                    best = (key, (f1, k, on, off))
+                    best = (key, (score, k, on, off))
     assert best is not None  # on = 0.95 without off changes no suite case of a flag
     return best[1]
 

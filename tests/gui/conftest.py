@@ -4,9 +4,10 @@ from pathlib import Path
 
 import pytest
 import qasync
-from PySide6.QtCore import QSettings, QStandardPaths
+from PySide6.QtCore import QSettings, QStandardPaths, Qt
 from PySide6.QtGui import QGuiApplication, QPalette
-from PySide6.QtWidgets import QApplication
+from PySide6.QtTest import QTest
+from PySide6.QtWidgets import QApplication, QWidget
 
 import routescope
 from routescope_gui import MainWindow, Session
@@ -22,6 +23,21 @@ def _settings_are_temporary(tmp_path_factory: pytest.TempPathFactory) -> None:
     QStandardPaths.setTestModeEnabled(True)
     for settings_format in (QSettings.Format.NativeFormat, QSettings.Format.IniFormat):
         QSettings.setPath(settings_format, QSettings.Scope.UserScope, str(folder))
+
+
+@pytest.fixture(autouse=True)
+def _no_modifier_held_after(qapp: QApplication) -> Iterator[None]:
+    """No test leaves a modifier key held for the next. A key click with Shift sends its
+    release with Shift too, so Qt goes on believing Shift is down, and a later
+    `selectRow` extends the selection instead of replacing it; a release of the key itself
+    clears it."""
+    yield
+    if QGuiApplication.keyboardModifiers() != Qt.KeyboardModifier.NoModifier:
+        widget = QWidget()
+        widget.show()
+        QTest.keyRelease(widget, Qt.Key.Key_Shift, Qt.KeyboardModifier.NoModifier)
+        widget.close()
+        widget.deleteLater()
 
 
 @pytest.fixture(scope="session")

@@ -107,7 +107,11 @@ def test_the_app_runs_on_the_qasync_loop_and_quits_cleanly() -> None:
         "from PySide6.QtWidgets import QApplication\n"
         "from routescope_gui.app import main\n"
         "app = QApplication(['t'])\n"
-        "QTimer.singleShot(1500, app.quit)\n"
+        # Asked again until it takes: quit() does nothing while no loop runs, and a loaded
+        # machine may fire a one-shot in the events processed before main starts the loop.
+        "again = QTimer(interval=1500)\n"
+        "again.timeout.connect(app.quit)\n"
+        "again.start()\n"
         "sys.exit(main(['install FastAPI']))\n"
     )
     env = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}

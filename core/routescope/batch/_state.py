@@ -350,17 +350,22 @@ def _check_compatible(
         )
 
 
+def _path(path: object) -> str:
+    """An input's path in a message: its end (the file's name) kept when it is long."""
+    return one_line(path, 80, keep_end=True)
+
+
 def _first_change(before: list[list[Any]], now: list[list[Any]]) -> str:
     for old, new in zip(before, now, strict=False):
         if old[0] != new[0]:
-            return f"{one_line(old[0], 80)} is now {one_line(new[0], 80)}"
+            return f"{_path(old[0])} is now {_path(new[0])}"
         if old[1] != new[1]:
-            return f"{one_line(new[0], 80)}: {old[1]:,} bytes, now {new[1]:,}"
+            return f"{_path(new[0])}: {old[1]:,} bytes, now {new[1]:,}"
         if old != new:
-            return f"{one_line(new[0], 80)} was modified"
+            return f"{_path(new[0])} was modified"
     if len(now) > len(before):
-        return f"new input {one_line(now[len(before)][0], 80)}"
-    return f"{one_line(before[len(now)][0], 80)} is gone"
+        return f"new input {_path(now[len(before)][0])}"
+    return f"{_path(before[len(now)][0])} is gone"
 
 
 def _lock(handle: int, paths: OutPaths) -> None:

@@ -48,6 +48,9 @@ def inspection_text(result: Inspection, style: Style) -> str:
         for e in ctx.entities.details
     )
     lines.append(f"{style('entities', '1')}  {entities or '—'}")
+    learned = [note for note in ctx.entities.dropped if "learned score" in note]
+    if learned:  # the pack's entity model: each candidate it dropped, with its score
+        lines.append(style(f"          dropped: {' · '.join(learned)}", "2"))
     place = ctx.entities.place
     place_text = (
         f"{place.text} {style(f'({place.rule} @{place.start}–{place.end})', '2')}" if place else "—"

@@ -73,6 +73,14 @@ _CUES: tuple[tuple[GroundingFlag, bool, str], ...] = (
         r"weather|forecast|rain(?:y|fall|ing)?|snow(?:ing|fall)?|"
         r"(?:hott|cold|warm|wind)(?:er|est|y)|humid(?:ity)?",
     ),
+    (  # the weather asked about, not a hot or cold thing: "will it be cold", "is it hailing"
+        "time_sensitive",
+        False,
+        r"(?:will|is|was) it (?:be |going to be |going to |gonna be |gonna )?"
+        r"(?:hot|cold|warm|cool|chilly|freezing|sunny|cloudy|windy|foggy|stormy|humid|"
+        r"hail(?:ing)?|rain(?:ing)?|snow(?:ing)?|storm(?:ing)?)",
+    ),
+    ("time_sensitive", False, r"in (?:a|an|one|a few|\d+) (?:minutes?|hours?)"),
     ("time_sensitive", True, r"showtimes?|movie times|timetable|departures?|arrivals?"),
     ("time_sensitive", False, r"schedules?|scheduled|playing|upcoming|traffic"),
     ("time_sensitive", True, r"(?:live|final) scores?|exchange rates?|stock prices?|news"),

@@ -446,29 +446,44 @@ class OfflineSearch:
     ) -> tuple[list[SearchHit], int]:
         """BM25 for `terms` and the passage vectors for `text` (and for `goal`, the research
         goal, when given, and for each thing it asks for when it asks for several: `aspects`),
-        fused by reciprocal rank (`RRF_K`); BM25 alone when the search is keyword-only."""
+        fused by reciprocal rank (`RRF_K`); BM25 alone when the search is keyword-only.
+
+        The embedding model leads (alone, it finds the answering document more often than BM25
+        or a query of the goal's words): the document whose passage is nearest the goal comes
+        first (its `score` stays its fused one: `rank` is the order), and in the fusion the
+        goal's own ranking weighs as much as every other ranking together, so the pages an
+        attempt reads hold the goal's nearest documents and the other rankings add what they
+        rank high together."""
         pool = max_results * 2 + 5
         hits, duplicates = self.search_sync(terms, pool)
         vectors = self.passage_vectors() if self.semantic else None
         model = self.query_embedder() if vectors is not None else None
         if vectors is None or model is None:
             return hits[:max_results], duplicates
-        texts = [text] if not goal or goal.strip() == text.strip() else [text, goal]
+        same = not goal or goal.strip() == text.strip()
+        texts = [text] if same else [text, goal or ""]
         parts = aspects(goal) if goal else []
         if len(parts) > 1:  # a page that answers one of them is not outranked by the others
             texts += parts
+        weights = [1.0] * len(texts)
+        if goal:  # the goal's own ranking weighs as much as BM25's and the others' together
+            weights[0 if same else 1] = float(len(texts))
         queries = np.asarray(model.embed(texts), dtype=np.float32)
         denses = [vectors.rank(query, pool) for query in queries]
         fused: dict[str, float] = {}
         for rank, hit in enumerate(hits, 1):
             fused[hit.url] = fused.get(hit.url, 0.0) + 1.0 / (RRF_K + rank)
         passages: dict[str, str] = {}
-        for dense in denses:
+        for weight, dense in zip(weights, denses, strict=True):
             for rank, (url, _, passage) in enumerate(dense, 1):
-                fused[url] = fused.get(url, 0.0) + 1.0 / (RRF_K + rank)
+                fused[url] = fused.get(url, 0.0) + weight / (RRF_K + rank)
                 passages.setdefault(url, passage)
         by_url = {hit.url: hit for hit in hits}
-        ranked = sorted(fused, key=lambda url: -fused[url])[:max_results]
+        ranked = sorted(fused, key=lambda url: -fused[url])
+        if goal and denses[0 if same else 1]:  # the goal's nearest document is read first
+            nearest = denses[0 if same else 1][0][0]
+            ranked = [nearest, *(url for url in ranked if url != nearest)]
+        ranked = ranked[:max_results]
         out: list[SearchHit] = []
         for url in ranked:
             known = by_url.get(url)

@@ -121,6 +121,17 @@ class PageEvidence:
     aspect_scores: tuple[float, ...] = ()
     """Per aspect of the goal, how near the page's nearest passage comes (cosine)."""
 
+    @property
+    def rank_score(self) -> float:
+        """How the findings rank the page: `relevance` before its meaning is clipped to
+        [0, 1] and rounded — the same weights, so two pages past `SEMANTIC_HIGH` (or below
+        `SEMANTIC_LOW`) still rank by their nearest passage, as the embedding model alone
+        ranks them, and their terms only break near ties."""
+        if self.similarity is None or self.term_relevance is None:
+            return self.relevance
+        meaning = (self.similarity - SEMANTIC_LOW) / (SEMANTIC_HIGH - SEMANTIC_LOW)
+        return SEMANTIC_WEIGHT * meaning + (1 - SEMANTIC_WEIGHT) * self.term_relevance
+
 
 def semantic_relevance(similarity: float) -> float:
     """A cosine as relevance: 0 at `SEMANTIC_LOW` or below, 1 at `SEMANTIC_HIGH` or above."""

@@ -34,7 +34,9 @@ def _retry_detail(attempt: Attempt) -> str:
 
 def _findings(attempts: list[Attempt], best: int | None, limit: int) -> list[Finding]:
     """The pages read in every attempt, each once (where it scored best), ranked by their
-    relevance to the goal — the best attempt's pages first among equals — at most `limit`:
+    relevance to the goal (`PageEvidence.rank_score`: its meaning unclipped, so the embedding
+    model's order leads and terms break near ties) — the best attempt's pages first among
+    equals — at most `limit`:
     a page an earlier attempt read is never lost to a later, better-scored attempt."""
     found: dict[str, tuple[tuple[float, int, int], Finding]] = {}
     for attempt in attempts:
@@ -43,7 +45,7 @@ def _findings(attempts: list[Attempt], best: int | None, limit: int) -> list[Fin
             if not page.has_text:
                 continue
             page_evidence = evidence.get(page.url)
-            relevance = page_evidence.relevance if page_evidence is not None else 0.0
+            relevance = page_evidence.rank_score if page_evidence is not None else -1.0
             rank = (-relevance, 0 if attempt.index == best else 1, order)
             known = found.get(page.url)
             if known is None or rank < known[0]:

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any, TypeVar, cast
+from collections.abc import Callable, Mapping
+from typing import Any, Self, TypeVar, cast
 
 from pydantic import Field, PrivateAttr
 
@@ -39,6 +39,13 @@ class RulePack(Strict):
     linter: LinterRules = LinterRules()
     contract: ContractRules = ContractRules()
     _derived: dict[Callable[[RulePack], Any], Any] = PrivateAttr(default_factory=dict)
+
+    def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> Self:
+        """A copy with its own derived data: pydantic copies private attributes, and a copy
+        with other values sharing the original's would read the original's compiled rules."""
+        copied = super().model_copy(update=update, deep=deep)
+        copied._derived = {}
+        return copied
 
     def derived(self, build: Callable[[RulePack], T]) -> T:
         """`build(self)`, computed once: a pack is immutable, so derived data never goes stale."""

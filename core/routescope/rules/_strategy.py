@@ -118,6 +118,10 @@ class EntityRules(Strict):
     min_score: float = Field(0.0, ge=0.0, le=100.0)
     """Candidates scoring below this are dropped (a capitalized word that starts a sentence
     scores half its kind's weight: 0.75 drops those); 0 keeps every one, as the seed does."""
+    model: str | None = Field(default=None, min_length=1, pattern=r"^[a-z0-9][a-z0-9-]*$")
+    """A learned entity model shipped in `resources/labelled/models/` scores each candidate
+    (after `min_score`) and drops those below its threshold; None: the kind weights alone, as the
+    seed ranks them."""
 
     _clean = field_validator("sentence_start_stopwords", "stopwords", "known", "phrase_connectors")(
         clean_phrases

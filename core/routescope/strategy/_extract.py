@@ -13,6 +13,7 @@ from collections.abc import Iterator
 
 from ..rules import INTENTS, IntentName, RulePack
 from ._compiled import CompiledRules, compile_rules, is_word_char, key, lowered_or_none
+from ._entity_model import candidate_features, entity_model
 from ._models import (
     Entities,
     EntityCandidate,
@@ -335,11 +336,32 @@ class _Candidates:
             self.dropped.append(f"{surface!r} @{start}: US state code after a city")
         return True
 
-    def ranked(self) -> list[EntityCandidate]:
+    def ranked(self, text: str, place: PlaceHint | None) -> list[EntityCandidate]:
         floor = self.compiled.rules.entities.min_score
         kept = [c for c in self.scored if c.score >= floor] if floor else self.scored
+        if self.compiled.rules.entities.model is not None:
+            kept = self._learned(kept, text, place, self.compiled.rules.entities.model)
         kept.sort(key=lambda c: (-c.score, c.start))
         return kept[: self.compiled.rules.entities.max_candidates]
+
+    def _learned(
+        self, candidates: list[EntityCandidate], text: str, place: PlaceHint | None, name: str
+    ) -> list[EntityCandidate]:
+        """The pack's entity model scores each candidate: its probability becomes the score, and
+        those below the model's threshold are dropped (each listed with its score)."""
+        model = entity_model(name)
+        kept = []
+        for candidate in candidates:
+            p = model.probability(candidate_features(candidate, text, place, len(candidates)))
+            said = f"learned score {p:.2f}"
+            if p >= model.threshold:
+                candidate.score = round(p, 4)
+                candidate.reason = f"{candidate.reason}; {said} ≥ {model.threshold:.2f}"
+                kept.append(candidate)
+            elif len(self.dropped) < MAX_MATCHES_PER_INTENT:
+                why = f"{candidate.reason}, {said} < {model.threshold:.2f}"
+                self.dropped.append(f"{candidate.text!r} @{candidate.start}: {why}")
+        return kept
 
 
 def _entities(
@@ -392,7 +414,7 @@ def _entities(
                 candidates.add_run_part(text, start, end, words)
         else:  # the common case: one capitalized word mid-sentence
             candidates.add_run_part(text, run_start, run_end, 1)
-    details = candidates.ranked()
+    details = candidates.ranked(text, place)
     return Entities(
         candidates=[c.text for c in details],
         place_hint=place.text if place else None,

@@ -187,6 +187,20 @@ def test_other_options_or_changed_inputs_are_refused_and_nothing_is_written(
     assert out.read_bytes() == before
 
 
+def test_a_long_input_path_keeps_its_file_name_in_the_message(tmp_path: Path) -> None:
+    folder = tmp_path.joinpath(*["a-rather-long-folder-name"] * 6)
+    folder.mkdir(parents=True)
+    log = folder / "traffic.jsonl"
+    log.write_text("".join(f'{{"prompt": "p{n}"}}\n' for n in range(1000)), encoding="utf-8")
+    out = tmp_path / "out.jsonl"
+    with pytest.raises(StopError):
+        run([str(log)], out, block_size=4096, on_chunk=stop_after(1))
+    with log.open("a") as stream:
+        stream.write('{"prompt": "one more"}\n')
+    with pytest.raises(BatchError, match=r"…[^ ]*/traffic\.jsonl: [\d,]+ bytes, now [\d,]+"):
+        run([str(log)], out)
+
+
 def test_removing_the_results_starts_over(logs: list[str], tmp_path: Path) -> None:
     out = tmp_path / "out.jsonl"
     with pytest.raises(StopError):
@@ -325,8 +339,14 @@ def test_bad_options_are_one_line(
 
 
 def test_a_progress_bar_on_a_terminal_and_silence_elsewhere(
-    logs: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    logs: list[str],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    # The bar is as wide as the terminal says (here: whatever runs the tests); wide enough for
+    # its postfix, which a narrow one cuts.
+    monkeypatch.setenv("COLUMNS", "120")
     run(logs, tmp_path / "quiet.jsonl")  # stderr is not a terminal here
     assert capsys.readouterr().err == ""
     run(logs, tmp_path / "bar.jsonl", progress=True)

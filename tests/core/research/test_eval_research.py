@@ -146,3 +146,38 @@ def test_the_shipped_judged_set_is_well_formed() -> None:
         assert not (goal.grounding and goal.answerable), goal
     for goal in answerable:
         assert all(url.startswith("https://") for url in goal.answers), goal
+
+
+def test_grounding_is_measured_on_the_labelled_set_beside_the_router_flags(
+    tmp_path: Path,
+) -> None:
+    """The eval checks `derive_grounding` against a labelled set by its parts, beside the
+    strategy router's flags alone; a missing file gives no figures."""
+
+    def case(prompt: str, part: str, **labels: bool) -> str:
+        flags = {"local": False, "time_sensitive": False, "purchase": False, **labels}
+        return json.dumps({"prompt": prompt, "part": part, "labels": flags})
+
+    labelled = tmp_path / "public.jsonl"
+    labelled.write_text(
+        "\n".join(
+            [
+                case("Will it be cold in Oslo", "tune", time_sensitive=True, local=True),
+                case("is the pharmacy on Main Street open on Sunday", "tune", local=True),
+                case("sort a list of dictionaries by a key in Python", "tune"),
+                case("keep a cold cache of hot keys in Python", "heldout"),
+                case("hair stylist in Fremont, CA", "heldout", local=True),
+            ]
+        )
+        + "\n",
+        encoding="utf-8",
+    )
+    found = eval_research.grounding_figures(labelled)
+    assert list(found) == ["tune", "heldout"]
+    tune, held = found["tune"], found["heldout"]
+    assert (tune.prompts, tune.needing, tune.precision, tune.recall) == (3, 2, 1.0, 1.0)
+    assert tune.router_recall < tune.recall  # "will it be cold" is no router flag
+    assert (held.prompts, held.needing) == (2, 1)
+    table = eval_research.grounding_table(found)
+    assert "| tune | 3 (2) | 1.00 | 1.00 |" in table
+    assert eval_research.grounding_figures(tmp_path / "missing.jsonl") == {}

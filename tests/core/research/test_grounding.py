@@ -27,6 +27,11 @@ GOALS = [
     ("today's price of gold per ounce", True, {"time_sensitive", "purchase"}),
     ("Best ramen near Denver, Colorado open tonight", True, {"local", "time_sensitive"}),
     ("weather forecast for Lisbon tomorrow", True, {"time_sensitive"}),
+    ("Will it be cold in Oslo", True, {"time_sensitive"}),  # the weather asked about
+    ("is it going to hail in Denver", True, {"time_sensitive"}),
+    ("get me a taxi in 5 minutes", True, {"time_sensitive"}),
+    ("keep a cold cache of hot keys in Python", False, set()),  # hot and cold things, no weather
+    ("expire a redis key in 5 minutes with the Python API", False, set()),  # a span in code
     ("how much does a flight to Tokyo cost", True, {"purchase"}),
     ("latest Python release", True, {"time_sensitive"}),
     ("find the name of the computer I am running on", False, set()),

@@ -224,8 +224,10 @@ def research(
         allowed_ports=(world.page_server.port,),
         trusted_addresses=("127.0.0.1",),
     )
+    # Well-behaved pages answer at once; room for a loaded machine (a page read past 1 s under
+    # load 8 was once lost). A case about a slow page sets its own limits.
     limits = limits or FetchLimits(
-        max_bytes=64 * 1024, connect_timeout=1.0, read_timeout=1.0, total_timeout=2.0
+        max_bytes=64 * 1024, connect_timeout=3.0, read_timeout=3.0, total_timeout=5.0
     )
     dials = DialLog()
     budgets = budgets or Budgets(max_results=5, run_timeout_s=RUN_TIMEOUT_S)

@@ -171,6 +171,61 @@ def test_a_goal_that_asks_for_two_things_is_searched_for_each(tmp_path: Path) ->
     assert model.calls == [["dict disk", "save a dict to disk"]]
 
 
+_WORDY = (  # pages that share the query's words but not the goal's meaning
+    OfflineDocument(
+        SOCKET,
+        "socket — Low-level networking interface",
+        "gethostname(): Return a string containing the hostname of the machine where the "
+        "Python interpreter is currently executing.",
+        "stdlib",
+    ),
+    OfflineDocument(
+        DOCTEST,
+        "doctest — Test interactive Python examples",
+        "Find the examples in docstrings and run them, checking the name of each result while "
+        "running.",
+        "stdlib",
+    ),
+    OfflineDocument(
+        "https://docs.python.org/3/library/runpy.html",
+        "runpy — Locating and executing Python modules",
+        "Find a module by name and run it: running code under the name __main__.",
+        "stdlib",
+    ),
+    OfflineDocument(
+        "https://docs.python.org/3/library/unittest.html",
+        "unittest — Unit testing framework",
+        "Find test cases by name and run them; the runner reports each test running.",
+        "stdlib",
+    ),
+)
+
+
+@pytest.mark.skipif(not model_installed(), reason="the embedding model is not installed")
+def test_the_goals_nearest_document_is_read_first_whatever_the_query_words_say(
+    tmp_path: Path,
+) -> None:
+    """The embedding model leads the offline search: the document nearest the goal (the real
+    model) is read first, though BM25 and the query's own words rank pages that only share
+    the query's words above it."""
+    from routescope.research._semantic import bundled_embedder
+
+    model = bundled_embedder()
+    assert model is not None
+    offline = OfflineSearch(tmp_path, documents=_WORDY, semantic=True, embedder=lambda: model)
+    goal, query = "find the name of the computer I am running on", "find name computer running"
+    assert offline.rank_semantic(goal, 1)[0][0] == SOCKET
+    keyword, _ = offline.search_sync(["find", "name", "computer", "running"], 4)
+    assert SOCKET not in [hit.url for hit in keyword]  # no word of the query is on its page
+    for k in (1, 2):
+        found = asyncio.run(offline.search(query, max_results=k, goal=goal)).results
+        assert [hit.url for hit in found][:1] == [SOCKET]
+        assert [hit.rank for hit in found] == list(range(1, k + 1))
+    # without the goal (a search that is not research), the fusion alone ranks the pages
+    plain = asyncio.run(offline.search(query, max_results=1)).results
+    assert [hit.url for hit in plain] != [SOCKET]
+
+
 def test_without_a_model_the_search_is_keyword_only_and_says_so(tmp_path: Path) -> None:
     bare = OfflineSearch(tmp_path, documents=CORPUS, semantic=True, embedder=lambda: None)
     assert bare.passage_vectors() is None and bare.rank_semantic("host", 3) == []
@@ -289,6 +344,25 @@ def test_the_findings_keep_a_page_an_earlier_attempt_read() -> None:
         "https://a.org/x",
     ]
     assert findings[0].attempt == 0 and findings[2].attempt == 1  # where it read best
+
+
+def test_the_findings_rank_by_meaning_unclipped_and_terms_break_near_ties() -> None:
+    """Past cosine 0.6 a page's relevance is 1 whatever its cosine: the findings still rank
+    such pages by their nearest passage, as the embedding model alone does (the relevance
+    shown stays the clipped one), and a page's terms only break near ties."""
+    from routescope.research._result import _findings
+
+    near, nearer = ("https://a.org/near", 0.62), ("https://a.org/nearer", 0.75)
+    attempt = _attempt(0, [near, nearer], 0.8)
+    pages = {p.url: p for p in attempt.evidence.pages} if attempt.evidence else {}
+    assert pages[near[0]].relevance == pages[nearer[0]].relevance  # clipped alike
+    assert pages[nearer[0]].rank_score > pages[near[0]].rank_score
+    assert [f.url for f in _findings([attempt], best=0, limit=5)] == [nearer[0], near[0]]
+    tie = _attempt(1, [("https://a.org/plain", 0.5)], 0.5)
+    page = tie.evidence.pages[0] if tie.evidence else None
+    assert page is not None and page.term_relevance is not None and page.similarity is not None
+    meaning = (page.similarity - 0.25) / 0.35
+    assert page.rank_score == pytest.approx(0.85 * meaning + 0.15 * page.term_relevance)
 
 
 def test_possessives_and_a_blank_stack_hint_add_no_words() -> None:

@@ -101,3 +101,13 @@ def test_keywords_with_punctuation_match_as_whole_words(text: str) -> None:
     assert result.context.intent.tech
     assert any(m.keyword == "c++" for m in result.context.intent_matches)
     assert not routescope.inspect("abc++ x", rules=parse_rules(pack)).context.intent.tech
+
+
+def test_a_copy_with_other_values_compiles_its_own_rules() -> None:
+    rules = routescope.default_rules()
+    assert routescope.inspect("best ramen", rules=rules).context.intent.purchase
+    intents = rules.intents.model_copy(update={"purchase": ["cheapest"]})
+    copied = rules.model_copy(update={"intents": intents})
+    assert not routescope.inspect("best ramen", rules=copied).context.intent.purchase
+    assert routescope.inspect("cheapest ramen", rules=copied).context.intent.purchase
+    assert routescope.inspect("best ramen", rules=rules).context.intent.purchase
