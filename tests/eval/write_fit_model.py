@@ -6,13 +6,13 @@ from the tune parts of `make eval`'s no-fit sets only (the held-out parts are ne
 against the answerable requests of BFCL, LiveMCPBench and MetaTool) with the default settings
 and fits, in numpy:
 
-1. **the request part** — L2 logistic regression (Newton, λ = `REQUEST_L2`) over the query's
-   MiniLM embedding, one row per distinct request of the tune parts: does it need a tool at
-   all. Needing none: MetaTool's no-tool requests (its task 1, "tool usage awareness");
-   needing one: every other request, BFCL's irrelevance questions included (they ask for a
-   function the catalog lacks, not for no function), so the part learns tool need, not one
-   catalog's coverage. Its bias is then moved by the classes' log odds and the fit's bias
-   back: the request part's 0.5 is even odds, and every verdict stays the same;
+1. **the request part** — L2 logistic regression (`_logistic.fit_logistic`, λ =
+   `REQUEST_L2`) over the query's MiniLM embedding, one row per distinct request of the tune
+   parts: does it need a tool at all. Needing none: MetaTool's no-tool requests (its task 1,
+   "tool usage awareness"); needing one: every other request, BFCL's irrelevance questions
+   included (they ask for a function the catalog lacks, not for no function), so the part
+   learns tool need, not one catalog's coverage. Its bias is then moved by the classes' log
+   odds and the fit's bias back: the request part's 0.5 is even odds, and no verdict changes;
 2. **the fit** — L2 logistic regression (λ = `FIT_L2`) over the request part's logit
    (cross-fitted on 5 folds of the tune parts, so it is weighed as it does on requests it has
    not seen) and the best match's features (`FIT_FEATURES`, standardised), one row per
@@ -42,6 +42,7 @@ from routescope.toolsearch import _search as search_module
 from routescope.toolsearch._embed import default_embedder
 from routescope.toolsearch._fit_model import FIT_FEATURES, FIT_MODEL_FILE, FitModel
 from tests.eval import eval_toolsearch as ev
+from tests.eval._logistic import fit_logistic
 
 ROOT = Path(__file__).resolve().parents[2]
 REQUEST_L2 = 3.0
@@ -54,29 +55,6 @@ IRRELEVANCE_WEIGHT = 3.0
 (a third of BFCL's impossible rows, and every other catalog's) decide the match features'
 weights, and the verdict got more lenient on BFCL's irrelevance sets than the rule before it
 (tune parts: 1×, 3×, 5×, 10× measured; 3× keeps the other catalogs within 0.04 of 1×)."""
-
-
-def logistic(
-    rows: np.ndarray,
-    labels: np.ndarray,
-    l2: float,
-    each: np.ndarray | None = None,
-) -> np.ndarray:
-    """L2-regularised logistic regression by Newton's method; the last column of `rows` is the
-    bias (not regularised); `each`: a weight per row. Returns the weights."""
-    weights = np.zeros(rows.shape[1])
-    penalty = l2 * np.eye(rows.shape[1])
-    penalty[-1, -1] = 0.0
-    each = np.ones(len(labels)) if each is None else each
-    for _ in range(100):
-        p = 1.0 / (1.0 + np.exp(-(rows @ weights)))
-        gradient = rows.T @ (each * (p - labels)) + penalty @ weights
-        hessian = (rows * (each * p * (1 - p))[:, None]).T @ rows + penalty
-        step = np.linalg.solve(hessian, gradient)
-        weights -= step
-        if np.abs(step).max() < 1e-10:
-            break
-    return weights
 
 
 def _with_bias(rows: np.ndarray) -> np.ndarray:
@@ -193,7 +171,8 @@ def fit(rows: Rows) -> tuple[dict[str, object], str]:
         chosen = first[keep[first]]
         labels = (source[chosen] == NO_TOOL).astype(np.float64)
         # the model says "asks for a tool": its logit is minus the no-tool one
-        return -logistic(_with_bias(vectors[chosen]), labels, REQUEST_L2)
+        weights, bias = fit_logistic(vectors[chosen], labels, REQUEST_L2)
+        return -np.append(weights, bias)
 
     crossed = np.zeros(len(ids))
     for fold in range(FOLDS):
@@ -204,7 +183,8 @@ def fit(rows: Rows) -> tuple[dict[str, object], str]:
     scales = inputs.std(axis=0) + 1e-9
     design = _with_bias(np.hstack([crossed[:, None], (inputs - means) / scales]))
     each = np.where(np.isin(source, IRRELEVANCE), IRRELEVANCE_WEIGHT, 1.0)
-    weights = -logistic(design, impossible.astype(np.float64), FIT_L2, each=each)  # "fits"
+    fitted, bias = fit_logistic(design[:, :-1], impossible, FIT_L2, row_weights=each)
+    weights = -np.append(fitted, bias)  # the logit of "fits"
     logits = design @ weights
     # even odds: the request part's prior (most requests need a tool) moves into the fit's bias
     wanted = float((source[first] != NO_TOOL).sum())

@@ -167,3 +167,27 @@ def test_which_part_decided() -> None:
     by_match = model.judge(wants, {**inputs, "score": -2.0})
     assert not by_match.fits and by_match.decided_by == "this catalog's best match"
     assert "fit model 0.38 < 0.50 (decided by this catalog's best match)" in by_match.said()
+
+
+def test_the_writer_fits_a_model_the_engine_reads_and_the_same_rows_give_the_same_file() -> None:
+    """`tests/eval/write_fit_model.py` on synthetic rows: what it writes parses, twice alike."""
+    from tests.eval import write_fit_model as writer
+
+    rng = np.random.default_rng(7)
+    rows = writer.Rows()
+    for n in range(240):
+        impossible = n % 3 == 0
+        rows.catalog.append("a" if n % 2 else "b")
+        rows.ids.append(f"q{n}")
+        rows.source.append(writer.NO_TOOL if impossible else "other")
+        rows.impossible.append(impossible)
+        vector = rng.standard_normal(384) + (0.5 if impossible else 0.0)
+        rows.vectors.append(vector / np.linalg.norm(vector))
+        score = rng.uniform(0.1, 0.4) + (0.0 if impossible else 0.2)
+        rows.inputs.append([score, *rng.uniform(0, 1, len(FIT_FEATURES) - 1)])
+        rows.rule.append(score >= 0.2)
+    first, report = writer.fit(rows)
+    second, _ = writer.fit(rows)
+    assert json.dumps(first) == json.dumps(second) and "threshold" in report
+    model = parse_fit_model(json.dumps(first))
+    assert model.request_weights.shape == (384,) and 0 < model.threshold < 1
