@@ -208,7 +208,8 @@ class Top:
     evidence: float = 0.0
     gap: float = 0.0
     fit: float | None = None
-    """The fit model's probability (None: the model did not judge this search)."""
+    """The fit model's probability (None: the model did not judge this search — it judges only
+    what the rule accepts)."""
 
 
 def top_of(result: Any) -> Top:
@@ -1255,7 +1256,7 @@ def bench_nofit(ctx: Context) -> None:
         "part",
         "answerable / impossible",
         "AUROC of the score",
-        "AUROC of the fit model",
+        "AUROC of the fit model (where the rule accepts)",
         "answerable refused",
         "impossible accepted",
         "accepted by source",

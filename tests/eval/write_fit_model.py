@@ -34,6 +34,7 @@ import hashlib
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -98,6 +99,16 @@ def collect(root: Path) -> Rows:
         threshold=0.5,
     )
     search_module.load_fit_model = lambda: blank  # type: ignore[assignment]
+    rule = search_module._fit
+
+    def judged_always(*args: Any) -> tuple[bool, str, str]:
+        """The rule's verdict, the model's inputs read for every search (the engine reads them
+        only for what the rule accepts)."""
+        if len(args) > 4 and args[4] is not None:
+            args[4]()
+        return rule(*args)
+
+    search_module._fit = judged_always  # type: ignore[assignment]
     variants = [v for v in ev.variants() if v.default]
     args = ev.parse_args(["--root", str(root), "--only", "nofit"])
     ctx = ev.Context(args, root, variants, {}, embedder)

@@ -215,7 +215,8 @@ class ToolSearchResult:
     """Weighted fusion, when the fit model judged: `probability`, `threshold`, `need` (the
     request part alone as a probability), `request` and `match` (what each part adds to the
     logit), `decided_by`, and per feature of the best match its value (`inputs`) and what it
-    adds (`contributions`); {} otherwise."""
+    adds (`contributions`); {} otherwise (it judges only what the score and the corroboration
+    accept: it can only refuse)."""
     steps: list[StepResult] = field(default_factory=list)
     """Filled when the request splits into two or more steps: each step searched alone
     (with `SearchSettings.k` results, their per-field explanations not computed), beside the

@@ -12,7 +12,7 @@ from __future__ import annotations
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -316,17 +316,21 @@ class ToolSearch:
             t5 = clock()
             steps = self._steps.run(query, settings, self.embed_query, self._step_search)
             timings["steps"] = (clock() - t5) / 1000
-        judged = (
-            self._judge(query, results, similarities, vector, keyword)
-            if fit_model and settings.fusion == "weighted"
-            else None
-        )
         threshold = settings.fit_threshold
         calibrated = threshold is None
         if threshold is None:
             threshold = CALIBRATED_FIT_THRESHOLDS[settings.fusion]
+        judged: list[FitJudgement] = []
+
+        def judge() -> FitJudgement | None:  # only for what the rule accepts: it only refuses
+            if not fit_model or settings.fusion != "weighted":
+                return None
+            found = self._judge(query, results, similarities, vector, keyword)
+            judged.extend([found] if found is not None else [])
+            return found
+
         fits, fit_reason, corroborated = _fit(
-            results, threshold, calibrated, settings.fusion, judged
+            results, threshold, calibrated, settings.fusion, judge
         )
         whole = [(hit.tool_name, hit.score) for hit in results] if steps else []
         gap = results[0].score - results[1].score if len(results) > 1 else None
@@ -346,7 +350,7 @@ class ToolSearch:
             fit_reason=fit_reason,
             fit_threshold=threshold,
             fit_corroboration=corroborated,
-            fit_model=_judgement_json(judged) if judged is not None and results else {},
+            fit_model=_judgement_json(judged[0]) if judged else {},
             steps=steps,
             with_steps=[hit.tool_name for hit in results],
             whole_request=whole,
@@ -507,7 +511,7 @@ def _fit(
     threshold: float,
     calibrated: bool,
     fusion: str,
-    judged: FitJudgement | None = None,
+    judge: Callable[[], FitJudgement | None] | None = None,
 ) -> tuple[bool, str, str]:
     """Whether the best hit fits, in parts, each said with its number and threshold: its score
     against the threshold; (weighted fusion) corroborated by two matched words or a vector
@@ -528,6 +532,7 @@ def _fit(
     if not corroborated:
         return False, f"no tool fits: {passed} but not corroborated ({said})", said
     passed = f"{passed}, corroborated by {said}"
+    judged = judge() if judge is not None else None
     if judged is None:
         return True, passed, said
     said = f"{said}; {judged.said()}"
