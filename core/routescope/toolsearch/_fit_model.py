@@ -136,9 +136,10 @@ class FitJudgement:
         catalog part's two largest contributions named."""
         sign = "≥" if self.fits else "<"
         asks = "asks for a tool" if self.need >= 0.5 else "asks for no tool"
-        named = sorted(self.contributions.items(), key=lambda kv: -abs(kv[1]))[:2]
+        parts = self.contributions
+        named = sorted(parts, key=lambda name: -abs(parts[name]))[:2]
         detail = ", ".join(
-            f"{_SAID[name]} {self.inputs[name]:.3g} {value:+.2f}" for name, value in named
+            f"{_SAID[name]} {self.inputs[name]:.3g} {parts[name]:+.2f}" for name in named
         )
         return (
             f"fit model {self.probability:.2f} {sign} {self.threshold:.2f} "
@@ -147,7 +148,7 @@ class FitJudgement:
         )
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class FitModel:
     model_id: str
     """The embedding model whose query vectors the request part reads."""
@@ -174,9 +175,7 @@ class FitModel:
         # eight numbers: plain floats (numpy's per-call cost would be most of the time)
         contributions = {
             name: weight * (inputs[name] - mean) / scale
-            for name, weight, mean, scale in zip(
-                FIT_FEATURES, self._weights, self._means, self._scales, strict=True
-            )
+            for name, weight, mean, scale in self._terms
         }
         request = self.request_weight * logit
         match = sum(contributions.values()) + self.bias
@@ -190,17 +189,18 @@ class FitModel:
             inputs=inputs,
         )
 
-    @property
-    def _weights(self) -> list[float]:
-        return self.weights.tolist()  # type: ignore[no-any-return]
-
-    @property
-    def _means(self) -> list[float]:
-        return self.means.tolist()  # type: ignore[no-any-return]
-
-    @property
-    def _scales(self) -> list[float]:
-        return self.scales.tolist()  # type: ignore[no-any-return]
+    @functools.cached_property
+    def _terms(self) -> tuple[tuple[str, float, float, float], ...]:
+        """Per catalog feature: its name, weight, mean and scale, as plain floats."""
+        return tuple(
+            zip(
+                FIT_FEATURES,
+                self.weights.tolist(),
+                self.means.tolist(),
+                self.scales.tolist(),
+                strict=True,
+            )
+        )
 
 
 def _sigmoid(value: float) -> float:

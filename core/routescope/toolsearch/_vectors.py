@@ -281,10 +281,9 @@ class VectorIndex:
         after the first call: one pass over the rows)."""
         if self._mean_row is None:
             rows = self._matrix
-            self._mean_row = (
-                rows.mean(axis=0, dtype=np.float64) if len(rows) else np.zeros(rows.shape[1])
-            )
-        return float(np.dot(self._mean_row, np.asarray(query_vector, dtype=np.float64)))
+            mean = rows.mean(axis=0, dtype=np.float64) if len(rows) else np.zeros(rows.shape[1])
+            self._mean_row = mean.astype(np.float32)
+        return float(np.dot(self._mean_row, query_vector))
 
     def search(
         self, query_vector: np.ndarray, limit: int, scores: np.ndarray | None = None
