@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 
+from .._errors import one_line
 from ..rules import default_rules
 from ..strategy import QueryContext, extract
 from ._spec import TaskSpec
@@ -13,6 +14,8 @@ __all__ = ["heuristic_route", "heuristic_task_spec"]
 
 _LABEL = "heuristic: "
 _GOAL_CHARS = 300
+_WORD_CHARS = 60
+"""At most this much of each matched keyword quoted in the reason."""
 _RESEARCH = re.compile(
     r"\b(?:best[ -]practices?|compare[sd]?|comparing|comparison|vs\.?|versus|"
     r"trade[ -]?offs?|pros (?:and|&) cons)\b",
@@ -69,5 +72,6 @@ def _route(message: str, context: QueryContext) -> tuple[str, str]:
 
 
 def _quoted(words: list[str], limit: int = 6) -> str:
-    shown = ", ".join(f"'{word}'" for word in words[:limit])
+    # (a match can be as long as the prompt: a place "in Denver Denver …" of a 10k prompt)
+    shown = ", ".join(f"'{one_line(word, _WORD_CHARS)}'" for word in words[:limit])
     return shown + (f" and {len(words) - limit} more" if len(words) > limit else "")

@@ -123,3 +123,12 @@ def test_the_route_alone_is_the_specs_route() -> None:
     for text in prompts:
         context = extract(text, default_rules())
         assert heuristic_route(text, context) == heuristic_task_spec(text, context).route
+
+
+def test_a_prompt_long_matched_keyword_is_cut_in_the_reason() -> None:
+    """`make bench`'s scaling shapes: "near Denver Denver …" is one local match as long as the
+    prompt, and the reason quoting it whole broke the spec's 2,000 characters."""
+    result = routescope.inspect("near " + "Denver " * 2000)
+    reason = result.task.reason
+    assert result.task.route == "browse" and len(reason) < 400
+    assert "'near Denver Denver" in reason and "…'" in reason
