@@ -35,7 +35,8 @@ _FUSION_INTRO = {
 _THRESHOLD_TIP = (
     "Below this final score the best tool does not fit, and the result says "
     "“no tool fits” (0: off). Scores are on the fusion's scale: weighted about 0–1, "
-    "canonical (RRF) about 0–0.05."
+    "canonical (RRF) about 0–0.05. Weighted: above it, the fit model decides (does the "
+    "request ask for a tool at all, and how well does the best tool match it)."
 )
 
 
@@ -72,8 +73,9 @@ class SearchControls(QWidget):
         self.threshold_label = QLabel("")
         self.calibrated_button = QPushButton("Calibrated")
         self.calibrated_button.setToolTip(
-            "the fusion's threshold measured by make eval: 1 % of the answerable BFCL "
-            "questions score below it"
+            "the fusion's threshold measured by make eval: weighted, the score floor chosen "
+            "with the fit model (at most 3 % of each catalog's answerable requests refused); "
+            "canonical, 1 % of the answerable BFCL questions score below it"
         )
         self.calibrated_button.clicked.connect(self._calibrated_threshold)
         self.threshold_label.setMinimumWidth(30)

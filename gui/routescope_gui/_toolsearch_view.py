@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import html
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QEvent, QObject, Qt, Signal
 from PySide6.QtWidgets import (
@@ -42,7 +42,7 @@ from ._toolsearch_hits import (
 )
 from ._toolsearch_rows import RankingTree, legend_html
 from ._toolsearch_steps import StepsTree
-from ._widgets import enable_copy, ensure_children, row_of, set_tone
+from ._widgets import bounded_tip, enable_copy, ensure_children, row_of, set_tone
 
 if TYPE_CHECKING:
     from routescope.toolsearch import SearchSettings, ToolSearchResult, WhyNot
@@ -283,6 +283,7 @@ class ToolSearchView(QWidget):
     def _show_verdict(self, result: ToolSearchResult | None) -> None:
         """An amber banner when no tool fits; otherwise a muted line saying why one does."""
         reason = result.fit_reason if result is not None else ""
+        self.verdict.setToolTip(fit_model_tip(result.fit_model) if result is not None else "")
         if result is not None and not result.fits:
             detail = reason.removeprefix("no tool fits").lstrip(": ")
             self.verdict.setText(f"⚠ <b>No tool fits</b> — {html.escape(detail)}")
@@ -342,3 +343,35 @@ def _lead_html(result: ToolSearchResult) -> str:
         f" · <b>led by {mark}</b> ({step_score:.3f} for its step &gt; the whole request's best "
         f"{name} {whole_score:.3f})"
     )
+
+
+_FEATURES = {
+    "score": "best score",
+    "margin": "margin over the second tool",
+    "cosine": "its cosine",
+    "above_mean": "cosine above the catalog's mean",
+    "cosine_margin": "cosine margin over the second",
+    "evidence": "keyword evidence",
+    "words": "matched words",
+    "coverage": "share of the query's words it matches",
+}
+
+
+def fit_model_tip(judged: dict[str, Any]) -> str:
+    """The fit model's verdict part by part (what each adds to the logit), or "" when the
+    model did not judge (the verdict line says the rule that did)."""
+    if not judged:
+        return ""
+    sign = "≥" if judged["probability"] >= judged["threshold"] else "<"
+    lines = [
+        f"fit model {judged['probability']:.3f} {sign} {judged['threshold']:.3f}, decided by "
+        f"{judged['decided_by']}",
+        f"the request: asks for a tool {judged['need']:.2f} (adds {judged['request']:+.2f})",
+        f"this catalog's best match: adds {judged['match']:+.2f}",
+    ]
+    contributions: dict[str, float] = judged["contributions"]
+    for name, value in contributions.items():
+        said = _FEATURES.get(name, name)
+        lines.append(f"  {said} {judged['inputs'][name]:.3f}: {value:+.2f}")
+    lines.append(f"  the model's baseline: {judged['match'] - sum(contributions.values()):+.2f}")
+    return bounded_tip("\n".join(lines))

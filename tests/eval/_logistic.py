@@ -33,20 +33,26 @@ class Standardised:
 
 
 def fit_logistic(
-    rows: np.ndarray, truth: np.ndarray, penalty: float, iterations: int = 60
+    rows: np.ndarray,
+    truth: np.ndarray,
+    penalty: float,
+    iterations: int = 60,
+    row_weights: np.ndarray | None = None,
 ) -> tuple[np.ndarray, float]:
     """Weights and bias minimising the log loss + penalty/2 · |weights|² (the bias is not
-    penalised), by Newton's method from zero: the same rows give the same model."""
+    penalised), by Newton's method from zero: the same rows give the same model.
+    `row_weights`: how much each row's loss counts (1 each when None)."""
     n, d = rows.shape
     design = np.hstack([rows, np.ones((n, 1))])
     w = np.zeros(d + 1)
     ridge = penalty * np.eye(d + 1)
     ridge[-1, -1] = 0.0
     y = truth.astype(float)
+    each = np.ones(n) if row_weights is None else np.asarray(row_weights, dtype=float)
     for _ in range(iterations):
         p = sigmoid(design @ w)
-        gradient = design.T @ (p - y) + ridge @ w
-        hessian = (design * (p * (1 - p))[:, None]).T @ design + ridge + 1e-9 * np.eye(d + 1)
+        gradient = design.T @ (each * (p - y)) + ridge @ w
+        hessian = (design * (each * p * (1 - p))[:, None]).T @ design + ridge + 1e-9 * np.eye(d + 1)
         step = np.linalg.solve(hessian, gradient)
         w -= step
         if float(np.abs(step).max()) < 1e-9:

@@ -33,10 +33,11 @@ Benchmarks (`--only` picks some), each over catalogs of the shapes people have:
   side by part.
 * `nofit` (issue 28): MetaTool's 520 requests its authors label as needing no tool (and over
   BFCL its irrelevance sets) against each catalog's answerable requests (BFCL, LiveMCPBench,
-  MetaTool's single-tool queries): the default's verdict — AUROC of the best score, answerable
-  refused, impossible accepted — by catalog and part, and the threshold and corroboration that
-  accept the fewest impossible requests with at most 3 % of the answerable refused on the tune
-  parts pooled.
+  MetaTool's single-tool queries): the default's verdict (the rule — score and corroboration
+  — then the fit model, `write_fit_model.py`) — AUROC of the best score and of the fit model,
+  answerable refused, impossible accepted, accepted per source — by catalog and part; and
+  for the rule alone, the threshold and corroboration that accept the fewest impossible
+  requests with at most 3 % of the answerable refused on the tune parts pooled.
 * `irrelevance`: the best score of each strategy on questions no tool answers (BFCL's
   irrelevance and live_irrelevance) against the relevant BFCL questions, over the BFCL
   catalog with and without parameters: medians, AUROC, and false accepts at the thresholds
@@ -206,6 +207,9 @@ class Top:
     count whole: not in a URL or path, a number or a request phrase)."""
     evidence: float = 0.0
     gap: float = 0.0
+    fit: float | None = None
+    """The fit model's probability (None: the model did not judge this search — it judges only
+    what the rule accepts)."""
 
 
 def top_of(result: Any) -> Top:
@@ -219,7 +223,8 @@ def top_of(result: Any) -> Top:
     words = len({t.term for t in terms if not t.note})
     evidence = keyword.evidence or 0.0 if keyword is not None else 0.0
     gap = result.runner_up_gap or 0.0
-    return Top(hit.score, cosine, signals.shares.get("vector", 0.0), words, evidence, gap)
+    fit = result.fit_model.get("probability") if result.fit_model else None
+    return Top(hit.score, cosine, signals.shares.get("vector", 0.0), words, evidence, gap, fit)
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -1144,6 +1149,20 @@ def _nofit_pairs(ctx: Context) -> list[tuple[str, Engine, list[Query], list[Quer
     return pairs
 
 
+def nofit_sources(ctx: Context) -> dict[str, str]:
+    """The set each no-fit request comes from, by id (`bfcl irrelevance`, `metatool no_tool`,
+    …; LiveMCPBench's tasks are not listed)."""
+    found = {}
+    for task in ("single", "irrelevance", "live_irrelevance"):
+        for query in ctx.data().tasks[task].queries:
+            found[query.id] = f"bfcl {task}"
+    meta = public_set(ctx, "metatool")
+    for task in ("no_tool", "single_tool"):
+        for query in meta.tasks[task].queries:
+            found[query.id] = f"metatool {task}"
+    return found
+
+
 def _verdict(top: Top, threshold: float, vector_share: float | None) -> bool:
     """Whether a best hit fits: its score against the threshold and, unless `vector_share` is
     None, corroborated by two matched words or a vector share at least that."""
@@ -1178,6 +1197,7 @@ def bench_nofit(ctx: Context) -> None:
     pooled: list[tuple[Top, bool]] = []
     found: dict[str, Any] = {}
     rows = []
+    sources = nofit_sources(ctx)
     observed: list[tuple[str, list[Top], list[bool], list[bool], list[str]]] = []
     for name, engine, answerable, impossible in _nofit_pairs(ctx):
         task = "single" if name in SHAPES else ("single_tool" if name == "metatool" else name)
@@ -1186,21 +1206,32 @@ def bench_nofit(ctx: Context) -> None:
         tops = good.tops + bad.tops
         fits = good.fits + bad.fits
         flags = [False] * len(good.tops) + [True] * len(bad.tops)
-        parts = [split_part(q.id) for q in (*answerable, *impossible)]
+        queries = (*answerable, *impossible)
+        parts = [split_part(q.id) for q in queries]
         observed.append((name, tops, flags, fits, parts))
         pooled += [(t, f) for t, f, p in zip(tops, flags, parts, strict=True) if p == "tune"]
         for which in ("tune", "held-out"):
             chosen = [i for i, p in enumerate(parts) if p == which]
             rel = [tops[i].score for i in chosen if not flags[i]]
             irr = [tops[i].score for i in chosen if flags[i]]
+            judged = [i for i in chosen if tops[i].fit is not None]
             refused = [not fits[i] for i in chosen if not flags[i]]
             accepted = [fits[i] for i in chosen if flags[i]]
+            by_source: dict[str, list[bool]] = {}
+            for i in chosen:
+                if flags[i]:
+                    by_source.setdefault(sources.get(queries[i].id, "?"), []).append(fits[i])
             figures = {
                 "answerable": len(rel),
                 "impossible": len(irr),
                 "auroc": _metrics.auroc(rel, irr),
+                "auroc_fit": _metrics.auroc(
+                    [tops[i].fit for i in judged if not flags[i]],
+                    [tops[i].fit for i in judged if flags[i]],
+                ),
                 "refused": sum(refused) / len(refused) if refused else math.nan,
                 "accepted": sum(accepted) / len(accepted) if accepted else math.nan,
+                "accepted_by_source": {k: sum(v) / len(v) for k, v in by_source.items()},
             }
             found.setdefault(name, {})[which] = figures
             rows.append(
@@ -1209,8 +1240,10 @@ def bench_nofit(ctx: Context) -> None:
                     which,
                     f"{len(rel):,} / {len(irr):,}",
                     _f(figures["auroc"]),
+                    _f(figures["auroc_fit"]),
                     _f(figures["refused"]),
                     _f(figures["accepted"]),
+                    "; ".join(f"{k} {_f(v)}" for k, v in figures["accepted_by_source"].items()),
                 ]
             )
     print(
@@ -1222,9 +1255,11 @@ def bench_nofit(ctx: Context) -> None:
         "catalog",
         "part",
         "answerable / impossible",
-        "AUROC",
+        "AUROC of the score",
+        "AUROC of the fit model (where the rule accepts)",
         "answerable refused",
         "impossible accepted",
+        "accepted by source",
     )
     print(table(header, rows, text_columns=2))
     tops = [t for t, _ in pooled]
@@ -1240,10 +1275,11 @@ def bench_nofit(ctx: Context) -> None:
         if refused <= NOFIT_REFUSED and (share not in best or accepted < best[share][2]):
             best[share] = (threshold, refused, accepted)
     print(
-        f"\nCalibration on the tune parts, all catalogs pooled ({flags.count(False):,} answerable, "
-        f"{flags.count(True):,} impossible): per corroboration rule, the threshold that accepts "
-        f"the fewest impossible requests with at most {NOFIT_REFUSED:.0%} of the answerable "
-        "refused\n"
+        f"\nThe rule before the fit model, on the tune parts, all catalogs pooled "
+        f"({flags.count(False):,} answerable, {flags.count(True):,} impossible): per "
+        "corroboration rule, the threshold that accepts the fewest impossible requests with at "
+        f"most {NOFIT_REFUSED:.0%} of the answerable refused (the model's threshold is chosen by "
+        "tests/eval/write_fit_model.py, each catalog within it)\n"
     )
     calib_rows = []
     for share, (threshold, refused, accepted) in best.items():

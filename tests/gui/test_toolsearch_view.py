@@ -521,14 +521,21 @@ def test_a_steps_best_tool_says_so_in_the_ranking_and_the_fit_says_its_corrobora
     qtbot, engine: ToolSearch
 ) -> None:  # type: ignore[no-untyped-def]
     """Issue 28: the step merge is explained in the ranking ("step 2's best", which step and
-    whose score in the tip), the verdict names what corroborates the fit, and opening a merged
-    row explains it (its name, not its label, is asked for)."""
+    whose score in the tip), the verdict names what backs the fit — the fit model, part by part
+    in its tip — and opening a merged row explains it (its name, not its label, is asked
+    for)."""
     view = ToolSearchView()
     qtbot.addWidget(view)
     found = ranked(engine, "find the config file, then email it to Bob and show the git log")
     view.show_result(found)
     merged = [hit for hit in found.results if hit.step is not None]
-    assert merged and found.fits and "corroborated by" in view.verdict.text()
+    assert merged and found.fits and "; fit model " in view.verdict.text()
+    assert "decided by" in view.verdict.text() and found.fit_model
+    tip = view.verdict.toolTip()
+    assert "the request: asks for a tool" in tip and "this catalog's best match: adds" in tip
+    assert "best score" in tip and "the model's baseline" in tip
+    for step_result in found.steps:  # a step is judged by the rule before the model
+        assert "fit model" not in step_result.fit_reason
     row = view.table.topLevelItem(merged[0].rank - 1)
     assert row is not None
     assert row.text(1) == f"{merged[0].tool_name} · step {merged[0].step}'s best"

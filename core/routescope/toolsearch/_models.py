@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Literal, get_args
+from typing import Any, Literal, get_args
 
 from .._errors import InputError
 
@@ -42,7 +42,8 @@ CALIBRATED_FIT_THRESHOLDS: dict[str, float] = {"weighted": 0.20, "canonical": 0.
 answerable BFCL questions fall (`make eval`, "No tool fits"), on the BFCL catalog with and
 without parameter schemas, the lower of the two, rounded down (2026-11-26: weighted 0.228 and
 0.204, canonical 0.0200 and 0.0195). Questions no tool answers score lower on the whole, but the
-two overlap: a higher threshold rejects more of both."""
+two overlap: a higher threshold rejects more of both. Weighted: a best hit above it must also
+be corroborated and, where the fit model applies, pass it (`_fit_model`)."""
 FIT_WORDS = 2
 """Weighted fusion: a best hit above the fit threshold fits only when corroborated: it matches
 at least this many of the query's words (words that count whole: not only in a URL or path, a
@@ -205,9 +206,17 @@ class ToolSearchResult:
     """The threshold the verdict used (the calibrated one unless the settings set one)."""
     fit_corroboration: str = ""
     """Weighted fusion: what corroborates the best hit's fit ("2 matched words: renew,
-    passport", "vector share 0.41 ≥ 0.15"), or why nothing does ("1 matched word: passport;
-    vector share 0.09 < 0.15"); "" when the score alone decided (below the threshold, the
-    threshold off, the canonical fusion)."""
+    passport", "vector share 0.41 ≥ 0.15") or why nothing does ("1 matched word: passport;
+    vector share 0.09 < 0.15"), then, where the fit model judged, its parts ("fit model 0.81 ≥
+    0.11 (decided by both): the request asks for a tool (0.93, +1.52); this catalog's best
+    match +0.12 (…)"); "" when the score alone decided (below the threshold, the threshold
+    off, the canonical fusion)."""
+    fit_model: dict[str, Any] = field(default_factory=dict)
+    """Weighted fusion, when the fit model judged: `probability`, `threshold`, `need` (the
+    request part alone as a probability), `request` and `match` (what each part adds to the
+    logit), `decided_by`, and per feature of the best match its value (`inputs`) and what it
+    adds (`contributions`); {} otherwise (it judges only what the score and the corroboration
+    accept: it can only refuse)."""
     steps: list[StepResult] = field(default_factory=list)
     """Filled when the request splits into two or more steps: each step searched alone
     (with `SearchSettings.k` results, their per-field explanations not computed), beside the

@@ -12,8 +12,9 @@ from __future__ import annotations
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import platformdirs
@@ -24,6 +25,7 @@ from ._canonical import canonical, default_boosts
 from ._catalog import Catalog
 from ._context import Context
 from ._embed import Embedder, EmbedderError, default_embedder, redact_url
+from ._fit_model import FitJudgement, fit_inputs, load_fit_model
 from ._fuser import Candidates, Fuser, FusionInput
 from ._fusion import FUSERS
 from ._keyword import KeywordHit, KeywordIndex
@@ -265,10 +267,14 @@ class ToolSearch:
         query: str,
         settings: SearchSettings | None = None,
         query_vector: np.ndarray | None = None,
+        *,
+        fit_model: bool = True,
     ) -> ToolSearchResult:
         """Rank the catalog's tools for `query`. `query_vector` may be given (embedded off the
         UI thread); otherwise the query is embedded here when the strategy needs it. A query
-        that cannot be embedded is searched keyword-only, and the result says why."""
+        that cannot be embedded is searched keyword-only, and the result says why.
+        `fit_model`: False judges "no tool fits" by the rule before the fit model (a request's
+        steps are judged so: their verdicts place tools in the ranking)."""
         settings = _checked(query, settings)
         timings: dict[str, float] = {}
         cut = len(query) > MAX_QUERY_CHARS
@@ -279,7 +285,7 @@ class ToolSearch:
         semantic = self.semantic_status
         category, category_reason = category_filter(query, self.canonical, self._categories)
         boosts = settings.boosts or self.default_boosts()
-        keyword, similarities, strategy, problem = self._lists(
+        keyword, similarities, strategy, problem, vector = self._lists(
             query, settings, boosts, strategy, query_vector, timings
         )
         if problem is not None:
@@ -308,13 +314,24 @@ class ToolSearch:
         steps: list[StepResult] = []
         if settings.split_steps:
             t5 = clock()
-            steps = self._steps.run(query, settings, self.embed_query, self.search)
+            steps = self._steps.run(query, settings, self.embed_query, self._step_search)
             timings["steps"] = (clock() - t5) / 1000
         threshold = settings.fit_threshold
         calibrated = threshold is None
         if threshold is None:
             threshold = CALIBRATED_FIT_THRESHOLDS[settings.fusion]
-        fits, fit_reason, corroborated = _fit(results, threshold, calibrated, settings.fusion)
+        judged: list[FitJudgement] = []
+
+        def judge() -> FitJudgement | None:  # only for what the rule accepts: it only refuses
+            if not fit_model or settings.fusion != "weighted":
+                return None
+            found = self._judge(query, results, similarities, vector, keyword)
+            judged.extend([found] if found is not None else [])
+            return found
+
+        fits, fit_reason, corroborated = _fit(
+            results, threshold, calibrated, settings.fusion, judge
+        )
         whole = [(hit.tool_name, hit.score) for hit in results] if steps else []
         gap = results[0].score - results[1].score if len(results) > 1 else None
         results, merge = merge_step_tools(results, steps, settings.k, fuser.multi_need_merge)
@@ -333,6 +350,7 @@ class ToolSearch:
             fit_reason=fit_reason,
             fit_threshold=threshold,
             fit_corroboration=corroborated,
+            fit_model=_judgement_json(judged[0]) if judged else {},
             steps=steps,
             with_steps=[hit.tool_name for hit in results],
             whole_request=whole,
@@ -348,10 +366,10 @@ class ToolSearch:
         strategy: Strategy,
         query_vector: np.ndarray | None,
         timings: dict[str, float],
-    ) -> tuple[Candidates, VectorScores | None, Strategy, str | None]:
+    ) -> tuple[Candidates, VectorScores | None, Strategy, str | None, np.ndarray | None]:
         """The keyword side's candidates and the vector side's scores (None: not used), the
-        strategy that ran, and why the query could not be embedded (None: it was, or it did
-        not need to be). The time each side took goes into `timings`."""
+        strategy that ran, why the query could not be embedded (None: it was, or it did not
+        need to be), and its vector. The time each side took goes into `timings`."""
         fuser = FUSERS[settings.fusion]
         clock = time.perf_counter_ns
         t0 = clock()
@@ -364,7 +382,7 @@ class ToolSearch:
         timings["keyword"] = (t1 - t0) / 1000
         index = self._vector
         if strategy == "exact" or index is None:
-            return keyword, None, strategy, None
+            return keyword, None, strategy, None, None
         vector, problem = self._query_vector(query, query_vector)
         if query_vector is None:
             timings["embed"] = (clock() - t1) / 1000
@@ -373,11 +391,41 @@ class ToolSearch:
                 t0 = clock()
                 keyword = fuser.keyword(self._fusion, query, boosts, settings.candidates)
                 timings["keyword"] += (clock() - t0) / 1000
-            return keyword, None, "exact", problem
+            return keyword, None, "exact", problem, None
         t2 = clock()
         similarities = index.query(vector, settings.candidates)
         timings["vector"] = (clock() - t2) / 1000
-        return keyword, similarities, strategy, None
+        return keyword, similarities, strategy, None, vector
+
+    def _step_search(
+        self, query: str, settings: SearchSettings, vector: np.ndarray | None
+    ) -> ToolSearchResult:
+        """A step searched alone, judged by the rule before the fit model."""
+        return self.search(query, settings, vector, fit_model=False)
+
+    def _judge(
+        self,
+        query: str,
+        results: list[ToolHit],
+        similarities: VectorScores | None,
+        vector: np.ndarray | None,
+        keyword: Candidates,
+    ) -> FitJudgement | None:
+        """The fit model's verdict on the whole request's ranking (None: no model for this
+        embedding model, no vector, nothing ranked)."""
+        index = self._vector
+        if not results or similarities is None or vector is None or index is None:
+            return None
+        model = load_fit_model()
+        if isinstance(model, str) or model.model_id != index.embedder.model_id:
+            return None
+        if len(vector) != len(model.request_weights):
+            return None
+        hits = similarities.hits
+        best = (hits[0][1] if hits else 0.0, hits[1][1] if len(hits) > 1 else 0.0)
+        terms = keyword.evidence.terms if keyword.evidence is not None else None
+        inputs = fit_inputs(query, results, best, index.mean_similarity(vector), terms)
+        return model.judge(vector, inputs)
 
     def _explain(
         self,
@@ -459,11 +507,16 @@ def _checked(query: object, settings: object) -> SearchSettings:
 
 
 def _fit(
-    results: list[ToolHit], threshold: float, calibrated: bool, fusion: str
+    results: list[ToolHit],
+    threshold: float,
+    calibrated: bool,
+    fusion: str,
+    judge: Callable[[], FitJudgement | None] | None = None,
 ) -> tuple[bool, str, str]:
-    """Whether the best hit fits: its score against the threshold, said with both numbers, and
-    (weighted fusion) corroborated by two matched words or a vector share; and what
-    corroborates it or why nothing does."""
+    """Whether the best hit fits, in parts, each said with its number and threshold: its score
+    against the threshold; (weighted fusion) corroborated by two matched words or a vector
+    share; and where the fit model judged, the model's fit against its threshold. Returns the
+    verdict, the reason, and what corroborates it (or why nothing does) with the model's parts."""
     if not results:
         return False, "no tool matched at all", ""
     best = results[0].score
@@ -476,9 +529,30 @@ def _fit(
     if fusion != "weighted":
         return True, passed, ""
     corroborated, said = corroboration(results[0])
-    if corroborated:
-        return True, f"{passed}, corroborated by {said}", said
-    return False, f"no tool fits: {passed} but not corroborated ({said})", said
+    if not corroborated:
+        return False, f"no tool fits: {passed} but not corroborated ({said})", said
+    passed = f"{passed}, corroborated by {said}"
+    judged = judge() if judge is not None else None
+    if judged is None:
+        return True, passed, said
+    said = f"{said}; {judged.said()}"
+    if judged.fits:
+        return True, f"{passed}; {judged.short()}", said
+    return False, f"no tool fits: {passed}, but {judged.short()}", said
+
+
+def _judgement_json(judged: FitJudgement) -> dict[str, Any]:
+    """The fit model's verdict for `ToolSearchResult.fit_model` (JSON-ready)."""
+    return {
+        "probability": judged.probability,
+        "threshold": judged.threshold,
+        "need": judged.need,
+        "request": judged.request,
+        "match": judged.match,
+        "decided_by": judged.decided_by,
+        "inputs": judged.inputs,
+        "contributions": judged.contributions,
+    }
 
 
 def corroboration(hit: ToolHit) -> tuple[bool, str]:

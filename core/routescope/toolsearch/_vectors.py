@@ -217,6 +217,7 @@ class VectorIndex:
             else:
                 self._scan = scan
         self._matrix = np.asfortranarray(rows) if self._scan is None else np.ascontiguousarray(rows)
+        self._mean_row: np.ndarray | None = None
 
     @property
     def quantised(self) -> bool:
@@ -274,6 +275,15 @@ class VectorIndex:
         with one_blas_thread():
             values: np.ndarray = self._matrix @ query_vector
         return VectorScores(values, top_values(values, limit))
+
+    def mean_similarity(self, query_vector: np.ndarray) -> float:
+        """The query's mean cosine over every tool: its dot product with the mean row (kept
+        after the first call: one pass over the rows)."""
+        if self._mean_row is None:
+            rows = self._matrix
+            mean = rows.mean(axis=0, dtype=np.float64) if len(rows) else np.zeros(rows.shape[1])
+            self._mean_row = mean.astype(np.float32)
+        return float(np.dot(self._mean_row, query_vector))
 
     def search(
         self, query_vector: np.ndarray, limit: int, scores: np.ndarray | None = None
