@@ -444,8 +444,8 @@ def test_the_window_toggle_reruns_the_prompt_with_grounding_required(
 
 
 def _semantic_result() -> DeepResearchResult:
+    from routescope.optimise._goal_terms import goal_terms
     from routescope.research._evidence import assess
-    from routescope.research._goal_terms import goal_terms
     from routescope.research._page_evidence import Source
     from routescope.research._records import Finding
 

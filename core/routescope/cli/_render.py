@@ -84,6 +84,11 @@ def inspection_text(result: Inspection, style: Style) -> str:
         f"{style('task', '1')}      {style(task.route.upper(), '1;34')}  {clip(task.user_goal)}  "
         + style(f"({task.reason}; {len(task.actions)} search(es) planned)", "2")
     )
+    if task.research_query is not None:
+        first = task.research_query
+        lines.append(
+            f"          research searches first: {clip(first.query)}  " + style(first.reason, "2")
+        )
     timings = " · ".join(f"{k} {v:,.0f} µs" for k, v in result.timings_us.items())
     lines.append(f"{style('timings', '1')}   {timings}")
     return "\n".join(lines)

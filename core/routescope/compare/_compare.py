@@ -150,6 +150,8 @@ def _values(inspection: Inspection) -> Iterator[tuple[Section, str, Any]]:
     yield "task", "task.route", inspection.task.route
     yield "task", "task.strategy", inspection.task.strategy
     yield "task", "task.actions", [action.query for action in inspection.task.actions]
+    first = inspection.task.research_query
+    yield "task", "task.research_query", first.query if first is not None else None
     tools = inspection.tools
     if tools is not None:
         yield "tools", "tools.top", tools.results[0].tool_name if tools.results else None

@@ -12,9 +12,9 @@ from typing import Any, TypeVar
 from pydantic import BaseModel
 
 from ..llm import ChatClient, JsonAnswer
+from ..optimise._goal_terms import GoalTerm
 from ._answers import Evaluation, QueryPlan, Refinement, prompt
 from ._checked import refusal
-from ._goal_terms import GoalTerm
 from ._page_evidence import Source
 from ._provider_contract import shorten_query
 from ._quality import StopReason

@@ -85,7 +85,7 @@ def _stack(goal: str, given: str | None, project_context: str | None) -> str:
     """The stack hint the optimiser gets: the caller's (a blank one says none), else the
     language the goal or the project context names — never a kind ("frontend", "CLI")
     inferred from the goal's own words, which would only add a word the goal did not say."""
-    from ._quality import infer_stack
+    from ..optimise._stack import infer_stack
 
     if given is not None:
         return given.strip()

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Literal
 from urllib.parse import urlsplit
 
-from ._goal_terms import GoalTerm
+from ..optimise._goal_terms import GoalTerm
 from ._page_evidence import (
     ABOUT_GOAL,
     ASPECT_ANSWERED,

@@ -18,27 +18,20 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from ..task import heuristic_task_spec
-from ._answers import Evaluation, QueryPlan, Refinement, TaskSpec
-from ._evidence import assess
-from ._goal_terms import GoalTerm, goal_terms
-from ._page_evidence import Source
-from ._quality import infer_stack
-from ._query_words import (
+from ..optimise import first_query
+from ..optimise._goal_terms import GoalTerm, goal_terms
+from ..optimise._query_words import (
     MAX_QUERY_CHARS,
-    MAX_QUERY_WORDS,
     Ranking,
-    content_words,
-    doc_domains,
     fit_query,
     labelled,
     quoted,
-    router_context,
-    router_entities,
     spellings,
-    stem_of,
-    words_of,
 )
+from ..task import heuristic_task_spec
+from ._answers import Evaluation, QueryPlan, Refinement, TaskSpec
+from ._evidence import assess
+from ._page_evidence import Source
 
 __all__ = [  # Source: for the package's lazy names
     "HEURISTIC_MODEL",
@@ -146,57 +139,12 @@ class HeuristicModel:
     # -- search_query_optimizer ----------------------------------------------------------------
 
     def plan_query(self, inputs: OptimiserInput) -> QueryPlan:
-        """The first query: the router's entities and the goal's content words in the goal's
-        order, then the stack hint's words; at most 12 words and 200 characters."""
-        context = router_context(inputs.goal)
-        entities = router_entities(context)
-        stack = (inputs.stack_hint or "").strip()
-        stack_from = "the stack hint"
-        if inputs.stack_hint is None:
-            stack = infer_stack(inputs.goal, inputs.project_context).language or ""
-            stack_from = "the language inferred from the goal and project context"
-        entity_words = {stem_of(w) for entity in entities for w in words_of(entity)}
-        goal_words = content_words(words_of(context.user_goal or inputs.goal))
-        words = list(goal_words)
-        rank = [3 if stem_of(w) in entity_words else 1 for w in words]
-        present = {stem_of(w) for w in words}
-        for entity in entities:  # entities the goal's words missed (rare: spans split oddly)
-            for word in content_words(words_of(entity)):
-                if stem_of(word) not in present:
-                    present.add(stem_of(word))
-                    words.append(word)
-                    rank.append(3)
-        stack_words = [w for w in content_words(words_of(stack)) if stem_of(w) not in present]
-        words += stack_words
-        rank += [2] * len(stack_words)
-        query_words = fit_query(words, rank)
-        parts = []
-        from_entities = [w for w in query_words if stem_of(w) in entity_words]
-        from_goal = [w for w in query_words if w in goal_words and stem_of(w) not in entity_words]
-        if from_entities:
-            parts.append(f"entities {quoted(from_entities)} from the strategy router")
-        if from_goal:
-            parts.append(f"goal words {quoted(from_goal)}")
-        added = [w for w in stack_words if w in query_words]
-        if added:
-            parts.append(f"{quoted(added)} from {stack_from} '{stack}'")
-        dropped = len(words) - len(query_words)
-        if not query_words:
-            fallback = " ".join(words_of(inputs.goal)[:MAX_QUERY_WORDS])[:MAX_QUERY_CHARS]
-            query = fallback or "documentation"
-            reason = "the goal has no content words; the query is the goal as written"
-            if not fallback:
-                reason = "the goal is empty; a generic query"
-        else:
-            query = " ".join(query_words)
-            reason = "; ".join(parts)
-            reason += "; stopwords and filler dropped"
-            if dropped:
-                reason += f"; {dropped} least important word(s) cut to fit 12 words"
+        """The first query (`routescope.optimise.first_query`): the router's entities and the
+        goal's content words in the goal's order, then the stack hint's words; at most 12
+        words and 200 characters."""
+        found = first_query(inputs.goal, inputs.stack_hint, inputs.project_context)
         return QueryPlan(
-            query=query,
-            reason=labelled(reason),
-            expected_domains=doc_domains([*entities, *words_of(stack), *goal_words]),
+            query=found.query, reason=found.reason, expected_domains=found.expected_domains
         )
 
     # -- research_query_refiner ----------------------------------------------------------------

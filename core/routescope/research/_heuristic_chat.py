@@ -12,8 +12,8 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from ..llm import JsonAnswer
+from ..optimise._goal_terms import GoalTerm
 from ._answers import PROMPTS, Evaluation
-from ._goal_terms import GoalTerm
 from ._heuristic import (
     HEURISTIC_MODEL,
     ClassifierInput,

@@ -14,11 +14,11 @@ import time
 from collections.abc import Callable
 
 from ..llm import ChatClient
+from ..optimise._goal_terms import GoalTerm
 from ._answers import Evaluation
 from ._asking import evaluate, first_query, next_query
 from ._checked import Checked, checked_scores, refusal
 from ._evidence import assess
-from ._goal_terms import GoalTerm
 from ._grounding import Grounding
 from ._heuristic import HEURISTIC_MODEL
 from ._models import SearchHit, SearchResponse

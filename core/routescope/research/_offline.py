@@ -37,6 +37,7 @@ from .._analysis import WORD, tokens
 from .._cache import cache_dir
 from .._errors import EmbedderError, OfflineIndexError, one_line
 from .._index import IndexSpec, OpenIndex, is_panic, open_index
+from ..optimise._goal_terms import CorpusFrequencies
 from ._corpus import (
     MAX_BODY_CHARS,
     MAX_DOCUMENTS,
@@ -48,7 +49,6 @@ from ._corpus import (
     machine_documents,
     machine_key,
 )
-from ._goal_terms import CorpusFrequencies
 from ._models import ProviderError, SearchHit, SearchResponse
 from ._records import PageRead
 from ._semantic import (

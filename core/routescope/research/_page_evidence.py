@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 from typing import Literal
 
 from .._analysis import COMPOUND_WORD, light_stem
-from ._goal_terms import GoalTerm, compound_parts
+from ..optimise._goal_terms import GoalTerm, compound_parts
 
 __all__ = [
     "ABOUT_GOAL",

@@ -1,6 +1,6 @@
 """Research quality (seed 003): how an attempt scores, which attempt is best, why the loop
-stopped, what comes next, and the stack hint a goal implies. Pure functions; every decision
-says why.
+stopped and what comes next (the stack hint a goal implies is the optimiser's:
+`routescope.optimise`). Pure functions; every decision says why.
 
 The next step (`decide_next_step`) is a function of the attempts' evidence and of why the loop
 stopped:
@@ -25,19 +25,15 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
-from .._analysis import ASCII_TECH_WORD
-
 __all__ = [
     "NextStep",
     "Rule",
     "Scores",
-    "StackHint",
     "StopKind",
     "StopReason",
     "Thresholds",
     "best_attempt",
     "decide_next_step",
-    "infer_stack",
     "meets_target",
     "next_step",
     "score",
@@ -331,53 +327,3 @@ def next_step(
         thresholds=thresholds,
         grounding_reason=grounding_reason,
     )
-
-
-@dataclass(frozen=True, slots=True)
-class StackHint:
-    """A tech stack hint ("Python GUI") and the words that suggested it, with their spans
-    (into the goal, or into the project context after the goal and a newline)."""
-
-    hint: str | None
-    evidence: list[tuple[str, int, int]]
-    language: str | None = None
-    """The language family alone ("Python"), when one was found."""
-
-
-# (family, words); the first family with evidence names the language, the others the kind.
-_LANGUAGES: list[tuple[str, tuple[str, ...]]] = [
-    ("Python", ("python", "pyside6", "pyqt", "django", "flask", "fastapi", "pip", "pytest")),
-    ("TypeScript", ("typescript", "tsx", "ts-node", "deno")),
-    ("JavaScript", ("javascript", "node", "nodejs", "npm", "express")),
-    ("Rust", ("rust", "cargo", "tokio")),
-    ("Go", ("golang",)),
-]
-_KINDS: list[tuple[str, tuple[str, ...]]] = [
-    ("GUI", ("gui", "desktop", "qt", "pyside6", "pyqt", "tkinter", "window", "widget")),
-    ("Vite React frontend", ("react", "vite", "jsx", "tsx")),
-    ("frontend", ("css", "html", "frontend", "front-end", "browser", "dom")),
-    ("backend", ("api", "backend", "server", "django", "flask", "fastapi", "express")),
-    ("CLI", ("cli", "command-line", "terminal", "argparse", "click")),
-]
-
-
-def infer_stack(goal: str, project_context: str | None = None) -> StackHint:
-    """A deterministic stack hint from the goal and an optional project description."""
-    text = goal if not project_context else f"{goal}\n{project_context}"
-    words = [(m.group().rstrip(".-"), m.start()) for m in ASCII_TECH_WORD.finditer(text.lower())]
-    evidence: list[tuple[str, int, int]] = []
-
-    def first(families: list[tuple[str, tuple[str, ...]]]) -> str | None:
-        for name, vocabulary in families:
-            hits = [(w, s, s + len(w)) for w, s in words if w in vocabulary]
-            if hits:
-                evidence.extend(hits[:3])
-                return name
-        return None
-
-    language, kind = first(_LANGUAGES), first(_KINDS)
-    unique = list(dict.fromkeys(evidence))
-    if kind == "Vite React frontend":
-        return StackHint(kind, unique, language)
-    hint = " ".join(part for part in (language, kind) if part) or None
-    return StackHint(hint, unique, language)

@@ -8,9 +8,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from ..optimise._goal_terms import GoalTerm
 from ._answers import Evaluation
 from ._evidence import AttemptEvidence, ScoreReason
-from ._goal_terms import GoalTerm
 from ._grounding import Grounding
 from ._models import SearchHit
 from ._page_evidence import PageEvidence

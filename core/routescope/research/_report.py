@@ -15,8 +15,8 @@ from urllib.parse import urlsplit
 import platformdirs
 
 from .._files import existing_output, replace_file
+from ..optimise._goal_terms import GoalTerm
 from ._evidence import AttemptEvidence, ScoreReason
-from ._goal_terms import GoalTerm
 from ._grounding import Grounding
 from ._page_evidence import PageEvidence
 from ._records import Attempt, DeepResearchResult

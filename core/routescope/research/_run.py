@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..llm import ChatClient
-from ._goal_terms import GoalTerm, goal_terms, lookup_words
+from ..optimise._goal_terms import GoalTerm, goal_terms, lookup_words
 from ._grounding import Grounding
 from ._provider_contract import SearchProvider
 from ._quality import Thresholds

@@ -40,7 +40,7 @@ from .._analysis import COMPOUND_WORD
 from .._cache import cache_dir, discard, write_atomically
 from .._embedding import one_blas_thread
 from .._errors import EmbedderError, one_line
-from ._goal_terms import STOPWORDS
+from ..optimise._goal_terms import STOPWORDS
 
 __all__ = [
     "PASSAGES_PER_PAGE",

@@ -15,7 +15,7 @@ import re
 from collections.abc import Sequence
 
 from .._analysis import light_stem
-from ._goal_terms import is_common, words
+from ..optimise._goal_terms import is_common, words
 from ._records import Attempt
 from ._semantic import Semantics
 

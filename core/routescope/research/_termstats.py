@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Sequence
 
-from ._goal_terms import CorpusFrequencies
+from ..optimise._goal_terms import CorpusFrequencies
 
 __all__ = ["corpus_frequencies", "corpus_frequencies_sync"]
 

@@ -1,6 +1,7 @@
 """The task router (seed 000, "Strategy integration"): what to do with a message — chat,
 browse or research — and the goal restated, from a model or the deterministic heuristic; the
-searches always come from the strategy pipeline, never from the model.
+searches always come from the strategy pipeline, never from the model, and a research route
+also names the first search deep research would make (`routescope.optimise`).
 
 `inspect()` runs the heuristic for every prompt (`Inspection.task`); `classify(llm=…)` asks a
 model and falls back to the heuristic when its answer cannot be used.

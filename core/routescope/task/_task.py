@@ -1,8 +1,10 @@
 """The task router's decision: a model's (or the heuristic's) route and goal, with the searches
-planned by the strategy pipeline."""
+planned by the strategy pipeline (seed 000) and, for a research route, the first query the
+research optimiser would search (issue 27)."""
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import functools
 import json
@@ -10,6 +12,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
 from .._resources import resources_root
+from ..optimise import FirstQuery, first_query
 from ..rules import RulePack, default_rules
 from ..strategy import (
     Action,
@@ -43,8 +46,8 @@ def _prompt() -> str:
 
 @dataclass(frozen=True, slots=True)
 class TaskDecision:
-    """What to do with a message, where that came from, and the searches the strategy router
-    planned for the goal (empty for chat)."""
+    """What to do with a message, where that came from, the searches the strategy router
+    planned for the goal (empty for chat) and, for research, the optimiser's first query."""
 
     route: Literal["chat", "browse", "research"]
     user_goal: str
@@ -54,6 +57,10 @@ class TaskDecision:
     strategy: str
     strategy_reason: str
     actions: list[Action]
+    research_query: FirstQuery | None = None
+    """For a research route, the first query deep research would search for the goal (the
+    optimiser's rules, with the language the goal implies), with why each word is there;
+    None for chat and browse."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,8 +100,9 @@ def validate_task_spec(
         actions = list(planned.actions)  # (the inspection keeps its own list)
     else:
         actions = sanitize_plan(plan(context, decision.strategy, rules), context, today, rules)
+    research = first_query(goal) if spec.route == "research" else None
     return TaskDecision(
-        spec.route, goal, source, spec.reason, decision.strategy, decision.reason, actions
+        spec.route, goal, source, spec.reason, decision.strategy, decision.reason, actions, research
     )
 
 
@@ -135,13 +143,5 @@ async def classify(
     if answer.value is None:
         fallback = classify_heuristic(message, rules=pack, today=today)
         source = f"heuristic (model answer not used: {answer.error})"
-        return TaskDecision(
-            fallback.route,
-            fallback.user_goal,
-            source,
-            fallback.reason,
-            fallback.strategy,
-            fallback.strategy_reason,
-            fallback.actions,
-        )
+        return dataclasses.replace(fallback, source=source)
     return validate_task_spec(answer.value, message, "llm", rules=pack, today=today)

@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 
 from routescope.llm import JsonAnswer
+from routescope.optimise._goal_terms import goal_terms
 from routescope.research._answers import Evaluation
 from routescope.research._checked import CAP_MARGIN, checked_scores, refusal
 from routescope.research._evidence import assess
-from routescope.research._goal_terms import goal_terms
 from routescope.research._page_evidence import Source
 
 GOAL = "copy a file with shutil"

@@ -9,10 +9,7 @@ from collections.abc import Sequence
 from hypothesis import given
 from hypothesis import strategies as st
 
-from routescope.research import OfflineSearch
-from routescope.research._corpus import OfflineDocument
-from routescope.research._evidence import assess
-from routescope.research._goal_terms import (
+from routescope.optimise._goal_terms import (
     COMMON_WEIGHT,
     CorpusFrequencies,
     GoalTerm,
@@ -20,6 +17,9 @@ from routescope.research._goal_terms import (
     is_common,
     lookup_words,
 )
+from routescope.research import OfflineSearch
+from routescope.research._corpus import OfflineDocument
+from routescope.research._evidence import assess
 from routescope.research._page_evidence import Source
 from routescope.research._termstats import corpus_frequencies, corpus_frequencies_sync
 

@@ -12,8 +12,9 @@ from hypothesis import strategies as st
 from pydantic import BaseModel
 
 from routescope.llm import ChatClient, JsonAnswer
+from routescope.optimise._goal_terms import CorpusFrequencies, goal_terms
+from routescope.optimise._query_words import MAX_QUERY_CHARS, MAX_QUERY_WORDS
 from routescope.research._answers import PROMPTS, Evaluation, QueryPlan, Refinement, TaskSpec
-from routescope.research._goal_terms import CorpusFrequencies, goal_terms
 from routescope.research._heuristic import (
     ClassifierInput,
     EvaluatorInput,
@@ -25,7 +26,6 @@ from routescope.research._heuristic import (
 from routescope.research._heuristic_chat import HeuristicChat
 from routescope.research._loop import deep_research
 from routescope.research._models import SearchHit, SearchResponse
-from routescope.research._query_words import MAX_QUERY_CHARS, MAX_QUERY_WORDS
 from routescope.research._records import PageRead
 
 MODEL = HeuristicModel()

@@ -9,7 +9,7 @@ import pytest
 
 from routescope.llm import JsonAnswer
 from routescope.llm._scripted import ScriptedChat
-from routescope.research._goal_terms import CorpusFrequencies
+from routescope.optimise._goal_terms import CorpusFrequencies
 from routescope.research._loop import deep_research
 from routescope.research._models import ProviderError, SearchHit, SearchResponse
 from routescope.research._records import Attempt, Budgets, DeepResearchResult, PageRead

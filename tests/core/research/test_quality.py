@@ -2,7 +2,8 @@
 
 import pytest
 
-from routescope.research._quality import Scores, best_attempt, infer_stack, next_step, score
+from routescope.optimise import infer_stack
+from routescope.research._quality import Scores, best_attempt, next_step, score
 
 
 def test_score_is_the_seeds_weighted_sum_and_zero_without_pages() -> None:

@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 from routescope._embedding import model_installed
+from routescope.optimise._goal_terms import goal_terms, words
 from routescope.research import (
     Attempt,
     OfflineSearch,
@@ -23,7 +24,6 @@ from routescope.research import (
     run_research,
 )
 from routescope.research._evidence import assess
-from routescope.research._goal_terms import goal_terms, words
 from routescope.research._models import SearchHit
 from routescope.research._module_docs import source_docs
 from routescope.research._offline import OfflineDocument

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from routescope.optimise._goal_terms import goal_terms
 from routescope.research import Attempt, PageRead
 from routescope.research._evidence import assess
-from routescope.research._goal_terms import goal_terms
 from routescope.research._models import SearchHit
 from routescope.research._page_evidence import Source
 from routescope.research._semantic import PassageIndex, Semantics

@@ -132,3 +132,34 @@ def test_a_prompt_long_matched_keyword_is_cut_in_the_reason() -> None:
     reason = result.task.reason
     assert result.task.route == "browse" and len(reason) < 400
     assert "'near Denver Denver" in reason and "…'" in reason
+
+
+def test_a_research_route_shows_the_optimisers_first_query() -> None:
+    """Issue 27 §5: the task router plans a research route's search with the research
+    optimiser (the seed's strategy searches stay beside it)."""
+    from routescope.optimise import first_query
+    from routescope.research._heuristic import HeuristicModel, OptimiserInput
+
+    goal = "compare FastAPI vs Flask for a REST API"
+    task = routescope.inspect(goal, today=dt.date(2026, 11, 27)).task
+    assert task.route == "research" and task.actions  # (the seed's searches)
+    first = task.research_query
+    assert first is not None and first == first_query(goal)
+    assert first.query == "compare FastAPI vs Flask REST API Python"
+    assert "entities 'FastAPI', 'Flask'" in first.reason
+    assert "'Python' from the language" in first.reason
+    assert "fastapi.tiangolo.com" in first.expected_domains
+    # Deep research's heuristic optimiser searches exactly that first.
+    planned = HeuristicModel().plan_query(OptimiserInput(goal=goal))
+    assert (planned.query, planned.reason) == (first.query, first.reason)
+    for other in ("best ramen near Denver", "tell me a joke"):
+        assert routescope.inspect(other, today=dt.date(2026, 11, 27)).task.research_query is None
+
+
+def test_the_research_query_is_in_the_json_and_the_text(capsys: pytest.CaptureFixture[str]) -> None:
+    goal = "pros and cons of SQLite vs PostgreSQL"
+    assert main(["inspect", "--today", "2026-11-27", "--json", goal]) == 0
+    task = json.loads(capsys.readouterr().out)["task"]
+    assert task["route"] == "research" and task["research_query"]["query"].startswith("pros cons")
+    assert main(["inspect", "--today", "2026-11-27", goal]) == 0
+    assert "research searches first: " + task["research_query"]["query"] in capsys.readouterr().out

@@ -14,7 +14,7 @@ from .._analysis import COMPOUND_WORD, light_stem
 from ..rules import default_rules
 from ..strategy import QueryContext, extract
 from ._goal_terms import POSSESSIVE, STOPWORDS, GoalTerm
-from ._quality import infer_stack
+from ._stack import infer_stack
 
 __all__ = [
     "MAX_QUERY_CHARS",
