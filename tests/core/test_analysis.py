@@ -150,15 +150,15 @@ def test_an_ascii_tech_word_keeps_its_punctuation_and_ends_at_other_letters() ->
 @pytest.mark.parametrize(
     ("module", "name"),
     [
-        ("_goal_terms", "COMPOUND_WORD"),
-        ("_goal_terms", "light_stem"),
-        ("_page_evidence", "COMPOUND_WORD"),
-        ("_page_evidence", "light_stem"),
-        ("_query_words", "COMPOUND_WORD"),
-        ("_query_words", "light_stem"),
-        ("_quality", "ASCII_TECH_WORD"),
+        ("optimise._goal_terms", "COMPOUND_WORD"),
+        ("optimise._goal_terms", "light_stem"),
+        ("research._page_evidence", "COMPOUND_WORD"),
+        ("research._page_evidence", "light_stem"),
+        ("optimise._query_words", "COMPOUND_WORD"),
+        ("optimise._query_words", "light_stem"),
+        ("optimise._stack", "ASCII_TECH_WORD"),
     ],
 )
 def test_researchs_word_reading_is_the_shared_one(module: str, name: str) -> None:
-    found = importlib.import_module(f"routescope.research.{module}")
+    found = importlib.import_module(f"routescope.{module}")
     assert getattr(found, name) is getattr(_analysis, name)
