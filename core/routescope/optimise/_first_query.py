@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..strategy import QueryContext
 from ._query_words import (
     MAX_QUERY_CHARS,
     MAX_QUERY_WORDS,
@@ -36,11 +37,16 @@ class FirstQuery:
 
 
 def first_query(
-    goal: str, stack_hint: str | None = None, project_context: str | None = None
+    goal: str,
+    stack_hint: str | None = None,
+    project_context: str | None = None,
+    *,
+    context: QueryContext | None = None,
 ) -> FirstQuery:
     """The first query for `goal`. `stack_hint`: words to add (None: the language inferred from
-    the goal and `project_context`; "" or blank: none)."""
-    context = router_context(goal)
+    the goal and `project_context`; "" or blank: none). `context`: the goal as the built-in pack
+    extracts it, when the caller has it already (an inspection under that pack)."""
+    context = context or router_context(goal)
     entities = router_entities(context)
     stack = (stack_hint or "").strip()
     stack_from = "the stack hint"

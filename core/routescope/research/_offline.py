@@ -25,7 +25,7 @@ import os
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import ClassVar, Literal
 
@@ -260,20 +260,29 @@ class OfflineSearch:
             opened.notes.insert(0, places.note)
         return opened
 
-    def _write(self, writer: tantivy.IndexWriter) -> int:
-        """Add the documents (those with an http or https URL, at most `max_documents`)."""
+    def _indexed(self) -> Iterator[OfflineDocument]:
+        """The documents indexed: those with an http or https URL, at most `max_documents`,
+        title and body capped (the keyword index and the passage vectors read the same)."""
         count = 0
         for document in self._source():
             if count >= self.max_documents:
                 break
             if http_url(document.url) is None:
                 continue
+            count += 1
+            yield replace(
+                document,
+                title=cap(document.title, MAX_TITLE_CHARS),
+                body=cap(document.body, MAX_BODY_CHARS),
+            )
+
+    def _write(self, writer: tantivy.IndexWriter) -> int:
+        """Add the documents indexed; how many."""
+        count = 0
+        for document in self._indexed():
             writer.add_document(
                 tantivy.Document(
-                    title=cap(document.title, MAX_TITLE_CHARS),
-                    body=cap(document.body, MAX_BODY_CHARS),
-                    url=document.url,
-                    kind=document.kind,
+                    title=document.title, body=document.body, url=document.url, kind=document.kind
                 )
             )
             count += 1
@@ -368,18 +377,8 @@ class OfflineSearch:
                 _BUILDING.discard(self)
 
     def _documents_for_passages(self) -> Iterator[tuple[str, str, str]]:
-        count = 0
-        for document in self._source():
-            if count >= self.max_documents:
-                break
-            if http_url(document.url) is None:
-                continue
-            count += 1
-            yield (
-                document.url,
-                cap(document.title, MAX_TITLE_CHARS),
-                cap(document.body, MAX_BODY_CHARS),
-            )
+        for document in self._indexed():
+            yield document.url, document.title, document.body
 
     def rank_semantic(self, text: str, k: int) -> list[tuple[str, float, str]]:
         """The embedding model alone: the `k` documents whose best passage is nearest `text`

@@ -100,7 +100,12 @@ def validate_task_spec(
         actions = list(planned.actions)  # (the inspection keeps its own list)
     else:
         actions = sanitize_plan(plan(context, decision.strategy, rules), context, today, rules)
-    research = first_query(goal) if spec.route == "research" else None
+    research = None
+    if spec.route == "research":
+        # (the optimiser reads the goal with the built-in pack: the context is reused when it is
+        # that pack's reading of the goal itself, as it is live under the default pack)
+        exact = rules is default_rules() and (not reuse or goal == message)
+        research = first_query(goal, context=context if exact else None)
     return TaskDecision(
         spec.route, goal, source, spec.reason, decision.strategy, decision.reason, actions, research
     )

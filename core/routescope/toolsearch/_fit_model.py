@@ -25,6 +25,7 @@ import json
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -120,6 +121,19 @@ class FitJudgement:
         if request_says == match_says:
             return "both"
         return "the request" if request_says == self.fits else "this catalog's best match"
+
+    def as_json(self) -> dict[str, Any]:
+        """The verdict for `ToolSearchResult.fit_model` (JSON-ready)."""
+        return {
+            "probability": self.probability,
+            "threshold": self.threshold,
+            "need": self.need,
+            "request": self.request,
+            "match": self.match,
+            "decided_by": self.decided_by,
+            "inputs": self.inputs,
+            "contributions": self.contributions,
+        }
 
     def short(self) -> str:
         """The verdict line's part: the fit against its threshold, which part decided, and the

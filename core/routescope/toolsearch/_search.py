@@ -14,7 +14,6 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import platformdirs
@@ -350,7 +349,7 @@ class ToolSearch:
             fit_reason=fit_reason,
             fit_threshold=threshold,
             fit_corroboration=corroborated,
-            fit_model=_judgement_json(judged[0]) if judged else {},
+            fit_model=judged[0].as_json() if judged else {},
             steps=steps,
             with_steps=[hit.tool_name for hit in results],
             whole_request=whole,
@@ -539,20 +538,6 @@ def _fit(
     if judged.fits:
         return True, f"{passed}; {judged.short()}", said
     return False, f"no tool fits: {passed}, but {judged.short()}", said
-
-
-def _judgement_json(judged: FitJudgement) -> dict[str, Any]:
-    """The fit model's verdict for `ToolSearchResult.fit_model` (JSON-ready)."""
-    return {
-        "probability": judged.probability,
-        "threshold": judged.threshold,
-        "need": judged.need,
-        "request": judged.request,
-        "match": judged.match,
-        "decided_by": judged.decided_by,
-        "inputs": judged.inputs,
-        "contributions": judged.contributions,
-    }
 
 
 def corroboration(hit: ToolHit) -> tuple[bool, str]:
