@@ -2,10 +2,10 @@
 
 The prompt, the decision badge and its reason in large type, and one result panel (the current
 tab: View ▸ Presenter panel, Ctrl+1 … Ctrl+6) whose type, columns and rows grow with it; the
-toolbar, the menus, the status bar, the Context pane, the why strip, the legend and the views'
-tab bar are hidden (F11, Esc or the command palette, Ctrl+K, lead back; every menu's keys still
-work). The window goes full screen where there is a window manager and returns to its state,
-zoom and layout — every splitter where it was — on the way out.
+toolbar, the menus, the status bar, the Context pane, the why strip, the task route line, the
+legend and the views' tab bar are hidden (F11, Esc or the command palette, Ctrl+K, lead back;
+every menu's keys still work). The window goes full screen where there is a window manager
+and returns to its state, zoom and layout — every splitter where it was — on the way out.
 """
 
 from __future__ import annotations

@@ -31,7 +31,7 @@ from PySide6.QtWidgets import (
 
 import routescope
 
-from ._html import HTML_ROLE, HtmlDelegate, clip, word_diff_html
+from ._html import HTML_ROLE, HtmlDelegate, clip, muted, word_diff_html
 from ._style import accent, colour, css, fill
 from ._why_strip import marked_html
 from ._widgets import (
@@ -48,6 +48,7 @@ if TYPE_CHECKING:
     from routescope import Inspection
     from routescope.compare import Trace
     from routescope.strategy import Action, IntentName, Plan, QueryContext, StrategyDecision
+    from routescope.task import TaskDecision
 
 __all__ = [
     "ContextTree",
@@ -100,13 +101,18 @@ class StrategySlice:
     decision: StrategyDecision
     plan: Plan
     actions: Sequence[Action]
+    task: TaskDecision | None = None
+    """The task router's route for the prompt (seed 000's chat, browse or research), which
+    runs the strategy pipeline on its goal."""
 
     @classmethod
     def of(cls, inspection: Inspection) -> StrategySlice:
         decision = routescope.strategy.StrategyDecision(
             inspection.strategy, inspection.strategy_rule, inspection.strategy_reason
         )
-        return cls(inspection.context, decision, inspection.plan, inspection.actions)
+        return cls(
+            inspection.context, decision, inspection.plan, inspection.actions, inspection.task
+        )
 
 
 class StrategyView:
@@ -126,7 +132,9 @@ class StrategyView:
     def show_result(self, result: StrategySlice | None) -> None:
         self.context_tree.show_result(result.context if result else None)
         self.decision_panel.show_result(
-            result.decision if result else None, result.plan if result else None
+            result.decision if result else None,
+            result.plan if result else None,
+            result.task if result else None,
         )
         self.plan_table.show_result(result.actions if result else ())
 
@@ -319,7 +327,8 @@ class ContextTree(QTreeWidget):
 
 
 class DecisionPanel(QGroupBox):
-    """The chosen strategy as a badge, the rule that chose it and the plan's gates."""
+    """The chosen strategy as a badge, the rule that chose it, the plan's gates and the task
+    router's route (with a research route's first search)."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__("Strategy", parent)
@@ -330,22 +339,51 @@ class DecisionPanel(QGroupBox):
         self.gate = QLabel("")
         self.gate.setObjectName("gate")
         self.gate.setWordWrap(True)
+        self.task = QLabel("")
+        self.task.setObjectName("task")
+        self.task.setWordWrap(True)
         top = QHBoxLayout()
         top.addWidget(self.badge)
         top.addWidget(self.reason, 1)
         layout = QVBoxLayout(self)
         layout.addLayout(top)
         layout.addWidget(self.gate)
+        layout.addWidget(self.task)
 
-    def show_result(self, decision: StrategyDecision | None, plan: Plan | None) -> None:
+    def show_result(
+        self,
+        decision: StrategyDecision | None,
+        plan: Plan | None,
+        task: TaskDecision | None = None,
+    ) -> None:
         if decision is None or plan is None:
             self.badge.show_tone("", "—")
             self.reason.setText(_NO_RESULT)
             self.gate.setText("")
+            self._show_task(None)
             self._hold_size(False)
             return
         self._show_texts(decision, plan)
+        self._show_task(task)
         self._hold_size(True)
+
+    def _show_task(self, task: TaskDecision | None) -> None:
+        """The task route, where it came from, and a research route's first search (why each
+        word is there and the hosts expected, on hover)."""
+        if task is None:
+            self.task.setText("")
+            self.task.setToolTip("")
+            return
+        text = f"<b>task route:</b> {task.route} {muted(f'({task.reason})')}"
+        tip = [f"Task router ({task.source}): goal “{clip(task.user_goal)}”"]
+        first = task.research_query
+        if first is not None:
+            text += f" · research searches first: “{html.escape(clip(first.query, 80))}”"
+            tip.append(f"First search: {first.reason}")
+            if first.expected_domains:
+                tip.append("Answers expected on: " + ", ".join(first.expected_domains))
+        self.task.setText(text)
+        self.task.setToolTip(bounded_tip("\n".join(tip)))
 
     def _hold_size(self, holding: bool) -> None:
         """While a prompt is typed the panel and its badge only grow: a reason that wraps

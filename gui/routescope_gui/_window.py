@@ -285,6 +285,7 @@ class MainWindow(QMainWindow):
         context = self.splitter.widget(0)  # the Context pane
         assert context is not None
         hidden: list[QWidget] = [self.menuBar(), self.statusBar(), context, self.why_strip]
+        hidden.append(self.strategy_view.decision_panel.task)  # (the badge's detail: room for type)
         return [*hidden, self.views.tabBar(), *self.findChildren(Legend), self.rules_dock]
 
     def _build_menus(self) -> None:

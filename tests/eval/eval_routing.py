@@ -41,7 +41,7 @@ from routescope.judge import (
 )
 from routescope.rules import INTENTS, RulePack, builtin_rules_text, parse_rules
 
-from .compare_flag_models import compare, heldout_figures, nested
+from .compare_flag_models import compare, heldout_figures, learning_curve, nested
 
 SET = resources_root() / "labelled" / "public" / "public.jsonl"
 PARTS = ("tune", "heldout")
@@ -234,7 +234,13 @@ def _flag_models(
     for name, figures in twice.items():
         macro = sum(figures.values()) / len(figures)
         print(f"{name:<26}{_n(macro):>16}" + "".join(f"{_n(figures[f]):>16}" for f in INTENTS))
-    return {"flag_models": out, "flag_models_nested": twice}
+    curve = learning_curve(tune, tune_vectors, refined)
+    print("the vote's nested cross-validated F1 with a share of the tuning part's examples")
+    for fraction, figures in curve.items():
+        macro = sum(figures.values()) / len(figures)
+        label = f"{fraction:.0%} ({round(0.8 * len(tune) * fraction)} examples)"
+        print(f"{label:<26}{_n(macro):>16}" + "".join(f"{_n(figures[f]):>16}" for f in INTENTS))
+    return {"flag_models": out, "flag_models_nested": twice, "vote_learning_curve": curve}
 
 
 def _bootstrap(

@@ -41,6 +41,7 @@ def shown(window: MainWindow) -> dict[str, bool]:
         "views": window.views.tabBar().isVisibleTo(window),
         "prompt": window.editor.isVisibleTo(window),
         "decision": window.strategy_view.decision_panel.isVisibleTo(window),
+        "task route": window.strategy_view.decision_panel.task.isVisibleTo(window),
         "panel": window.tabs.isVisibleTo(window),
     }
 

@@ -88,6 +88,24 @@ def test_no_result_clears_every_part(qtbot) -> None:  # type: ignore[no-untyped-
     assert view.plan_table.plan_model.index(0, 2).data(Qt.ItemDataRole.DisplayRole)
 
 
+def test_the_task_route_and_a_research_route_s_first_search_are_shown(qtbot) -> None:  # type: ignore[no-untyped-def]
+    view = StrategyView()
+    result = shown("compare the latest prices of the best noise cancelling headphones")
+    assert result.task is not None and result.task.research_query is not None
+    view.show_result(result)
+    task = view.decision_panel.task
+    assert "task route:</b> research" in task.text() and "&#x27;compare&#x27;" in task.text()
+    assert f"research searches first: “{result.task.research_query.query}”" in task.text()
+    assert "First search: heuristic: goal words" in task.toolTip()
+    assert "compare the latest prices" in task.toolTip()  # the goal the router read
+
+    view.show_result(shown("How do I install FastAPI on Ubuntu?"))
+    assert "task route:</b> chat" in task.text() and "research searches" not in task.text()
+    assert "First search" not in task.toolTip()
+    view.show_result(None)
+    assert task.text() == "" and task.toolTip() == ""
+
+
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 def test_a_first_query_s_priority_reads_in_both_schemes(qtbot, request, scheme: str) -> None:  # type: ignore[no-untyped-def]
     if scheme == "dark":
