@@ -37,6 +37,7 @@ __all__ = [
     "recall_all_at",
     "recall_at",
     "self_check",
+    "wilson",
 ]
 
 
@@ -141,6 +142,24 @@ def paired_interval(
     return mean, mean - z * spread, mean + z * spread
 
 
+def wilson(successes: int, trials: int, z: float = 1.96) -> tuple[float, float]:
+    """The Wilson score interval of a share (95 % by default): better than the normal
+    approximation for small samples and shares near 0 or 1; (NaN, NaN) without trials.
+
+    >>> [round(v, 3) for v in wilson(15, 20)]
+    [0.531, 0.888]
+    >>> wilson(0, 0)
+    (nan, nan)
+    """
+    if trials <= 0:
+        return math.nan, math.nan
+    share = successes / trials
+    denominator = 1 + z * z / trials
+    centre = (share + z * z / (2 * trials)) / denominator
+    spread = z * math.sqrt(share * (1 - share) / trials + z * z / (4 * trials * trials))
+    return max(0.0, centre - spread / denominator), min(1.0, centre + spread / denominator)
+
+
 def self_check() -> None:
     """Assert-based checks of every metric on hand-computed cases (and the doctests)."""
     import doctest
@@ -168,6 +187,8 @@ def self_check() -> None:
     assert auroc([0.5, 0.5], [0.5]) == 0.5
     assert math.isclose(auroc([0.3, 0.9], [0.5]), 0.5)
     assert paired_interval([1.0, 0.0], [1.0, 0.0]) == (0.0, 0.0, 0.0)
+    low, high = wilson(20, 20)
+    assert high == 1.0 and 0.83 < low < 0.84
     failures = doctest.testmod(sys.modules[__name__], optionflags=doctest.ELLIPSIS).failed
     assert failures == 0, f"{failures} doctest(s) of {__name__} failed"
 

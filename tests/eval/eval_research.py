@@ -1,7 +1,7 @@
 """`make eval` (research): the deep-research loop over a judged set of goals, beside plain BM25
 and the embedding model alone over the same corpus.
 
-The judged set (`research_goals.toml`, 93 goals nobody on the project wrote: Stack Overflow
+The judged set (`research_goals.toml`, 177 goals nobody on the project wrote: Stack Overflow
 question titles from CoNaLa with the standard-library documents that answer them, and
 unanswerable ones — third-party libraries the corpus does not document, local, current and
 price questions, general knowledge — each with its source, id and licence) is researched by
@@ -12,8 +12,9 @@ an attempt reads). Reported per part of the set (`tune`, the goals the heuristic
 on; `held_out`, fixed by the goal's id before any tuning) and over all goals:
 
 * found: the share of answerable goals whose answering document is among the findings (the
-  best pages read, across attempts), beside BM25's and the embedding model's top k; the same
-  for the goals phrased without the module's name and for multi-aspect goals;
+  best pages read, across attempts), with its 95 % Wilson interval, beside BM25's and the
+  embedding model's top k; the same for the goals phrased without the module's name and for
+  multi-aspect goals;
 * AUROC of the best attempt's score, answerable against unanswerable (beside BM25's best score
   and the embedding model's best cosine);
 * warned: the share of unanswerable goals the verdict does not let proceed unwarned (a warning,
@@ -334,6 +335,9 @@ class Figures:
     answerable: int
     unanswerable: int
     hit_rate: float
+    hit_rate_low: float
+    """The 95 % Wilson interval of `hit_rate` (the sample of answerable goals)."""
+    hit_rate_high: float
     baseline_hit_rate: float
     embedding_hit_rate: float
     read_rate: float
@@ -373,11 +377,15 @@ def figures(outcomes: Sequence[Outcome]) -> Figures:
     unanswerable = [o for o in outcomes if not o.answerable]
     steps = [o.next_step for o in outcomes]
     grounding = [o for o in outcomes if o.grounding]
+    found = sum(bool(o.hit) for o in answerable)
+    low, high = _metrics.wilson(found, len(answerable))
     return Figures(
         goals=len(outcomes),
         answerable=len(answerable),
         unanswerable=len(unanswerable),
         hit_rate=_share([bool(o.hit) for o in answerable]),
+        hit_rate_low=low,
+        hit_rate_high=high,
         baseline_hit_rate=_share([bool(o.baseline_hit) for o in answerable]),
         embedding_hit_rate=(
             math.nan
@@ -569,6 +577,12 @@ def _pct(value: float) -> str:
     return "—" if math.isnan(value) else f"{value:.0%}"
 
 
+def _interval(low: float, high: float) -> str:
+    if math.isnan(low) or math.isnan(high):
+        return "—"
+    return f"{low:.0%}–{high:.0%}"
+
+
 def _num(value: float) -> str:
     return "—" if math.isnan(value) else f"{value:.2f}"
 
@@ -579,7 +593,8 @@ def _count(value: float) -> str:
 
 def table(by_part: dict[str, Figures]) -> str:
     header = (
-        "| part | goals (ans./unans.) | found | BM25 | embedding | read in any attempt | "
+        "| part | goals (ans./unans.) | found (95 % interval) | BM25 | embedding | "
+        "read in any attempt | "
         "found, no module name | found, multi-aspect | AUROC (BM25 / embedding) | "
         "unans. warned | ans. warned | unwarned wrong | proceed on grounding | "
         "grounding agrees | retried | improved by 2–3 | answers gained / lost | "
@@ -588,7 +603,8 @@ def table(by_part: dict[str, Figures]) -> str:
     lines = [header, "| --- " + "| ---: " * 17 + "|"]
     for part, f in by_part.items():
         lines.append(
-            f"| {part} | {f.goals} ({f.answerable}/{f.unanswerable}) | {_pct(f.hit_rate)} | "
+            f"| {part} | {f.goals} ({f.answerable}/{f.unanswerable}) | {_pct(f.hit_rate)} "
+            f"({_interval(f.hit_rate_low, f.hit_rate_high)}) | "
             f"{_pct(f.baseline_hit_rate)} | {_pct(f.embedding_hit_rate)} | {_pct(f.read_rate)} | "
             f"{_pct(f.hit_rate_no_name)} | {_pct(f.hit_rate_multi)} | {_num(f.auroc)} "
             f"({_num(f.baseline_auroc)} / {_num(f.embedding_auroc)}) | "
@@ -649,7 +665,8 @@ def parse(argv: Sequence[str] | None = None) -> argparse.Namespace:
     )
     parser.add_argument("--goals", type=Path, default=GOALS, help="the judged set (TOML)")
     parser.add_argument("--part", choices=PARTS, help="only this part of the judged set")
-    parser.add_argument("--limit", type=int, help="only the first N goals")
+    parser.add_argument("--skip", type=int, default=0, help="leave out the first N goals")
+    parser.add_argument("--limit", type=int, help="only the first N goals (after --skip)")
     parser.add_argument("--llm", choices=("heuristic", "openai"), default="heuristic")
     parser.add_argument("--llm-url", help="the /v1 base URL of an OpenAI-compatible server")
     parser.add_argument("--model", default="local", help="the model name to ask for")
@@ -673,7 +690,7 @@ def main(
     """Run the eval; `search` replaces the machine's offline index (tests)."""
 
     args = parse(argv)
-    goals = load_goals(args.goals)
+    goals = load_goals(args.goals)[max(args.skip, 0) :]
     if args.part:
         goals = [g for g in goals if g.part == args.part]
     if args.limit:

@@ -110,12 +110,28 @@ def test_the_eval_runs_the_judged_set_against_an_openai_compatible_server(
     assert set(data["parts"]) == {"tune", "held_out", "all"}
     assert data["parts"]["all"]["auroc"] == 1.0
     assert "| all |" in printed and "AUROC" in printed and "met" in printed
+    assert data["parts"]["tune"]["hit_rate"] == 1.0  # 1 of 1: its 95 % Wilson interval
+    assert 0.2 < data["parts"]["tune"]["hit_rate_low"] < 0.21
+    assert data["parts"]["tune"]["hit_rate_high"] == 1.0 and "(21%–100%)" in printed
+    assert data["parts"]["held_out"]["hit_rate_low"] is None  # no answerable goal
     assert status in (0, 1)  # --check: 1 only when a target is missed
     assert (status == 1) == any(not t["met"] for t in data["targets"])
     kinds = [call.kind for call in fake.calls]
     assert kinds.count("optimiser") == 2 and kinds.count("evaluator") >= 2
     assert all(c.request.path == "/v1/chat/completions" for c in fake.calls)
     assert all(c.request.json()["model"] == "fake-model" for c in fake.calls)
+
+
+def test_skip_leaves_out_the_first_goals(tmp_path: Path) -> None:
+    """`--skip N` runs the goals after the first N (the judged set's extension alone)."""
+    goals = tmp_path / "goals.toml"
+    goals.write_text(GOALS, encoding="utf-8")
+    output = tmp_path / "research.json"
+    search = OfflineSearch(tmp_path / "index", documents=CORPUS)
+    argv = ["--goals", str(goals), "--skip", "1", "--json", str(output), "--no-embedding"]
+    assert eval_research.main(argv, search=search, out=lambda _: None) == 0
+    data = json.loads(output.read_text(encoding="utf-8"))
+    assert [g["goal"] for g in data["goals"]] == ["Best ramen near Denver open tonight"]
 
 
 def test_a_missing_model_url_is_refused_before_anything_runs(tmp_path: Path) -> None:
@@ -138,6 +154,8 @@ def test_the_shipped_judged_set_is_well_formed() -> None:
     assert sum(g.kind == "unanswerable_keywords" for g in goals) >= 10
     assert sum(g.grounding for g in goals) >= 10
     assert 0.25 <= len(held_out) / len(goals) <= 0.4
+    # large enough to measure: 40 answerable held-out goals (20 gave found ± 18 points)
+    assert sum(g.answerable for g in held_out) >= 40
     assert len({g.text for g in goals}) == len(goals) and len({g.id for g in goals}) == len(goals)
     for goal in goals:
         assert goal.source and goal.id, goal
