@@ -208,8 +208,9 @@ def _drive(
     cancelled (what was written is committed)."""
     state = output.state
     start = state.position
-    partitions = plan_partitions(files, columns, start, options.block_size, job.max_line_bytes)
     size, read = _input_bytes(files, start)
+    block = options.partition_bytes(size - read)
+    partitions = plan_partitions(files, columns, start, block, job.max_line_bytes)
     read_before = read
     bar = progress_bar(hooks.bar, size, read, summary.done_before)
 

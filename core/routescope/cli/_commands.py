@@ -398,10 +398,14 @@ def _cmd_batch(args: argparse.Namespace) -> int:
 
     from ..batch import BatchOptions, run_batch
 
-    size = _SIZE.fullmatch(args.block_size.strip())
-    if size is None:
-        raise UsageError(f"--block-size: a size such as 256k or 4M, not {escape(args.block_size)}")
-    scale = {"": 1, "k": 1 << 10, "m": 1 << 20}[size.group(2).lower()]
+    block_size = None
+    if args.block_size is not None:
+        size = _SIZE.fullmatch(args.block_size.strip())
+        if size is None:
+            shown = escape(args.block_size)
+            raise UsageError(f"--block-size: a size such as 256k or 4M, not {shown}")
+        scale = {"": 1, "k": 1 << 10, "m": 1 << 20}[size.group(2).lower()]
+        block_size = int(size.group(1)) * scale
     if args.k is not None and args.catalog is None:
         raise UsageError("-k goes with --catalog")
     if args.engine == "dask":
@@ -417,7 +421,7 @@ def _cmd_batch(args: argparse.Namespace) -> int:
             engine=args.engine,
             scheduler=args.scheduler,
             timings=not args.no_timings,
-            block_size=int(size.group(1)) * scale,
+            block_size=block_size,
             labels=args.labels,
             routers=args.routers,
             router_names=tuple(args.router or ()),

@@ -269,7 +269,9 @@ def build_parser() -> argparse.ArgumentParser:
         "--no-timings", action="store_true", help="leave out timings_us (identical reruns)"
     )
     batch.add_argument(
-        "--block-size", metavar="SIZE", default="256k", help="input per partition (256k)"
+        "--block-size",
+        metavar="SIZE",
+        help="input per partition (default 256k; less for a small input and several workers)",
     )
     batch.add_argument(
         "--labels",

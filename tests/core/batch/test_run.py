@@ -110,6 +110,36 @@ def test_two_workers_write_the_same_file_as_one(logs: list[str], tmp_path: Path)
     assert (tmp_path / "two.bad.jsonl").read_bytes() == (tmp_path / "one.bad.jsonl").read_bytes()
 
 
+def test_a_small_input_is_spread_over_the_workers(tmp_path: Path) -> None:
+    """No block size given: one 256 KiB partition with one worker; with two, about four
+    partitions a worker, so that both rank prompts (one 256 KiB partition is 3,000 prompts,
+    twelve seconds of work with a catalog)."""
+    log = write_jsonl(tmp_path / "log.jsonl", [{"prompt": p} for p in prompts(2400, 60)])
+    size = log.stat().st_size
+    assert 128 << 10 < size < 256 << 10
+    chunks = {1: [0], 2: [0]}
+    for workers, seen in chunks.items():
+
+        def count(prompts: int, bad: int, seen: list[int] = seen) -> None:
+            seen[0] += 1
+
+        out = tmp_path / f"{workers}.jsonl"
+        run([str(log)], out, workers=workers, block_size=None, on_chunk=count)
+    assert chunks[1] == [1]
+    assert 7 <= chunks[2][0] <= 9  # ≈ 4 a worker
+    assert (tmp_path / "1.jsonl").read_bytes() == (tmp_path / "2.jsonl").read_bytes()
+
+
+def test_partition_bytes() -> None:
+    options = routescope.batch.BatchOptions
+    assert options(block_size=8192, workers=2).partition_bytes(10 << 20) == 8192
+    assert options().partition_bytes(100 << 10) == 256 << 10
+    assert options(workers=2).partition_bytes(100 << 20) == 256 << 10  # a big input: unchanged
+    assert options(workers=2).partition_bytes(800 << 10) == 100 << 10
+    assert options(workers=4).partition_bytes(100 << 10) == 16 << 10  # never below 16 KiB
+    assert options(workers=2).partition_bytes(0) == 16 << 10
+
+
 @pytest.mark.parametrize("workers", [1, 2])
 def test_an_interrupted_batch_resumes_into_the_same_file(
     logs: list[str], tmp_path: Path, workers: int, monkeypatch: pytest.MonkeyPatch
