@@ -572,7 +572,7 @@ class ResearchView(QWidget):
                     answers or "—",
                 ],
                 [
-                    finding.url,
+                    finding.why or finding.url,
                     f"{finding.url}\n{passage}" if passage else finding.url,
                     "read in the best attempt"
                     if in_best

@@ -459,7 +459,8 @@ def _semantic_result() -> DeepResearchResult:
     evidence = assess(goal_terms(goal), sources, aspects=aspects)
     first = dataclasses.replace(_result().attempts[0], evidence=evidence)
     second = _result().attempts[1]
-    finding = Finding(PAGES[0].url, "A page", "", 0, evidence.pages[0])
+    why = "kept: the page read nearest the goal in meaning"
+    finding = Finding(PAGES[0].url, "A page", "", 0, evidence.pages[0], why)
     return dataclasses.replace(
         _result(),
         attempts=[first, second],
@@ -479,6 +480,7 @@ def test_the_findings_show_the_best_pages_across_attempts_with_their_meaning(
     assert [row.text(c) for c in range(7)][:3] == ["1", "A page", "1"]  # not the best attempt
     assert row.text(4) == "1.00" and row.text(6).startswith("2 of 2:")
     assert "not the best attempt" in row.toolTip(2)
+    assert row.toolTip(0) == "kept: the page read nearest the goal in meaning"  # why kept
     assert "was read in attempt 1, not in the best attempt" in view.summary.text()
     view.findings.setCurrentItem(row)
     detail = view.detail.toPlainText()

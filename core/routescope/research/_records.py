@@ -70,6 +70,9 @@ class Finding:
     attempt: int
     evidence: PageEvidence | None = None
     """Which goal terms the page supports, where, and its relevance (heuristic)."""
+    why: str = ""
+    """Why the findings keep the page: nearest the goal in meaning, or among the most of its
+    terms (`_result._findings`)."""
 
 
 @dataclass(slots=True)

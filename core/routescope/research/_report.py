@@ -147,6 +147,7 @@ def research_report_data(result: DeepResearchResult) -> dict[str, Any]:
                 "about_goal": finding.evidence.about_goal if finding.evidence else None,
                 "supports": list(finding.evidence.supports) if finding.evidence else [],
                 "missing": list(finding.evidence.missing) if finding.evidence else [],
+                "why": finding.why,
             }
             for finding in result.findings
         ],
@@ -232,7 +233,8 @@ def _finding(finding: dict[str, Any]) -> str:
     line += f" — relevance {finding['relevance']:.2f}; supports {supports}"
     if finding["missing"]:
         line += "; missing " + ", ".join(f"`{_cell(t)}`" for t in finding["missing"])
-    return line + ("" if finding["about_goal"] else "; not about the goal")
+    line += "" if finding["about_goal"] else "; not about the goal"
+    return line + (f" ({_cell(finding['why'])})" if finding.get("why") else "")
 
 
 def default_reports_folder() -> Path:

@@ -5,6 +5,7 @@ loop stopped: the best attempt's findings and scores, the next step
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 
 from ._quality import Scores, StopReason, best_attempt, decide_next_step
 from ._records import Attempt, DeepResearchResult, Finding, ResearchQuality
@@ -32,12 +33,35 @@ def _retry_detail(attempt: Attempt) -> str:
     return evaluation.reasons[:300]
 
 
+KEPT_BY_MEANING = 2
+"""The findings always hold this many pages read nearest the goal in meaning (the cosine of the
+goal and their nearest passage, as the embedding model alone ranks the corpus); the rest of
+them are the pages with the most of the goal's terms. Chosen on the judged set's tune part
+(docs/research.md, "Measured: `make eval`")."""
+
+
+def _term_share(finding: Finding) -> float:
+    """The weighted share of the goal's terms a finding's page holds (-1 without evidence)."""
+    evidence = finding.evidence
+    if evidence is None:
+        return -1.0
+    return evidence.term_relevance if evidence.term_relevance is not None else evidence.relevance
+
+
+def _meaning(finding: Finding) -> float | None:
+    """The cosine of the goal and the page's nearest passage (None: no embedding model)."""
+    return finding.evidence.similarity if finding.evidence is not None else None
+
+
 def _findings(attempts: list[Attempt], best: int | None, limit: int) -> list[Finding]:
-    """The pages read in every attempt, each once (where it scored best), ranked by their
-    relevance to the goal (`PageEvidence.rank_score`: its meaning unclipped, so the embedding
-    model's order leads and terms break near ties) — the best attempt's pages first among
-    equals — at most `limit`:
-    a page an earlier attempt read is never lost to a later, better-scored attempt."""
+    """The pages read in every attempt, each once (where it scored best), at most `limit`: the
+    `KEPT_BY_MEANING` nearest the goal in meaning, then the others with the most goal terms
+    (ties: by relevance) — the two readings of a page the offline search fuses. Shown ranked
+    by their relevance to the goal (`PageEvidence.rank_score`: its meaning unclipped, so the
+    embedding model's order leads and terms break near ties), the best attempt's pages first
+    among equals; each says why it was kept (`Finding.why`). A page an earlier attempt read
+    is never lost to a later, better-scored attempt. Without the embedding model the findings
+    are the pages with the most goal terms."""
     found: dict[str, tuple[tuple[float, int, int], Finding]] = {}
     for attempt in attempts:
         evidence = {p.url: p for p in (attempt.evidence.pages if attempt.evidence else ())}
@@ -53,8 +77,23 @@ def _findings(attempts: list[Attempt], best: int | None, limit: int) -> list[Fin
                     page.url, page.title or hit.title, hit.snippet, attempt.index, page_evidence
                 )
                 found[page.url] = (rank, finding)
-    ranked = sorted(found.values(), key=lambda item: item[0])
-    return [finding for _, finding in ranked[: max(1, limit)]]
+    ranked = [finding for _, finding in sorted(found.values(), key=lambda item: item[0])]
+    limit = max(1, limit)
+    meant = sorted(
+        (f for f in ranked if _meaning(f) is not None), key=lambda f: -(_meaning(f) or 0.0)
+    )
+    nearest = meant[: min(KEPT_BY_MEANING, limit)]
+    near = (
+        f"one of the {len(nearest)} pages read nearest"
+        if len(nearest) > 1
+        else "the page read nearest"
+    )
+    why = {f.url: f"kept: {near} the goal in meaning" for f in nearest}
+    others = "the other pages read" if nearest else "the pages read"
+    rest = sorted((f for f in ranked if f.url not in why), key=lambda f: -_term_share(f))
+    for finding in rest[: limit - len(nearest)]:
+        why[finding.url] = f"kept: among {others}, one with the most of the goal's terms"
+    return [replace(f, why=why[f.url]) for f in ranked if f.url in why]
 
 
 def research_result(

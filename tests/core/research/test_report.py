@@ -110,11 +110,13 @@ def test_the_markdown_report_shows_what_each_page_supports(tmp_path: Path) -> No
     assert "- next step: proceed — best attempt 1" in text
     assert "supports `read`, `CSV`, `file`, `Python`" in text
     assert "missing `read`, `CSV`, `Python`; not about the goal" in text
+    assert "(kept: among the pages read, one with the most of the goal's terms)" in text
     assert "- relevance " in text and "- coverage " in text
     written = write_research_report(result, tmp_path / "run")
     assert written.read_text(encoding="utf-8") == text
     saved = json.loads((tmp_path / "run" / "report.json").read_text(encoding="utf-8"))
     assert saved["findings"][0]["supports"]
+    assert saved["findings"][0]["why"].startswith("kept: ")
 
 
 def test_a_report_is_written_atomically_with_the_modes_of_shared_files(tmp_path: Path) -> None:

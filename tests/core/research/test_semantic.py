@@ -17,14 +17,11 @@ import pytest
 from routescope._embedding import model_installed
 from routescope.optimise._goal_terms import goal_terms, words
 from routescope.research import (
-    Attempt,
     OfflineSearch,
-    PageRead,
     ResearchSettings,
     run_research,
 )
 from routescope.research._evidence import assess
-from routescope.research._models import SearchHit
 from routescope.research._module_docs import source_docs
 from routescope.research._offline import OfflineDocument
 from routescope.research._page_evidence import Source, semantic_relevance
@@ -303,66 +300,6 @@ def test_a_run_reads_pages_in_other_words_and_keeps_the_best_across_attempts(
     assert len(urls) == len(set(urls))
     read = {p.url for a in result.attempts for p in a.pages if p.has_text}
     assert set(urls) <= read
-
-
-def _attempt(index: int, pages: list[tuple[str, float]], score: float) -> Attempt:
-    terms = goal_terms("find the host name")
-    sources = [
-        Source(url, url, "text about it", "", cosine, "a passage", (cosine,))
-        for url, cosine in pages
-    ]
-    return Attempt(
-        index=index,
-        query=f"query {index}",
-        query_source="optimiser",
-        provider="offline",
-        status=200,
-        error=None,
-        results=[SearchHit(url=u, title=u, snippet="", rank=1, provider="x") for u, _ in pages],
-        pages=[PageRead(u, True, "offline-index", 200, None, u, "text about it") for u, _ in pages],
-        evaluation=None,
-        evaluator_error=None,
-        relevance=score,
-        confidence=score,
-        coverage=score,
-        should_retry=False,
-        score=score,
-        duration_ms=1.0,
-        evidence=assess(terms, sources, aspects=["find the host name"]),
-    )
-
-
-def test_the_findings_keep_a_page_an_earlier_attempt_read() -> None:
-    from routescope.research._result import _findings
-
-    first = _attempt(0, [("https://a.org/answer", 0.45), ("https://a.org/x", 0.1)], 0.5)
-    second = _attempt(1, [("https://a.org/y", 0.35), ("https://a.org/x", 0.3)], 0.6)
-    findings = _findings([first, second], best=1, limit=5)
-    assert [f.url for f in findings] == [
-        "https://a.org/answer",
-        "https://a.org/y",
-        "https://a.org/x",
-    ]
-    assert findings[0].attempt == 0 and findings[2].attempt == 1  # where it read best
-
-
-def test_the_findings_rank_by_meaning_unclipped_and_terms_break_near_ties() -> None:
-    """Past cosine 0.6 a page's relevance is 1 whatever its cosine: the findings still rank
-    such pages by their nearest passage, as the embedding model alone does (the relevance
-    shown stays the clipped one), and a page's terms only break near ties."""
-    from routescope.research._result import _findings
-
-    near, nearer = ("https://a.org/near", 0.62), ("https://a.org/nearer", 0.75)
-    attempt = _attempt(0, [near, nearer], 0.8)
-    pages = {p.url: p for p in attempt.evidence.pages} if attempt.evidence else {}
-    assert pages[near[0]].relevance == pages[nearer[0]].relevance  # clipped alike
-    assert pages[nearer[0]].rank_score > pages[near[0]].rank_score
-    assert [f.url for f in _findings([attempt], best=0, limit=5)] == [nearer[0], near[0]]
-    tie = _attempt(1, [("https://a.org/plain", 0.5)], 0.5)
-    page = tie.evidence.pages[0] if tie.evidence else None
-    assert page is not None and page.term_relevance is not None and page.similarity is not None
-    meaning = (page.similarity - 0.25) / 0.35
-    assert page.rank_score == pytest.approx(0.85 * meaning + 0.15 * page.term_relevance)
 
 
 def test_possessives_and_a_blank_stack_hint_add_no_words() -> None:

@@ -4,43 +4,23 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from routescope.optimise._goal_terms import goal_terms
-from routescope.research import Attempt, PageRead
-from routescope.research._evidence import assess
-from routescope.research._models import SearchHit
-from routescope.research._page_evidence import Source
+from routescope.research import Attempt
 from routescope.research._semantic import PassageIndex, Semantics
 from routescope.research._suggest import MAX_SUGGESTED, suggested_words
+from tests.core.research._attempts import graded_attempt
 from tests.core.research._fake_embedder import FakeEmbedder
 
 GOAL = "find the name of the computer I am running on"
 
 
 def attempt(pages: list[tuple[str, str, str, float]]) -> Attempt:
-    sources = [
-        Source(url, title, passage, "", cosine, passage, (cosine,))
-        for url, title, passage, cosine in pages
-    ]
-    return Attempt(
-        index=0,
+    return graded_attempt(
+        GOAL,
+        [(url, title, passage, cosine, passage) for url, title, passage, cosine in pages],
         query="find name computer running",
-        query_source="optimiser",
-        provider="offline",
-        status=200,
-        error=None,
-        results=[
-            SearchHit(url=u, title=t, snippet="", rank=1, provider="x") for u, t, _, _ in pages
-        ],
-        pages=[PageRead(u, True, "offline-index", 200, None, t, p) for u, t, p, _ in pages],
-        evaluation=None,
-        evaluator_error=None,
-        relevance=0.3,
-        confidence=0.1,
-        coverage=0.2,
+        scores=(0.3, 0.1, 0.2, 0.2),
         should_retry=True,
-        score=0.2,
-        duration_ms=1.0,
-        evidence=assess(goal_terms(GOAL), sources, aspects=[GOAL]),
+        aspects=[GOAL],
     )
 
 
