@@ -81,6 +81,7 @@ class ContractView(QWidget):
         self.reset_button.clicked.connect(self.reset_requested)
         self.step_label = QLabel("")
         self.step_label.setObjectName("muted")
+        self.step_label.setWordWrap(True)  # (a long tool name must not widen the window)
         controls = QHBoxLayout()
         for widget in (self.raw_toggle, self.step_button, self.reset_button):
             controls.addWidget(widget)
@@ -95,7 +96,9 @@ class ContractView(QWidget):
         context_box = QWidget()
         context_layout = QVBoxLayout(context_box)
         context_layout.setContentsMargins(0, 0, 0, 0)
-        context_layout.addWidget(QLabel("Context (last action, selection, preferences)"))
+        title = QLabel("Context (last action, selection, preferences)")
+        title.setWordWrap(True)
+        context_layout.addWidget(title)
         context_layout.addWidget(self.context_edit, 1)
         context_layout.addWidget(self.context_status)
 
@@ -173,7 +176,8 @@ class ContractView(QWidget):
 
     def _show_plan(self, decision: RouterDecision, done: int) -> None:
         parent = self._rows["tool plan"]
-        fill_row(parent, ["tool plan", f"{len(decision.tool_plan)} steps"])
+        steps = len(decision.tool_plan)
+        fill_row(parent, ["tool plan", f"{steps} step{'s' if steps != 1 else ''}"])
         rows = ensure_children(parent, len(decision.tool_plan))
         for index, (row, call) in enumerate(zip(rows, decision.tool_plan, strict=True)):
             finished = index < done

@@ -30,7 +30,6 @@ from PySide6.QtWidgets import (
     QFrame,
     QGraphicsOpacityEffect,
     QHBoxLayout,
-    QHeaderView,
     QLabel,
     QPushButton,
     QSizePolicy,
@@ -52,7 +51,15 @@ from ._research_detail import (
     reasons_text,
 )
 from ._style import colour, css
-from ._widgets import BAR_ROLE, BarDelegate, enable_copy, ensure_children, fill_row, set_tone
+from ._widgets import (
+    BAR_ROLE,
+    BarDelegate,
+    RoomyColumn,
+    enable_copy,
+    ensure_children,
+    fill_row,
+    set_tone,
+)
 
 if TYPE_CHECKING:
     from routescope.research import (
@@ -282,12 +289,8 @@ class ResearchView(QWidget):
             table.setItemDelegateForColumn(column, bar)
         table.setAlternatingRowColors(True)
         table.setUniformRowHeights(True)
-        header_view = table.header()
-        header_view.setStretchLastSection(False)
-        header_view.setMinimumSectionSize(40)
-        for column, width in enumerate(_WIDTHS):
-            table.setColumnWidth(column, width)
-        header_view.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)  # the query
+        table.header().setMinimumSectionSize(40)
+        RoomyColumn(table, _WIDTHS, 1, keep=(0,))  # the query; the attempt's number and ★ stay
         enable_copy(table)
         return table
 
@@ -304,11 +307,7 @@ class ResearchView(QWidget):
         table.setRootIsDecorated(False)
         table.setUniformRowHeights(True)
         table.setAlternatingRowColors(True)
-        header_view = table.header()
-        header_view.setStretchLastSection(False)
-        for column, width in enumerate(_FINDING_WIDTHS):
-            table.setColumnWidth(column, width)
-        header_view.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
+        RoomyColumn(table, _FINDING_WIDTHS, 1)  # the page
         enable_copy(table)
         return table
 

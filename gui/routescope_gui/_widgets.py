@@ -30,6 +30,7 @@ from PySide6.QtWidgets import (
     QAbstractItemView,
     QApplication,
     QHBoxLayout,
+    QHeaderView,
     QLabel,
     QMenu,
     QStyle,
@@ -148,6 +149,51 @@ class Placeholder(QObject):
     def _update(self, *_args: object) -> None:
         self._place()
         self.label.setVisible(self._model.rowCount() == 0 and bool(self.label.text()))
+
+
+class RoomyColumn(QObject):
+    """Keeps one stretching column of a table or tree readable however narrow the view: the
+    other columns have their `widths` while they leave `room` pixels for it, and give way in
+    proportion (down to `floor` each; those in `keep` never) when they would not — at 1024
+    pixels a query column between seven fixed ones was 30 px wide ("Que")."""
+
+    def __init__(
+        self,
+        view: QTreeView,
+        widths: Sequence[int],
+        stretch: int,
+        *,
+        room: int = 180,
+        floor: int = 44,
+        keep: Sequence[int] = (),
+    ) -> None:
+        viewport = view.viewport()
+        super().__init__(viewport)
+        self._viewport = viewport
+        self._header = view.header()
+        self._widths, self._stretch, self._room, self._floor = list(widths), stretch, room, floor
+        self._keep = frozenset(keep)
+        self._header.setStretchLastSection(False)
+        self._header.setSectionResizeMode(stretch, QHeaderView.ResizeMode.Stretch)
+        viewport.installEventFilter(self)
+        self.fit()
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if watched is self._viewport and event.type() == QEvent.Type.Resize:
+            self.fit()
+        return False
+
+    def fit(self) -> None:
+        """Each fixed column's width for the viewport's width now."""
+        fixed = [(c, w) for c, w in enumerate(self._widths) if c != self._stretch]
+        kept = sum(w for c, w in fixed if c in self._keep)
+        wanted = sum(w for c, w in fixed if c not in self._keep)
+        spare = self._viewport.width() - self._room - kept
+        scale = 1.0 if spare >= wanted else max(0.0, spare) / wanted
+        for column, width in fixed:
+            if column not in self._keep:
+                width = max(self._floor, round(width * scale))
+            self._header.resizeSection(column, width)
 
 
 def row_of(*widgets: QWidget | tuple[QWidget, int]) -> QWidget:

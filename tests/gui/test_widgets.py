@@ -2,7 +2,7 @@
 
 from PySide6.QtWidgets import QTreeWidget, QTreeWidgetItem
 
-from routescope_gui._widgets import Placeholder, ensure_children, selection_as_tsv
+from routescope_gui._widgets import Placeholder, RoomyColumn, ensure_children, selection_as_tsv
 
 
 def test_a_placeholder_shows_only_while_the_view_is_empty(qtbot) -> None:  # type: ignore[no-untyped-def]
@@ -35,3 +35,23 @@ def test_a_copy_has_the_columns_as_shown(qtbot) -> None:  # type: ignore[no-unty
     tree.setColumnHidden(2, True)  # c not shown
     item.setSelected(True)
     assert selection_as_tsv(tree) == "a\td\tb"
+
+
+def test_a_roomy_column_keeps_its_room_as_the_view_narrows(qtbot) -> None:  # type: ignore[no-untyped-def]
+    tree = QTreeWidget()
+    qtbot.addWidget(tree)
+    tree.setHeaderLabels(["#", "Query", "From", "Score"])
+    RoomyColumn(tree, [56, 200, 120, 80], 1, room=180, keep=(0,))
+    tree.resize(900, 200)
+    tree.show()
+    header = tree.header()
+    qtbot.waitUntil(lambda: header.sectionSize(2) == 120)
+    assert header.sectionSize(3) == 80 and header.sectionSize(1) >= 180  # room to spare
+    tree.resize(420, 200)  # the others give way in proportion; "#" keeps its width
+    qtbot.waitUntil(lambda: header.sectionSize(2) < 120)
+    assert header.sectionSize(0) == 56
+    assert header.sectionSize(1) >= 175  # (within a scroll bar's rounding of 180)
+    assert abs(header.sectionSize(2) / header.sectionSize(3) - 120 / 80) < 0.1
+    tree.resize(200, 200)  # no room at all: each at its floor, no column of 0 px
+    qtbot.waitUntil(lambda: header.sectionSize(2) == 44)
+    assert header.sectionSize(3) == 44 and header.sectionSize(0) == 56

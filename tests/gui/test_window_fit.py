@@ -147,3 +147,21 @@ def test_each_tool_row_shows_its_equation_and_long_names_elide_in_the_middle(qtb
     table.itemDelegate().initStyleOption(option, table.indexFromItem(top, 1))
     assert option.textElideMode == Qt.TextElideMode.ElideMiddle
     assert table.columnWidth(1) < table.fontMetrics().horizontalAdvance(long_name) + 16
+
+
+def test_no_result_tab_widens_the_window_at_1024(qtbot, window) -> None:  # type: ignore[no-untyped-def]
+    """At 1024×768 every result tab fits beside the Context pane: none asks for more width than
+    the right side has (the Contract tab's unwrapped labels once asked 689 px and pushed the
+    live view 30 px past the window)."""
+    window.resize(1024, 768)
+    window.set_prompt("why is my container crashing after the deploy?")
+    tabs = window.live.tabs
+    room = 1024 - window.live.splitter.widget(0).minimumSizeHint().width() - 40  # (margins)
+    for index in range(tabs.count()):
+        tabs.setCurrentIndex(index)  # (a tab shows the prompt's result once it is shown)
+        if tabs.tabText(index) == "Contract":
+            label = window.contract_view.step_label
+            qtbot.waitUntil(lambda label=label: label.text().startswith("next:"))
+        QApplication.processEvents()
+        page = tabs.widget(index)
+        assert page.minimumSizeHint().width() <= room, tabs.tabText(index)
