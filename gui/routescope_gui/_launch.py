@@ -66,6 +66,10 @@ async def _start(app: QApplication, args: argparse.Namespace) -> int:
         return 2
     if args.screenshot:
         args.tab = tab or "Plan"
+        if args.tab == EXTERNAL and not getattr(args, "routers", None):
+            # (a screenshot's settings are new ones: no routers file is remembered)
+            print("routescope-gui: error: no routers file (--routers FILE)", file=sys.stderr)
+            return 2
         with tempfile.TemporaryDirectory(prefix="routescope-screenshot-") as folder:
             window = _screenshot_window(Path(folder))
             window.theme.set_choice(theme)
@@ -337,13 +341,17 @@ async def _routed(window: MainWindow) -> bool:
     window.show_tab(EXTERNAL)
 
     def waiting() -> bool:
-        if model.declared is None or model.busy:
+        if model.busy:  # (the file is read, or a router asked)
             return True
+        if model.declared is None:
+            return False  # no file, or it could not be read: said below
         return any(n not in model.results and n not in model.problems for n in model.chosen)
 
     await _settled(waiting)
     if model.declared is None:
-        print("routescope-gui: error: no routers file (--routers FILE)", file=sys.stderr)
+        failed = window.externals.view.status.toolTip()
+        why = f"cannot open the routers file: {failed}" if failed else "no routers file"
+        print(f"routescope-gui: error: {why} (--routers FILE)", file=sys.stderr)
         return False
     return True
 

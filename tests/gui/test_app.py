@@ -72,6 +72,10 @@ def test_an_unknown_tab_or_a_bad_rule_pack_is_one_line(tmp_path: Path) -> None:
     bad.write_text("name = [\n", encoding="utf-8")
     done = gui("--screenshot", str(tmp_path / "x.png"), "--rules", str(bad), "pizza")
     assert done.returncode == 2 and done.stderr.count("\n") == 1 and "bad.toml" in done.stderr
+    # The External tab without a routers file once waited for one forever.
+    done = gui("--screenshot", str(tmp_path / "x.png"), "--tab", "External", "pizza")
+    assert done.returncode == 2 and done.stderr.count("\n") == 1
+    assert "no routers file (--routers FILE)" in done.stderr
     done = gui("--screenshot", str(tmp_path / "x.png"), "--fit-threshold", "11", "pizza")
     assert done.returncode == 2 and done.stderr.count("\n") == 1
     assert "fit_threshold must be between 0 and 10" in done.stderr
