@@ -134,7 +134,7 @@ class HistoryView(QWidget):
                     prompt if len(prompt) <= 200 else prompt[:199] + "…",
                     summary.strategy,
                     summary.lint_class,
-                    summary.top_tool or "",
+                    summary.top_tool or "—",  # (no catalog ranked, or no tool fits)
                     entry.last_seen.astimezone().strftime("%Y-%m-%d %H:%M"),
                     str(entry.count),
                 ]

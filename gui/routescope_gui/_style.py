@@ -139,6 +139,7 @@ _ROLES: dict[Scheme, dict[str, str]] = {
         "focus": "#1e6fd9",
         "cursor": "#1e6fd9",
         "cursor_text": "#ffffff",
+        "on_accent": "#ffffff",  # text on a label's accent used as a fill (the timing bar)
         # text on the light label fills (entities, the place, a traced word), in both schemes
         "ink": INK,
         "trace": "#ffe082",
@@ -203,6 +204,7 @@ _ROLES: dict[Scheme, dict[str, str]] = {
         "focus": "#5c9cff",
         "cursor": "#2f5f9e",
         "cursor_text": "#ffffff",
+        "on_accent": INK,  # (the dark scheme's accents are light)
         "ink": INK,
         "trace": "#ffe082",
         "flip": "#ff8a65",
@@ -399,6 +401,7 @@ CONTRAST_PAIRS: tuple[tuple[str, str], ...] = (
     ("muted", "leak"),
     ("text", "selection"),
     ("cursor_text", "cursor"),
+    *(("on_accent", f"accent_{name}") for name in LABELS),
     ("text", "chart_selected"),
     ("text", "chart_hover"),
     ("link", "chart_hover"),
@@ -483,6 +486,7 @@ QTableView, QTreeWidget, QPlainTextEdit#json, QTextBrowser#detail {
     background: $table; border: 1px solid $border; border-radius: 6px;
     gridline-color: $grid; alternate-background-color: $alternate;
 }
+QPlainTextEdit#json { font-family: "DejaVu Sans Mono", "Menlo", "Consolas", monospace; }
 QHeaderView::section {
     background: $header; border: none; border-bottom: 1px solid $border; padding: 4px 6px;
     font-weight: 600; color: $title;

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from PySide6.QtCore import QRectF, QSize, Qt
-from PySide6.QtGui import QColor, QPainter, QPaintEvent, QPalette
+from PySide6.QtGui import QPainter, QPaintEvent, QPalette
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
 from ._style import accent
@@ -100,7 +100,7 @@ class TimingBar(QWidget):
             painter.fillRect(box, fill)
             for text in (name, name[:1]):
                 if metrics.horizontalAdvance(text) + 4 <= box.width():
-                    painter.setPen(QColor("white"))
+                    painter.setPen(role_colour("on_accent" if known else "text"))
                     painter.drawText(box, Qt.AlignmentFlag.AlignCenter, text)
                     break
         painter.setPen(palette.color(QPalette.ColorRole.Mid))

@@ -40,8 +40,8 @@ def test_rows_and_filters_show_the_store(qtbot, tmp_path: Path) -> None:  # type
         for r in range(table.topLevelItemCount())
     ]
     assert [row[:5] for row in rows] == [
-        ["", PROMPTS[1], "tech", rows[0][3], ""],
-        ["★", PROMPTS[0], "local", rows[1][3], ""],
+        ["", PROMPTS[1], "tech", rows[0][3], "—"],
+        ["★", PROMPTS[0], "local", rows[1][3], "—"],
     ]
     assert [row[6] for row in rows] == ["1", "1"]
     strategies = [view.strategy.itemData(i) for i in range(view.strategy.count())]
