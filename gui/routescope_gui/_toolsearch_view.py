@@ -288,6 +288,10 @@ class ToolSearchView(QWidget):
             detail = reason.removeprefix("no tool fits").lstrip(": ")
             self.verdict.setText(f"⚠ <b>No tool fits</b> — {html.escape(detail)}")
             set_tone(self.verdict, "nofit")
+        elif result is not None and result.results:  # the verdict first, then what backs it
+            best = html.escape(result.results[0].tool_name)
+            self.verdict.setText(f"✓ <b>{best} fits</b> — {html.escape(reason)}")
+            set_tone(self.verdict, "fits")
         else:
             self.verdict.setText(html.escape(reason))
             set_tone(self.verdict, "fits")

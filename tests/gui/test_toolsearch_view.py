@@ -328,7 +328,8 @@ def test_an_amber_banner_says_no_tool_fits_and_rows_below_the_threshold_fade(qtb
     view.show_result(
         result([hit(1, "git.status", vector=0.61), hit(2, "git.log", vector=0.3)], reason=reason)
     )
-    assert view.verdict.property("tone") == "fits" and view.verdict.text() == reason
+    assert view.verdict.property("tone") == "fits"
+    assert view.verdict.text() == f"✓ <b>git.status fits</b> — {reason}"
     top, second = rows(view)
     assert top.data(2, DIM_ROLE) is False and second.data(2, DIM_ROLE) is True
     assert top.data(1, Qt.ItemDataRole.ForegroundRole) is None
