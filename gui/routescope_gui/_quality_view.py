@@ -68,6 +68,8 @@ _CLASSES = ("guided", "semi", "vague")
 _PROMPT_CHARS = 300
 _FIGURES_SHARE = 0.62
 """The most of the view's height the figures take (the prompts behind them have the rest)."""
+_FIGURES_ALONE = 0.82
+"""…and while no figure is picked (the prompts pane has only its hint to show)."""
 
 
 class Scored(Protocol):
@@ -191,6 +193,7 @@ class QualityView(QWidget):
         self._cells: dict[tuple[int, int, int], _Cell] = {}
         self._misses: dict[tuple[str, str], Miss] = {}
         self._listed: list[tuple[LabelledCase, str]] = []
+        self._picking = False  # a figure is picked: its prompts are listed
         self._picked: QTableWidget | None = None
         self.title = QLabel("")
         self.title.setTextFormat(Qt.TextFormat.RichText)
@@ -356,14 +359,14 @@ class QualityView(QWidget):
         self._fit_split()
 
     def _fit_split(self) -> None:
-        """The figures get the height they need (up to `_FIGURES_SHARE` of the view), the
-        prompts the rest."""
+        """The figures get the height they need (up to `_FIGURES_SHARE` of the view, or
+        `_FIGURES_ALONE` while no figure is picked), the prompts the rest."""
         total = sum(self.body.sizes())
         if total <= 0 or self._dragged:
             return
         widget = self._figures_area.widget()
         wanted = widget.sizeHint().height() + 4 if widget is not None else 0
-        room = round(total * _FIGURES_SHARE)
+        room = round(total * (_FIGURES_SHARE if self._picking else _FIGURES_ALONE))
         if wanted > room:  # short of room: cut under the first row of figures (it scrolls)
             boxes = (self._flag_box, self.strategy_box)
             first = max(box.sizeHint().height() for box in boxes) + 4
@@ -595,6 +598,9 @@ class QualityView(QWidget):
         table = self.prompts
         table.setRowCount(0)
         self._listed = []
+        if self._picking != bool(cell.field):
+            self._picking = bool(cell.field)
+            self._fit_split()  # (the prompts' pane grows when there are prompts to list)
         if result is None or not cell.field:
             self.caption.setText(cell.caption)
             return

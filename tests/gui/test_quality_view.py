@@ -121,7 +121,12 @@ def test_a_figure_lists_its_prompts_with_the_evidence(qtbot, window) -> None:  #
     view = _judged_window(qtbot, window)
     names = [_text(view.flags, row, 0) for row in range(view.flags.rowCount())]
     local = names.index("local")
+    window.resize(1280, 720)
+    qtbot.waitUntil(lambda: view.body.sizes()[0] > 0)
+    figures_alone = view.body.sizes()[0]
     view.pick(view.flags, local, 5)  # local: false positives
+    # The prompts' pane takes its room once it has prompts to list (the figures had it).
+    qtbot.waitUntil(lambda: view.body.sizes()[0] < figures_alone)
     listed = view.listed()
     assert [case.prompt for case, _field in listed] == [JUDGED[0][0]]
     assert _text(view.prompts, 0, 1) == "local" and _text(view.prompts, 0, 2) == "off"
