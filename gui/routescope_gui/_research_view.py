@@ -648,9 +648,12 @@ def _summary(result: DeepResearchResult) -> str:
     in the outcome's colour; the warnings and notes below."""
     step = result.next_step
     tone = css(OUTCOME_TONES.get(tone_of(step), "text"))
+    reason = step.reason
+    if result.grounding is not None and step.grounding:  # (said on its own line below)
+        reason = reason.replace(f" ({step.grounding})", "")
     lines = [
         f"<span style='color:{tone}'>next step: <b>{html.escape(step.outcome.replace('_', ' '))}"
-        f"</b> — {html.escape(step.reason)}</span>",
+        f"</b> — {html.escape(reason)}</span>",
         f"<span style='color:{tone}'>stopped: {html.escape(result.termination_reason)}</span>",
     ]
     if result.grounding is not None:

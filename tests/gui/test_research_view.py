@@ -402,6 +402,14 @@ def test_the_verdict_says_which_grounding_applied_and_why(view: ResearchView) ->
     assert "grounding <b>required</b> (from the goal)" in summary
     assert "<b>&#x27;price&#x27;</b>" in summary  # the goal's words behind it, in bold
     assert css("warn_ink") in summary.split("grounding <b>")[0].rsplit("<span", 1)[1]
+    # An escalation's reason does not say again what the grounding line says.
+    needs = "grounding required: the goal is price or purchase ('price')"
+    step = NextStep("escalate", f"relevance below 0.3 in all 1 attempts ({needs})", grounding=needs)
+    view.show_result(dataclasses.replace(result, next_step=step))
+    assert "relevance below 0.3 in all 1 attempts</span>" in view.summary.text()
+    assert view.summary.text().count("price or purchase") == 1
+    view.show_result(dataclasses.replace(_result(), next_step=step))  # no grounding line
+    assert "in all 1 attempts (grounding required: the goal is price" in view.summary.text()
     waived = routescope.research.derive_grounding("today's price of gold", override=False)
     view.show_result(dataclasses.replace(_result(), grounding=waived))
     assert "grounding <b>not required</b> (set by you)" in view.summary.text()
