@@ -197,8 +197,17 @@ def _show_fields(row: QTreeWidgetItem, s: Signals, names: Iterable[str]) -> None
         terms = ", ".join(keyword.matched_terms.get(name, []))
         fill_row(
             child,
-            ["", f"  {name}", "", f"{keyword.fields[name]:.2f}", "", "", f"matched: {terms}"],
+            [
+                "",
+                f"  {name} field",
+                "",
+                f"BM25 {keyword.fields[name]:.2f}",
+                "",
+                "",
+                f"matched: {terms}",
+            ],
         )
+        child.setToolTip(3, f"the keyword search's BM25 score of the tool's {name} field")
         child.setData(6, Qt.ItemDataRole.ForegroundRole, colour("term"))
     if s.boost_terms:
         fill_row(

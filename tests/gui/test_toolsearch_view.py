@@ -102,7 +102,9 @@ def test_every_rank_is_explained(qtbot, engine: ToolSearch) -> None:  # type: ig
     assert "1/(60+1)" in top.toolTip(5) and view.table.headerItem().text(5) == "RRF"
     assert "1/(k + rank)" in view.table.headerItem().toolTip(5)
     fields = [top.child(i).text(1).strip() for i in range(top.childCount())]  # type: ignore[union-attr]
-    assert "tool_name" in fields and "rerank" in fields
+    assert "tool_name field" in fields and "rerank" in fields
+    field = top.child(fields.index("tool_name field"))  # type: ignore[union-attr]
+    assert field.text(3).startswith("BM25 ") and "BM25 score" in field.toolTip(3)
     assert "file_discovery" in view.header.text()
     view.show_result(ranked(engine, "find files named config.yaml"))  # weighted, the default
     top = view.table.topLevelItem(0)
@@ -393,7 +395,7 @@ def test_a_row_is_explained_when_it_is_opened(qtbot, engine: ToolSearch) -> None
     engine.explain_hit(ranking, ranking.results[0], settings)
     view.show_result(ranking)
     fields = [top.child(i).text(1).strip() for i in range(top.childCount())]
-    assert "intents" in fields and "explaining…" not in [
+    assert "intents field" in fields and "explaining…" not in [
         top.child(i).text(6) for i in range(top.childCount())
     ]
     assert asked == [top.text(1)]  # explained rows ask nothing more
