@@ -32,6 +32,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QPushButton,
+    QScrollArea,
     QSizePolicy,
     QSplitter,
     QTextBrowser,
@@ -86,6 +87,8 @@ _COLUMN_TIPS = (
     "0.5·relevance + 0.3·coverage + 0.2·confidence",
 )
 _BAR_COLUMNS = (4, 5, 6, 7)
+VERDICT_LINES = 4
+"""Lines of the verdict shown before it scrolls."""
 _FINDING_COLUMNS = ("#", "Finding", "Attempt", "Relevance", "Meaning", "Terms", "Answers")
 _FINDING_TIPS = (
     "the findings: the best pages read across attempts, best first",
@@ -232,6 +235,15 @@ class ResearchView(QWidget):
         self.summary = _wrapping_label("")
         self.summary.setObjectName("researchVerdict")
         self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        # A long verdict (an escalation says why in several lines) scrolls past
+        # `VERDICT_LINES` lines instead of taking the attempts' and the findings' rows.
+        self.summary_box = QScrollArea()
+        self.summary_box.setObjectName("verdictBox")
+        self.summary_box.setFrameShape(QFrame.Shape.NoFrame)
+        self.summary_box.setWidgetResizable(True)
+        self.summary_box.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.summary_box.setWidget(self.summary)
+        self.summary_box.viewport().installEventFilter(self)
         self.report_link = QLabel("")
         self.report_link.setOpenExternalLinks(True)
         self.report_link.setVisible(False)
@@ -259,7 +271,7 @@ class ResearchView(QWidget):
         self._result_area = QWidget()
         area = QVBoxLayout(self._result_area)
         area.setContentsMargins(0, 0, 0, 0)
-        area.addWidget(self.summary)
+        area.addWidget(self.summary_box)
         area.addWidget(self.report_link)
         area.addWidget(splitter, 1)
         # Faded as a whole while it belongs to another run (the table's header stays: it names
@@ -344,6 +356,7 @@ class ResearchView(QWidget):
         if not self.attempts:  # the first: what was on screen goes
             self.result = None
             self.summary.setText("")
+            self._fit_summary()
             set_tone(self.summary, "")
             self.report_link.setVisible(False)
             self._rows_goal = self._running_goal
@@ -437,7 +450,19 @@ class ResearchView(QWidget):
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         if watched is self.table and event.type() == QEvent.Type.Resize:
             self._place_caption()
+        elif watched is self.summary_box.viewport() and event.type() == QEvent.Type.Resize:
+            self._fit_summary()
         return False
+
+    def _fit_summary(self) -> None:
+        """The verdict's box: as tall as its text at this width, up to `VERDICT_LINES` lines
+        (then it scrolls)."""
+        width = self.summary_box.viewport().width()
+        needed = self.summary.heightForWidth(width) if self.summary.text() else 0
+        most = VERDICT_LINES * self.summary.fontMetrics().lineSpacing() + 6  # (its padding)
+        height = min(max(needed, 0), most)
+        if self.summary_box.height() != height:
+            self.summary_box.setFixedHeight(height)
 
     def _undim(self) -> None:
         for effect in self._dims:
@@ -456,6 +481,7 @@ class ResearchView(QWidget):
             self._rows_goal = ""
             self.status.setText("type a prompt: research runs on it while this tab is shown")
             self.summary.setText("")
+            self._fit_summary()
             set_tone(self.summary, "")
             ensure_children(self.table, 0)
             ensure_children(self.findings, 0)
@@ -469,6 +495,7 @@ class ResearchView(QWidget):
             f"{result.duration_ms:,.0f} ms{model}"
         )
         self.summary.setText(_summary(result))
+        self._fit_summary()
         set_tone(self.summary, tone_of(result.next_step))
         expanded = {
             row.text(1)

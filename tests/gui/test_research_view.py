@@ -496,3 +496,26 @@ def test_the_findings_show_the_best_pages_across_attempts_with_their_meaning(
     assert "answers: save a dict to disk, reopen it later" in detail
     view.show_result(None)
     assert view.findings.topLevelItemCount() == 0
+
+
+def test_a_long_verdict_scrolls_past_its_lines_and_a_short_one_takes_its_height(
+    qtbot, view: ResearchView
+) -> None:  # type: ignore[no-untyped-def]
+    from routescope_gui._research_view import VERDICT_LINES
+
+    view.resize(700, 600)
+    view.show()
+    view.show_result(_result())
+    line = view.summary.fontMetrics().lineSpacing()
+    qtbot.waitUntil(lambda: view.summary_box.height() > 0)
+    short = view.summary_box.height()
+    assert short < VERDICT_LINES * line + 6 and not view.summary_box.verticalScrollBar().maximum()
+    # An escalation with many warnings: the box stops at its lines, the rest scrolls, and the
+    # attempts keep their room.
+    many = [f"warning number {n} about the pages read" for n in range(12)]
+    view.show_result(dataclasses.replace(_result(), warnings=many))
+    qtbot.waitUntil(lambda: view.summary_box.height() == VERDICT_LINES * line + 6)
+    assert view.summary_box.verticalScrollBar().maximum() > 0
+    assert view.summary.heightForWidth(view.summary_box.viewport().width()) > 10 * line
+    view.show_result(None)
+    assert view.summary_box.height() == 0
