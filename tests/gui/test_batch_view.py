@@ -18,7 +18,7 @@ from PySide6.QtWidgets import QFileDialog, QLabel
 import routescope
 from routescope.batch import BatchProgress
 from routescope_gui import MainWindow
-from routescope_gui._batch_charts import BarChart, ChartBar
+from routescope_gui._batch_charts import BarChart, ChartBar, bar_length
 from routescope_gui._batch_run import default_results
 from routescope_gui._style import Scheme, colours
 from tests._support import TODAY
@@ -228,6 +228,15 @@ def test_a_long_figure_folds_after_ten_bars(qtbot) -> None:  # type: ignore[no-u
         chart.setFocus()
         qtbot.keyClick(chart, Qt.Key.Key_Down)  # past the tenth: the rest unfold
     assert blocker.args == [10] and chart.expanded and chart.selected == 10
+
+
+def test_bars_are_scaled_to_the_whole_so_that_cards_compare() -> None:
+    general = ChartBar("general", 1982, 0.97)  # a strategy card's longest bar
+    flag = ChartBar("time_sensitive", 175, 0.09)  # another card's longest bar
+    assert bar_length(general, 300) == pytest.approx(291)
+    assert bar_length(flag, 300) == pytest.approx(27)  # not as long as 97 %
+    assert bar_length(ChartBar("rare", 1, 0.0004), 300) == 2.0  # counted: still seen
+    assert bar_length(ChartBar("none", 0, 0.0), 300) == 0.0
 
 
 def test_the_window_renders_the_batch_view_of_a_results_file(tmp_path: Path) -> None:
