@@ -675,9 +675,8 @@ def _summary(result: DeepResearchResult) -> str:
     in the outcome's colour; the warnings and notes below."""
     step = result.next_step
     tone = css(OUTCOME_TONES.get(tone_of(step), "text"))
-    reason = step.reason
-    if result.grounding is not None and step.grounding:  # (said on its own line below)
-        reason = reason.replace(f" ({step.grounding})", "")
+    # (the grounding, when known, is said on a line of its own below)
+    reason = step.reason if result.grounding is None else step.reason_without_grounding()
     lines = [
         f"<span style='color:{tone}'>next step: <b>{html.escape(step.outcome.replace('_', ' '))}"
         f"</b> — {html.escape(reason)}</span>",

@@ -33,10 +33,9 @@ class BatchOptions:
     tools (top `k`, default 5); `engine` "dask" with `scheduler` (an address; default: a new
     `LocalCluster` of `workers` processes); `timings`: without them two runs give
     byte-identical files; `block_size`: input bytes per partition (default: `partition_bytes`);
-    `max_line_bytes`: a longer
-    record is a bad line; `labels`: a labelled set (`routescope.judge`) the results are scored
-    against when the batch completes, recorded in its state for `report` (it changes no
-    routing: a resumed batch may name another)."""
+    `max_line_bytes`: a longer record is a bad line; `labels`: a labelled set
+    (`routescope.judge`) the results are scored against when the batch completes, recorded in
+    its state for `report` (it changes no routing: a resumed batch may name another)."""
 
     field: str | None = None
     workers: int = 1

@@ -165,6 +165,11 @@ class NextStep:
     grounding: str = ""
     """Whether grounding applied and why (one sentence; empty when not told)."""
 
+    def reason_without_grounding(self) -> str:
+        """The reason, for a report or a view that says the grounding on a line of its own:
+        without the grounding sentence it quotes in brackets."""
+        return self.reason.replace(f" ({self.grounding})", "") if self.grounding else self.reason
+
 
 WEAK = "web research weak; relying more on model prior"
 

@@ -182,6 +182,9 @@ def report_markdown(result: DeepResearchResult) -> str:
     """The report for people: final query, best quality and reasons, every attempt, warnings."""
     data = research_report_data(result)
     quality = data["quality"]
+    step = result.next_step
+    grounding = result.grounding.reason if result.grounding is not None else ""
+    step_reason = step.reason_without_grounding() if grounding else step.reason
     lines = [
         f"# Research: {_cell(result.goal)}",
         "",
@@ -190,13 +193,8 @@ def report_markdown(result: DeepResearchResult) -> str:
         f"{quality['confidence']:.1f} · coverage {quality['coverage']:.1f} "
         f"(best of {quality['attempts']} attempts) — {_cell(quality['reasons'])}",
         f"- stopped: {_cell(result.termination_reason)}",
-        f"- next step: {result.next_step.outcome.replace('_', ' ')} — "
-        f"{_cell(result.next_step.reason)}",
-        *(
-            [f"- grounding: {_cell(result.grounding.reason)}"]
-            if result.grounding is not None and result.grounding.reason
-            else []
-        ),
+        f"- next step: {result.next_step.outcome.replace('_', ' ')} — {_cell(step_reason)}",
+        *([f"- grounding: {_cell(grounding)}"] if grounding else []),
         f"- web calls {result.web_calls} · pages read {result.pages_fetched}"
         + (f" · model {_cell(result.model)}" if result.model else ""),
     ]

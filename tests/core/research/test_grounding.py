@@ -115,7 +115,11 @@ def test_weak_evidence_on_a_grounding_goal_escalates_and_says_why(tmp_path: Path
     data = research_report_data(result)  # type: ignore[arg-type]
     assert data["grounding"]["required"] is True and data["grounding"]["source"] == "goal"
     assert {c["text"] for c in data["grounding"]["cues"]} >= {"today's", "price"}
-    assert "- grounding: grounding required: the goal is" in report_markdown(result)  # type: ignore[arg-type]
+    text = report_markdown(result)  # type: ignore[arg-type]
+    assert "- grounding: grounding required: the goal is" in text
+    quoted = f" ({step.grounding})"  # the next step does not say it again in brackets
+    assert quoted not in text and quoted not in step.reason_without_grounding()
+    assert step.reason_without_grounding() == step.reason.replace(quoted, "")
 
 
 def test_the_same_weak_evidence_on_a_general_goal_proceeds_warned(tmp_path: Path) -> None:
