@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
     QComboBox,
     QLabel,
     QPushButton,
+    QSizePolicy,
     QSplitter,
     QToolButton,
     QTreeWidget,
@@ -31,11 +32,13 @@ from PySide6.QtWidgets import (
 )
 
 from ._style import css
+from ._toolsearch_columns import explained_width, fit_columns
 from ._toolsearch_controls import SearchControls
 from ._toolsearch_hits import (
     COLUMNS,
+    WHY,
     awaits_explanation,
-    fit_names,
+    explanation_html,
     show_columns,
     show_hit,
     tool_of,
@@ -51,6 +54,10 @@ __all__ = ["ToolSearchView"]
 
 RANKING_ROWS = 8
 """The ranking keeps at least this many result rows visible when the steps tree appears."""
+STEPS_BESIDE_LEAST = 180
+"""Beside the ranking, the steps tree keeps at least this width (at most 2/5 of the two): the
+ranking takes what it needs to show each hit's explanation (`explained_width`), the steps the
+rest."""
 LEAST_RANKING_ROWS = 4
 """The ranking is never shorter than this many result rows (its header aside): a window too
 short for it scrolls (the live view does) rather than squeezing it to nothing."""
@@ -83,6 +90,9 @@ class ToolSearchView(QWidget):
         self.status = QLabel("the catalog loads when this tab is first shown")
         self.status.setObjectName("muted")
         self.status.setTextFormat(Qt.TextFormat.RichText)  # escaped text, or an error in red
+        # Clipped rather than widening the tab (a docked rule editor leaves it ~450 px): the
+        # whole line, and the details, are its tooltip.
+        self.status.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.controls = SearchControls()
         self.controls.settings_changed.connect(self.settings_changed)
         self.header = QLabel("")
@@ -95,6 +105,13 @@ class ToolSearchView(QWidget):
         self.legend.setObjectName("muted")
         self.legend.setToolTip("what each part of a score bar is: the signal or boost it adds")
         self.table = self._results_table()
+        self.detail = QLabel("")
+        self.detail.setObjectName("muted")
+        self.detail.setTextFormat(Qt.TextFormat.RichText)
+        self.detail.setWordWrap(True)  # (the explanation in full, whatever the table's width)
+        self.detail.setToolTip(
+            "the selected tool's score, share by share (the first tool's until one is selected)"
+        )
         self.steps = StepsTree()
         self.results_split = QSplitter(Qt.Orientation.Vertical)
         self.pin = QComboBox()
@@ -124,9 +141,12 @@ class ToolSearchView(QWidget):
         table = RankingTree(name_column=1, bar_column=2)
         table.setHeaderLabels(list(COLUMNS))
         table.setAlternatingRowColors(True)
-        for column, width in enumerate((48, 130, 190, 88, 88, 70)):
-            table.setColumnWidth(column, width)
+        table.header().moveSection(WHY, 3)  # what moved the score, right after it
         table.itemExpanded.connect(self._row_opened)
+        table.currentItemChanged.connect(lambda _now, _before: self._show_detail())
+        table.itemExpanded.connect(lambda _row: fit_columns(table))
+        table.itemCollapsed.connect(lambda _row: fit_columns(table))
+        table.viewport().installEventFilter(self)
         enable_copy(table)
         return table
 
@@ -160,6 +180,7 @@ class ToolSearchView(QWidget):
         # The search's description and its verdict share a line: the ranking gets the room.
         layout.addWidget(row_of((self.header, 3), (self.verdict, 2)))
         layout.addWidget(self.results_split, 1)
+        layout.addWidget(self.detail)
         layout.addWidget(row_of(QLabel("Why not:"), self.pin, (self.pin_text, 1), (self.legend, 0)))
 
     def _analyst_moved_split(self) -> None:
@@ -186,7 +207,7 @@ class ToolSearchView(QWidget):
         """The loaded catalog: its status line (format, entries skipped), the tools to pin, and
         the details (why that format, each entry skipped) on hover."""
         self.status.setText(html.escape(status))
-        self.status.setToolTip(details)
+        self.status.setToolTip(bounded_tip(f"{status}\n{details}" if details else status))
         current = self.pin.currentText()
         self.pin.blockSignals(True)
         self.pin.clear()
@@ -205,6 +226,7 @@ class ToolSearchView(QWidget):
             self._show_verdict(None)
             ensure_children(self.table, 0)
             self.steps.show_steps([], 0.0, "")
+            self._show_detail()
             return
         self.header.setText(_header_html(result))
         self._show_verdict(result)
@@ -219,9 +241,10 @@ class ToolSearchView(QWidget):
             show_hit(row, hit, top, result, self.controls.canonical)
             row.setExpanded(hit.tool_name in expanded)
         self.table.blockSignals(False)
-        fit_names(self.table, result)
+        fit_columns(self.table)
         self._hold_ranking()
         self._show_steps(result)
+        self._show_detail()
         for row in rows:  # rows left open: explain them now (the view is complete)
             if row.isExpanded() and awaits_explanation(row):
                 self.explain_requested.emit(tool_of(row))
@@ -251,8 +274,9 @@ class ToolSearchView(QWidget):
         split.blockSignals(True)
         split.setOrientation(Qt.Orientation.Horizontal if beside else Qt.Orientation.Vertical)
         total = sum(split.sizes())
-        if beside:
-            wanted = total * 2 // 5
+        if beside:  # the ranking keeps its explanation in sight, the steps take the rest
+            steps_least = min(total * 2 // 5, STEPS_BESIDE_LEAST)
+            wanted = min(total * 2 // 5, max(steps_least, total - explained_width(self.table)))
         else:
             wanted = max(floor, min(self.steps.wanted_height(), total - ranking))
         if total > 0:
@@ -278,6 +302,8 @@ class ToolSearchView(QWidget):
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         if watched is self.results_split and event.type() == QEvent.Type.Resize:
             self._fit_steps()
+        elif watched is self.table.viewport() and event.type() == QEvent.Type.Resize:
+            fit_columns(self.table)
         return super().eventFilter(watched, event)
 
     def _show_verdict(self, result: ToolSearchResult | None) -> None:
@@ -295,6 +321,18 @@ class ToolSearchView(QWidget):
         else:
             self.verdict.setText(html.escape(reason))
             set_tone(self.verdict, "fits")
+
+    def _show_detail(self) -> None:
+        """The selected tool's explanation in full under the ranking (the first tool's until
+        one is selected): the table's Why column is elided when the table is narrow."""
+        result, row = self.result, self.table.currentItem()
+        while row is not None and row.parent() is not None:
+            row = row.parent()
+        name = tool_of(row) if row is not None else None
+        hits = result.results if result is not None else []
+        hit = next((h for h in hits if h.tool_name == name), hits[0] if hits else None)
+        self.detail.setText(explanation_html(hit, result) if hit and result else "")
+        self.detail.setVisible(hit is not None)
 
     def _row_opened(self, row: QTreeWidgetItem) -> None:
         if awaits_explanation(row):
