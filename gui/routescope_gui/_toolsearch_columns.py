@@ -3,7 +3,8 @@ rank, the tool (with the step that placed it), the final score's bar and what mo
 (the Why column) are always in sight; the detail columns after them — keyword and vector
 signals, the fusion, the boosts — are shown while they fit and give way otherwise (their
 figures stay in the equation under each row and in the tips). In a narrow table the bar
-narrows first, then the Why column, then the tool's name (elided in the middle)."""
+and the Why column narrow in turn (`_GIVING_WAY`), the tool's name last (elided in the
+middle)."""
 
 from __future__ import annotations
 
@@ -15,9 +16,6 @@ from ._toolsearch_hits import WHY
 
 __all__ = ["explained_width", "fit_columns"]
 
-_WHY_BESIDE = 300
-"""Beside the steps, the ranking asks for room for this much of the Why column."""
-
 _RANK = 48
 """The rank column (the arrow that opens a row, and "10 =")."""
 _NAME = (110, 260)
@@ -26,6 +24,12 @@ in the middle, in full on hover)."""
 _BAR = (80, 190)
 _WHY = (96, 420)
 """The Why column's least width, and the most its text asks for (it takes what is left)."""
+_WHY_BESIDE = 300
+"""Beside the steps, the ranking asks for room for this much of the Why column."""
+
+_GIVING_WAY = (("bar", 120), ("why", 240), ("bar", _BAR[0]), ("why", _WHY[0]), ("name", _NAME[0]))
+"""What gives way in a narrow table, in turn and down to how much: the bar to 120 px, the Why
+column to 240, the bar to its least, the Why column to its least, the tool's name last."""
 _DETAILS = ((3, 88), (4, 88), (5, 70), (6, 110))
 """The detail columns, in the order they are given room: keyword, vector, fused, boosts."""
 _PAD = 16
@@ -63,20 +67,13 @@ def fit_columns(table: QTreeWidget) -> None:
     """Share the viewport's width out among the columns (see the module's docstring)."""
     room = table.viewport().width()
     name, why, bar = _wanted(table, 1, _NAME), _wanted(table, WHY, _WHY), _BAR[1]
+    widths = {"name": name, "bar": bar, "why": why}
     over = _RANK + name + bar + why - room
-    for least, now in ((_BAR[0], "bar"), (_WHY[0], "why"), (_NAME[0], "name")):
-        if over <= 0:
-            break
-        if now == "bar":
-            cut = min(over, bar - least)
-            bar -= cut
-        elif now == "why":
-            cut = min(over, why - least)
-            why -= cut
-        else:
-            cut = min(over, name - least)
-            name -= cut
+    for part, least in _GIVING_WAY:  # each in turn gives way, down to its least
+        cut = max(0, min(over, widths[part] - least))
+        widths[part] -= cut
         over -= cut
+    name, bar, why = widths["name"], widths["bar"], widths["why"]
     if over > 0:  # narrower than every least width: the Why column is elided
         why = max(24, why - over)
     spare = room - (_RANK + name + bar + why)

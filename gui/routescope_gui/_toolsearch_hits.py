@@ -248,27 +248,30 @@ def why_text(s: Signals) -> str:
 
 
 def explanation_html(hit: ToolHit, result: ToolSearchResult) -> str:
-    """The whole explanation of one hit, in a paragraph that wraps: its rank and tool, the step
-    that placed it, its score share by share with the words behind the keyword share (and
-    their sibling rarity), and each signal's rank ("#2 WeatherTool · step 2's best — 0.258 =
-    vector 0.207 + keyword 0.041 (weather +0.039 …) + align 0.010 · keyword #4, evidence
-    0.17 · vector #2, cos 0.276")."""
+    """The whole explanation of one hit, in a paragraph that wraps: its rank and tool, its
+    score share by share with the words behind the keyword share (and their sibling rarity),
+    each signal's rank, and the step that placed it ("#2 WeatherTool · step 2's best — 0.258 =
+    vector 0.207 + keyword 0.041 (weather +0.039 …) + align 0.010 — keyword #4 (evidence
+    0.17), vector #2 (cos 0.276) — step 2's best: the best tool for “check the weather there”
+    searched alone; its score is the whole request's")."""
     s = hit.signals
-    name, _tip = step_label(hit, result)
+    name, step_tip = step_label(hit, result)
     shares = []
     for label, value in ((share_label(k), v) for k, v in ordered_shares(hit) if v):
-        words = f" ({_words_text(s.keyword)})" if label == "keyword" and s.keyword else ""
-        shares.append(f"{label} {score_text(value, result.fusion)}{words}")
-    total = score_text(hit.score, result.fusion)
+        words = s.keyword is not None and s.keyword.terms and label == "keyword"
+        said = f" ({_words_text(s.keyword)})" if words and s.keyword is not None else ""
+        shares.append(f"{label} {score_text(value, result.fusion)}{said}")
     ranks = []
     if s.keyword is not None:
         evidence = s.keyword.evidence
         said = f"evidence {evidence:.2f}" if evidence is not None else f"BM25 {s.keyword.score:.2f}"
-        ranks.append(f"keyword #{s.keyword.rank}, {said}")
+        ranks.append(f"keyword #{s.keyword.rank} ({said})")
     if s.vector is not None:
-        ranks.append(f"vector #{s.vector.rank}, cos {s.vector.similarity:.3f}")
-    text = f"{total} = " + (" + ".join(shares) or "0") + "".join(f" · {r}" for r in ranks)
-    return f"<b>#{hit.rank} {html.escape(name)}</b> — {html.escape(text)}"
+        ranks.append(f"vector #{s.vector.rank} (cos {s.vector.similarity:.3f})")
+    parts = [f"{score_text(hit.score, result.fusion)} = " + (" + ".join(shares) or "0")]
+    parts += [", ".join(ranks)] if ranks else []
+    parts += step_tip.strip().splitlines()[:1]  # (which step placed it, whose score it carries)
+    return f"<b>#{hit.rank} {html.escape(name)}</b> — " + html.escape(" — ".join(parts))
 
 
 def _why_tip(s: Signals, fusion: str) -> str:

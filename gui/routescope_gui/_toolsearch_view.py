@@ -45,7 +45,14 @@ from ._toolsearch_hits import (
 )
 from ._toolsearch_rows import RankingTree, legend_html
 from ._toolsearch_steps import StepsTree
-from ._widgets import bounded_tip, enable_copy, ensure_children, row_of, set_tone
+from ._widgets import (
+    WrappedLine,
+    bounded_tip,
+    enable_copy,
+    ensure_children,
+    row_of,
+    set_tone,
+)
 
 if TYPE_CHECKING:
     from routescope.toolsearch import SearchSettings, ToolSearchResult, WhyNot
@@ -91,24 +98,23 @@ class ToolSearchView(QWidget):
         self.status.setObjectName("muted")
         self.status.setTextFormat(Qt.TextFormat.RichText)  # escaped text, or an error in red
         # Clipped rather than widening the tab (a docked rule editor leaves it ~450 px): the
-        # whole line, and the details, are its tooltip.
+        # details, then the whole line, are its tooltip.
         self.status.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.controls = SearchControls()
         self.controls.settings_changed.connect(self.settings_changed)
-        self.header = QLabel("")
-        self.header.setWordWrap(True)
-        self.verdict = QLabel("")
+        # (wrapped lines that hold their height: a short tab scrolls rather than paint the
+        # ranking over them)
+        self.header = WrappedLine(most_lines=6)
+        self.verdict = WrappedLine(most_lines=8)
         self.verdict.setObjectName("verdict")
         self.verdict.setTextFormat(Qt.TextFormat.RichText)
-        self.verdict.setWordWrap(True)
         self.legend = QLabel(legend_html())
         self.legend.setObjectName("muted")
         self.legend.setToolTip("what each part of a score bar is: the signal or boost it adds")
         self.table = self._results_table()
-        self.detail = QLabel("")
+        self.detail = WrappedLine()  # (the explanation in full, whatever the table's width)
         self.detail.setObjectName("muted")
         self.detail.setTextFormat(Qt.TextFormat.RichText)
-        self.detail.setWordWrap(True)  # (the explanation in full, whatever the table's width)
         self.detail.setToolTip(
             "the selected tool's score, share by share (the first tool's until one is selected)"
         )
@@ -207,7 +213,7 @@ class ToolSearchView(QWidget):
         """The loaded catalog: its status line (format, entries skipped), the tools to pin, and
         the details (why that format, each entry skipped) on hover."""
         self.status.setText(html.escape(status))
-        self.status.setToolTip(bounded_tip(f"{status}\n{details}" if details else status))
+        self.status.setToolTip(bounded_tip(f"{details}\n{status}" if details else status))
         current = self.pin.currentText()
         self.pin.blockSignals(True)
         self.pin.clear()

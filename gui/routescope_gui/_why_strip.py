@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
 
 from ._editor import Highlight
 from ._style import css, text_colour
+from ._widgets import WrappedLine
 
 if TYPE_CHECKING:
     from routescope.compare import CloseCall, Counterfactuals, Flip, TextSpan, Trace, WordEffect
@@ -469,15 +470,16 @@ def _trace_text(trace: Trace) -> str:
     return " · ".join(parts)
 
 
-class CloseCallLine(QLabel):
+class CloseCallLine(WrappedLine):
     """The close calls of some decisions, one "⚠" line each, placed beside those decisions
-    (under the strategy badge, the linter's class, the tools' fit line); hidden when none."""
+    (under the strategy badge, the linter's class, the tools' fit line); hidden when none.
+    A call that wraps keeps its lines' height (the panel scrolls rather than paint over it)."""
 
     def __init__(self, decisions: Sequence[str], parent: QWidget | None = None) -> None:
-        super().__init__("", parent)
+        super().__init__(most_lines=6, parent=parent)
         self._decisions = frozenset(decisions)
         self.setObjectName("closeCall")  # (coloured by the theme's sheet)
-        self.setWordWrap(True)
+        self.setTextFormat(Qt.TextFormat.PlainText)
         self.setVisible(False)
         self.calls: list[CloseCall] = []
 

@@ -23,8 +23,11 @@ from PySide6.QtGui import (
     QColor,
     QFontMetrics,
     QGuiApplication,
+    QHideEvent,
     QPainter,
     QPalette,
+    QResizeEvent,
+    QShowEvent,
 )
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -58,6 +61,7 @@ __all__ = [
     "Placeholder",
     "StackedBarDelegate",
     "SteadyTabs",
+    "WrappedLine",
     "bounded_tip",
     "copy_selection",
     "enable_copy",
@@ -89,6 +93,52 @@ class Badge(QLabel):
             return
         self._tone = tone
         set_tone(self, tone)
+
+
+class WrappedLine(QLabel):
+    """A label that wraps and keeps the height of its text at its width (up to `most_lines`
+    lines, then clipped) as its least height while it is shown: a layout squeezed short never
+    paints its neighbours over it (a wrapped label's height for its width is not part of its
+    least size), the view around it scrolls instead."""
+
+    def __init__(self, most_lines: int = 4, parent: QWidget | None = None) -> None:
+        super().__init__("", parent)
+        self._most_lines = most_lines
+        self.setWordWrap(True)
+
+    def setText(self, text: str) -> None:
+        super().setText(text)
+        self._hold_height()
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self._hold_height()
+
+    def minimumSizeHint(self) -> QSize:
+        """No least height on a page not shown (a tab's least height is its tallest page's)."""
+        hint = super().minimumSizeHint()
+        return hint if self.isVisible() else QSize(hint.width(), 0)
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        self.updateGeometry()
+        self._hold_height()
+
+    def hideEvent(self, event: QHideEvent) -> None:
+        super().hideEvent(event)
+        self._hold_height()
+
+    def _hold_height(self) -> None:
+        """(Only while shown: on a tab not shown it would raise the tabs' least height.)"""
+        shown = self.isVisible() and bool(self.text())
+        held = self.minimumHeight()
+        if shown and held:
+            self.setMinimumHeight(0)  # (a label's height for a width is at least its least)
+        needed = self.heightForWidth(self.width()) if shown else 0
+        most = self._most_lines * self.fontMetrics().lineSpacing() + 4
+        least = min(max(needed, 0), most)
+        if self.minimumHeight() != least:
+            self.setMinimumHeight(least)
 
 
 def set_tone(widget: QWidget, tone: str) -> None:

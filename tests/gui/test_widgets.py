@@ -2,7 +2,13 @@
 
 from PySide6.QtWidgets import QTreeWidget, QTreeWidgetItem
 
-from routescope_gui._widgets import Placeholder, RoomyColumn, ensure_children, selection_as_tsv
+from routescope_gui._widgets import (
+    Placeholder,
+    RoomyColumn,
+    WrappedLine,
+    ensure_children,
+    selection_as_tsv,
+)
 
 
 def test_a_placeholder_shows_only_while_the_view_is_empty(qtbot) -> None:  # type: ignore[no-untyped-def]
@@ -55,3 +61,25 @@ def test_a_roomy_column_keeps_its_room_as_the_view_narrows(qtbot) -> None:  # ty
     tree.resize(200, 200)  # no room at all: each at its floor, no column of 0 px
     qtbot.waitUntil(lambda: header.sectionSize(2) == 44)
     assert header.sectionSize(3) == 44 and header.sectionSize(0) == 56
+
+
+def test_a_wrapped_line_holds_its_texts_height_only_while_shown(qtbot) -> None:  # type: ignore[no-untyped-def]
+    """A layout squeezed short scrolls rather than paint over a wrapped line (its least height
+    is its text's at its width, up to its most lines); hidden — on a tab not shown — it asks
+    no height of the tabs."""
+    line = WrappedLine(most_lines=3)
+    qtbot.addWidget(line)
+    line.resize(200, 20)
+    line.show()
+    qtbot.waitExposed(line)
+    one = line.fontMetrics().lineSpacing()
+    line.setText("a few words")
+    assert one <= line.minimumHeight() < 2 * one
+    line.setText("many more words, " * 6)  # (wraps onto more lines than it may take)
+    assert line.minimumHeight() == 3 * one + 4
+    wide = line.fontMetrics().horizontalAdvance(line.text()) + 40
+    line.resize(wide, line.height())
+    qtbot.waitUntil(lambda: line.width() == wide)
+    assert line.minimumHeight() < 2 * one, (line.width(), line.minimumHeight())
+    line.hide()
+    assert line.minimumHeight() == 0 and line.minimumSizeHint().height() == 0
