@@ -403,16 +403,9 @@ class DecisionPanel(QGroupBox):
             self.setMinimumHeight(needed)
 
     def resizeEvent(self, event: QResizeEvent) -> None:
-        held = self.minimumHeight() > 0
-        width = event.size().width()
-        if width != event.oldSize().width():
+        if event.size().width() != event.oldSize().width():
             self._hold_size(False)  # another width wraps otherwise: held again at the next key
         super().resizeEvent(event)
-        layout = self.layout()
-        if held and width != event.oldSize().width() and layout is not None:
-            # (meanwhile, the texts' height at this width: narrowed — a rule editor docked
-            # beside — the panel below is not squeezed under its wrapped lines)
-            self.setMinimumHeight(layout.totalHeightForWidth(width))
 
     def changeEvent(self, event: QEvent) -> None:
         if event.type() in (QEvent.Type.FontChange, QEvent.Type.StyleChange):

@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QEvent, QObject, Qt, Signal
+from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import (
     QComboBox,
     QLabel,
@@ -338,7 +339,27 @@ class ToolSearchView(QWidget):
         hits = result.results if result is not None else []
         hit = next((h for h in hits if h.tool_name == name), hits[0] if hits else None)
         self.detail.setText(explanation_html(hit, result) if hit and result else "")
-        self.detail.setVisible(hit is not None)
+        self._fit_detail()
+
+    def _fit_detail(self) -> None:
+        """The explanation line gives way in a tab given less than its parts' least height (a
+        rule editor docked in a 720-px window): the ranking keeps its rows, the selected
+        tool's explanation stays in the Why column's tip."""
+        layout, detail = self.layout(), self.detail
+        shown = bool(detail.text()) and layout is not None
+        if shown and layout is not None:
+            missing = (
+                0
+                if detail.isVisibleTo(self)
+                else (detail.heightForWidth(max(1, self.width() - 8)) + layout.spacing())
+            )
+            shown = self.height() >= layout.minimumSize().height() + missing
+        if shown != detail.isVisibleTo(self):
+            detail.setVisible(shown)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self._fit_detail()
 
     def _row_opened(self, row: QTreeWidgetItem) -> None:
         if awaits_explanation(row):

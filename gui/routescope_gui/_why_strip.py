@@ -26,7 +26,6 @@ from PySide6.QtWidgets import (
 
 from ._editor import Highlight
 from ._style import css, text_colour
-from ._widgets import WrappedLine
 
 if TYPE_CHECKING:
     from routescope.compare import CloseCall, Counterfactuals, Flip, TextSpan, Trace, WordEffect
@@ -470,16 +469,15 @@ def _trace_text(trace: Trace) -> str:
     return " · ".join(parts)
 
 
-class CloseCallLine(WrappedLine):
+class CloseCallLine(QLabel):
     """The close calls of some decisions, one "⚠" line each, placed beside those decisions
-    (under the strategy badge, the linter's class, the tools' fit line); hidden when none.
-    A call that wraps keeps its lines' height (the panel scrolls rather than paint over it)."""
+    (under the strategy badge, the linter's class, the tools' fit line); hidden when none."""
 
     def __init__(self, decisions: Sequence[str], parent: QWidget | None = None) -> None:
-        super().__init__(most_lines=6, parent=parent)
+        super().__init__("", parent)
         self._decisions = frozenset(decisions)
         self.setObjectName("closeCall")  # (coloured by the theme's sheet)
-        self.setTextFormat(Qt.TextFormat.PlainText)
+        self.setWordWrap(True)
         self.setVisible(False)
         self.calls: list[CloseCall] = []
 
