@@ -5,7 +5,8 @@ Under the tab's controls a 1280×720 window leaves the Research tab about 270 px
 by a splitter, three panes and the verdict got two or three rows each. Each pane keeps its
 least rows instead (the best attempt and its pages, the findings, the first lines of the
 detail) and the column scrolls when the tab is shorter than they are; in a taller window the
-splitter shares out the rest as before. The column's scroll area, not the tab, absorbs what
+splitter shares out the rest as before. Picking a row scrolls the detail pane into sight with
+it. The column's scroll area, not the tab, absorbs what
 the panes ask for: the tabs (`SteadyTabs`) do not relay a page's new size hint, and a page
 taller than its tab laid its panes over each other.
 """
@@ -38,8 +39,6 @@ FINDING_ROWS = 5
 """Rows of the findings always in sight (a run keeps five)."""
 DETAIL_LINES = 8
 """Lines of the detail pane always in sight: a page's evidence up to its nearest passage."""
-BROUGHT_IN_LINES = 4
-"""Lines of the detail pane scrolled into sight when the analyst picks a row above it."""
 
 
 def row_height(tree: QTreeWidget) -> int:
@@ -75,16 +74,15 @@ class PaneColumn(QScrollArea):
         self.verticalScrollBar().setValue(0)
 
     def bring_in_below(self, tree: QTreeWidget, item: QTreeWidgetItem, below: QWidget) -> None:
-        """Scroll the column (as little as it takes) so the first `BROUGHT_IN_LINES` lines of
-        `below` come into sight, as long as `item`, the row of `tree` just picked, stays in
-        sight: what the row spells out is seen as it is picked."""
+        """Scroll the column down (as little as it takes) so `below` comes into sight whole,
+        or as much of it as fits with `item`, the row of `tree` just picked, still at the top:
+        what the row spells out is seen as it is picked."""
         column = self.widget()
-        if column is None or self.verticalScrollBar().maximum() == 0:
+        bar = self.verticalScrollBar()
+        if column is None or bar.maximum() == 0:
             return
-        rect = tree.visualItemRect(item)
-        row_top = tree.viewport().mapTo(column, rect.topLeft()).y()
-        lines = BROUGHT_IN_LINES * below.fontMetrics().lineSpacing() + 12  # (its margins)
-        wanted = below.mapTo(column, QPoint(0, 0)).y() + min(below.height(), lines)
-        bar, height = self.verticalScrollBar(), self.viewport().height()
-        if wanted > bar.value() + height:
-            bar.setValue(max(bar.value(), min(wanted - height, row_top)))
+        row_top = tree.viewport().mapTo(column, tree.visualItemRect(item).topLeft()).y()
+        wanted = below.mapTo(column, QPoint(0, 0)).y() + below.height()
+        bottom = bar.value() + self.viewport().height()
+        if wanted > bottom:
+            bar.setValue(max(bar.value(), min(bar.value() + wanted - bottom, row_top)))

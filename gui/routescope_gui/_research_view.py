@@ -351,7 +351,7 @@ class ResearchView(QWidget):
         super().changeEvent(event)
 
     def _picked(self, tree: QTreeWidget, item: QTreeWidgetItem | None) -> None:
-        """The analyst picked a row: the detail pane's first lines come into sight with it."""
+        """The analyst picked a row: the detail pane comes into sight with it."""
         if item is not None and tree.hasFocus():
             self.panes.bring_in_below(tree, item, self.detail)
 
