@@ -65,6 +65,9 @@ HIT_TARGET = 0.85
 AUROC_TARGET = 0.92
 UNANSWERABLE_WARNED_TARGET = 0.9
 ANSWERABLE_WARNED_TARGET = 0.1
+POOL = 20
+"""How deep both baselines' rankings are pooled for the candidate ceiling (`Outcome.pool_hit`):
+an answering document neither ranks this high is out of reach of any choice among them."""
 
 
 # -- the judged set ------------------------------------------------------------------------------
@@ -170,6 +173,9 @@ class Outcome:
     embedding_hit: bool | None
     embedding_score: float
     """The embedding model's best cosine for the raw goal (NaN without the model)."""
+    pool_hit: bool | None
+    """An answering document is in BM25's or the embedding model's top `POOL` for the raw goal:
+    the ceiling of any reranking of what the two retrievers propose."""
     first_hit: bool | None
     """The answer is among attempt 1's pages read."""
     attempts: int
@@ -197,6 +203,11 @@ def _hit(urls: Sequence[str], answers: Sequence[str]) -> bool | None:
         return None
     wanted = {a.rstrip("/") for a in answers}
     return any(url.rstrip("/") in wanted for url in urls)
+
+
+def pool_hit(baselines: dict[str, Ranked], answers: Sequence[str]) -> bool | None:
+    """An answering document is in some baseline's top `POOL` (None: unanswerable)."""
+    return _hit([url for ranked in baselines.values() for url, _ in ranked[:POOL]], answers)
 
 
 def outcome(
@@ -237,6 +248,7 @@ def outcome(
             None if embedding is None else _hit([u for u, _ in embedding[:k]], goal.answers)
         ),
         embedding_score=math.nan if embedding is None else (embedding[0][1] if embedding else 0.0),
+        pool_hit=pool_hit(baselines, goal.answers),
         first_hit=_hit(first_pages, goal.answers),
         attempts=len(result.attempts),
         best=None if result.best is None else result.best + 1,
@@ -285,7 +297,7 @@ async def run_goals(
 ) -> list[Outcome]:
     """Research every goal with `settings` over `search`, and rank the same corpus for the raw
     goal with plain BM25 (`search` in keyword mode) and, when given, the embedding model alone
-    (top `k`, default the pages an attempt reads)."""
+    (top `k`, default the pages an attempt reads; ranked `POOL` deep for the ceiling)."""
     from routescope.research import run_research
     from routescope.research._records import Budgets
 
@@ -295,9 +307,9 @@ async def run_goals(
         started = time.perf_counter()
         result = await run_research(goal.text, settings, keys=keys or {}, offline=lambda: search)
         seconds = time.perf_counter() - started
-        baselines = {"bm25": bm25_ranking(search, goal.text, k)}
+        baselines = {"bm25": bm25_ranking(search, goal.text, max(k, POOL))}
         if embedding is not None:
-            baselines["embedding"] = embedding(goal.text, k)
+            baselines["embedding"] = embedding(goal.text, max(k, POOL))
         found = outcome(goal, result, baselines, seconds, k)
         outcomes.append(found)
         if progress is not None:
@@ -342,6 +354,8 @@ class Figures:
     embedding_hit_rate: float
     read_rate: float
     """Answerable goals where some attempt read an answering page."""
+    pool_rate: float
+    """Answerable goals with an answering document in either baseline's top `POOL`."""
     hit_rate_no_name: float
     """Answerable goals phrased without an answering module's name."""
     hit_rate_multi: float
@@ -393,6 +407,7 @@ def figures(outcomes: Sequence[Outcome]) -> Figures:
             else _share([bool(o.embedding_hit) for o in answerable])
         ),
         read_rate=_share([bool(o.read_answer) for o in answerable]),
+        pool_rate=_share([bool(o.pool_hit) for o in answerable]),
         hit_rate_no_name=_share([bool(o.hit) for o in answerable if not o.names_module]),
         hit_rate_multi=_share([bool(o.hit) for o in answerable if o.aspects > 1]),
         auroc=_auroc([o.score for o in answerable], [o.score for o in unanswerable]),
@@ -594,18 +609,19 @@ def _count(value: float) -> str:
 def table(by_part: dict[str, Figures]) -> str:
     header = (
         "| part | goals (ans./unans.) | found (95 % interval) | BM25 | embedding | "
-        "read in any attempt | "
+        f"read in any attempt | either baseline's top {POOL} | "
         "found, no module name | found, multi-aspect | AUROC (BM25 / embedding) | "
         "unans. warned | ans. warned | unwarned wrong | proceed on grounding | "
         "grounding agrees | retried | improved by 2–3 | answers gained / lost | "
         "proceed / again / escalate |"
     )
-    lines = [header, "| --- " + "| ---: " * 17 + "|"]
+    lines = [header, "| --- " + "| ---: " * 18 + "|"]
     for part, f in by_part.items():
         lines.append(
             f"| {part} | {f.goals} ({f.answerable}/{f.unanswerable}) | {_pct(f.hit_rate)} "
             f"({_interval(f.hit_rate_low, f.hit_rate_high)}) | "
             f"{_pct(f.baseline_hit_rate)} | {_pct(f.embedding_hit_rate)} | {_pct(f.read_rate)} | "
+            f"{_pct(f.pool_rate)} | "
             f"{_pct(f.hit_rate_no_name)} | {_pct(f.hit_rate_multi)} | {_num(f.auroc)} "
             f"({_num(f.baseline_auroc)} / {_num(f.embedding_auroc)}) | "
             f"{_pct(f.unanswerable_warned)} | {_pct(f.answerable_warned)} | {f.unwarned_wrong} | "

@@ -105,6 +105,8 @@ def test_the_eval_runs_the_judged_set_against_an_openai_compatible_server(
     ]
     csv, ramen = data["goals"]
     assert csv["hit"] is True and csv["baseline_hit"] is True and not csv["warned"]
+    assert csv["pool_hit"] is True and ramen["pool_hit"] is None
+    assert data["parts"]["tune"]["pool_rate"] == 1.0 and "either baseline's top 20" in printed
     assert csv["next_step"] == "proceed" and csv["score"] > ramen["score"]
     assert ramen["hit"] is None and ramen["warned"]
     assert set(data["parts"]) == {"tune", "held_out", "all"}
@@ -120,6 +122,17 @@ def test_the_eval_runs_the_judged_set_against_an_openai_compatible_server(
     assert kinds.count("optimiser") == 2 and kinds.count("evaluator") >= 2
     assert all(c.request.path == "/v1/chat/completions" for c in fake.calls)
     assert all(c.request.json()["model"] == "fake-model" for c in fake.calls)
+
+
+def test_the_ceiling_pools_both_baselines_twenty_deep() -> None:
+    """An answer either retriever ranks in its top 20 is within reach of a reranking of their
+    proposals; one ranked 21st by both is not."""
+    ranked = [(f"https://docs.python.org/3/library/m{i}.html", 1.0 - i / 100) for i in range(30)]
+    deep, shallow = ranked[eval_research.POOL], ranked[eval_research.POOL - 1]
+    assert eval_research.pool_hit({"bm25": ranked, "embedding": []}, [shallow[0]]) is True
+    assert eval_research.pool_hit({"bm25": [], "embedding": ranked}, [shallow[0]]) is True
+    assert eval_research.pool_hit({"bm25": ranked, "embedding": ranked}, [deep[0]]) is False
+    assert eval_research.pool_hit({"bm25": ranked}, []) is None
 
 
 def test_skip_leaves_out_the_first_goals(tmp_path: Path) -> None:
