@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QEvent, QObject, Qt, Signal
+from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import (
     QComboBox,
     QLabel,
@@ -42,7 +43,14 @@ from ._toolsearch_hits import (
 )
 from ._toolsearch_rows import RankingTree, legend_html
 from ._toolsearch_steps import StepsTree
-from ._widgets import bounded_tip, enable_copy, ensure_children, row_of, set_tone
+from ._widgets import (
+    bounded_tip,
+    enable_copy,
+    ensure_children,
+    relay_least_size,
+    row_of,
+    set_tone,
+)
 
 if TYPE_CHECKING:
     from routescope.toolsearch import SearchSettings, ToolSearchResult, WhyNot
@@ -158,7 +166,9 @@ class ToolSearchView(QWidget):
         layout.addWidget(row_of((self.open_button, 0), (self.status, 1), self.drawer_button))
         layout.addWidget(self.drawer)
         # The search's description and its verdict share a line: the ranking gets the room.
-        layout.addWidget(row_of((self.header, 3), (self.verdict, 2)))
+        self._text_row = row_of((self.header, 3), (self.verdict, 2))
+        self._text_row.installEventFilter(self)
+        layout.addWidget(self._text_row)
         layout.addWidget(self.results_split, 1)
         layout.addWidget(row_of(QLabel("Why not:"), self.pin, (self.pin_text, 1), (self.legend, 0)))
 
@@ -221,6 +231,7 @@ class ToolSearchView(QWidget):
         self.table.blockSignals(False)
         fit_names(self.table, result)
         self._hold_ranking()
+        self._hold_text()
         self._show_steps(result)
         for row in rows:  # rows left open: explain them now (the view is complete)
             if row.isExpanded() and awaits_explanation(row):
@@ -268,7 +279,24 @@ class ToolSearchView(QWidget):
         row = table.sizeHintForRow(0) if table.topLevelItemCount() else 2 * line + 6
         least = table.header().sizeHint().height() + LEAST_RANKING_ROWS * row
         scroll_bar = table.horizontalScrollBar().sizeHint().height()  # (wide columns)
-        self.results_split.setMinimumHeight(least + scroll_bar + 2 * table.frameWidth())
+        least += scroll_bar + 2 * table.frameWidth()
+        if least != self.results_split.minimumHeight():
+            self.results_split.setMinimumHeight(least)
+            relay_least_size(self)  # (the tabs do not pass a page's new size on by themselves)
+
+    def _hold_text(self, width: int | None = None) -> None:
+        """The search's description and its verdict keep the lines they wrap to at the row's
+        width (`width`: the one it takes now), so the tab counts them in its least height and
+        the ranking under them keeps its rows; only growing while the width stays (a text that
+        wraps differently at each key would move the ranking, and lay the window out again)."""
+        row = self._text_row
+        width = row.width() if width is None else width
+        if width <= 0 or not self.isVisible():
+            return
+        needed = row.heightForWidth(width)
+        if needed > row.minimumHeight():
+            row.setMinimumHeight(needed)
+            relay_least_size(self)
 
     def changeEvent(self, event: QEvent) -> None:
         if event.type() in (QEvent.Type.FontChange, QEvent.Type.StyleChange):
@@ -278,6 +306,10 @@ class ToolSearchView(QWidget):
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         if watched is self.results_split and event.type() == QEvent.Type.Resize:
             self._fit_steps()
+        elif watched is self._text_row and _width_changed(event):
+            assert isinstance(event, QResizeEvent)
+            self._text_row.setMinimumHeight(0)  # (another width: other lines)
+            self._hold_text(event.size().width())
         return super().eventFilter(watched, event)
 
     def _show_verdict(self, result: ToolSearchResult | None) -> None:
@@ -379,3 +411,7 @@ def fit_model_tip(judged: dict[str, Any]) -> str:
         lines.append(f"  {said} {judged['inputs'][name]:.3f}: {value:+.2f}")
     lines.append(f"  the model's baseline: {judged['match'] - sum(contributions.values()):+.2f}")
     return bounded_tip("\n".join(lines))
+
+
+def _width_changed(event: QEvent) -> bool:
+    return isinstance(event, QResizeEvent) and event.size().width() != event.oldSize().width()

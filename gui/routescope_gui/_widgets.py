@@ -8,6 +8,7 @@ from collections.abc import Callable, Mapping, Sequence
 
 from PySide6.QtCore import (
     QAbstractTableModel,
+    QCoreApplication,
     QEvent,
     QModelIndex,
     QObject,
@@ -63,6 +64,7 @@ __all__ = [
     "enable_copy",
     "ensure_children",
     "fill_row",
+    "relay_least_size",
     "row_of",
     "segment_edges",
     "selection_as_tsv",
@@ -466,6 +468,21 @@ class SteadyTabs(QTabWidget):
                 return True
             self._bar_hint = hint
         return super().event(event)
+
+
+def relay_least_size(page: QWidget) -> None:
+    """Tell the tabs that hold `page` its least size changed. `SteadyTabs` does not relay its
+    pages' layout requests, so the layout around the tabs would go on giving them the room of
+    the old least size and lay the page out squeezed under it; for a size held on purpose (rows
+    kept in sight), changed seldom: at a zoom, or when the rows' height changes."""
+    parent = page.parentWidget()
+    while parent is not None and not isinstance(parent, QTabWidget):
+        parent = parent.parentWidget()
+    if parent is None:
+        return
+    parent.updateGeometry()
+    for _ in range(6):  # laid out now, up to the window's scroll area (a level a pass)
+        QCoreApplication.sendPostedEvents(None, QEvent.Type.LayoutRequest)
 
 
 class LazyTabs(SteadyTabs):

@@ -1,8 +1,23 @@
-"""What the views share: an empty table or tree says what will appear in it."""
+"""What the views share: an empty table or tree says what will appear in it; steady tabs pass on
+a page's held least size when told."""
 
-from PySide6.QtWidgets import QTreeWidget, QTreeWidgetItem
+from PySide6.QtWidgets import (
+    QApplication,
+    QLabel,
+    QTreeWidget,
+    QTreeWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
 
-from routescope_gui._widgets import Placeholder, RoomyColumn, ensure_children, selection_as_tsv
+from routescope_gui._widgets import (
+    Placeholder,
+    RoomyColumn,
+    SteadyTabs,
+    ensure_children,
+    relay_least_size,
+    selection_as_tsv,
+)
 
 
 def test_a_placeholder_shows_only_while_the_view_is_empty(qtbot) -> None:  # type: ignore[no-untyped-def]
@@ -55,3 +70,25 @@ def test_a_roomy_column_keeps_its_room_as_the_view_narrows(qtbot) -> None:  # ty
     tree.resize(200, 200)  # no room at all: each at its floor, no column of 0 px
     qtbot.waitUntil(lambda: header.sectionSize(2) == 44)
     assert header.sectionSize(3) == 44 and header.sectionSize(0) == 56
+
+
+def test_a_page_s_held_least_size_reaches_the_layout_around_steady_tabs(qtbot) -> None:  # type: ignore[no-untyped-def]
+    """SteadyTabs keep a page's layout requests to themselves (typing stays cheap): a page that
+    holds a taller least size says so with `relay_least_size`, and the tabs get the room."""
+    window = QWidget()
+    qtbot.addWidget(window)
+    tabs, page = SteadyTabs(), QWidget()
+    inner = QLabel("rows")
+    QVBoxLayout(page).addWidget(inner)
+    tabs.addTab(page, "page")
+    layout = QVBoxLayout(window)
+    layout.addWidget(tabs)
+    window.show()
+    qtbot.waitExposed(window)
+    QApplication.processEvents()
+    before = window.minimumSizeHint().height()
+    inner.setMinimumHeight(before + 200)
+    QApplication.processEvents()
+    assert window.layout().minimumSize().height() < before + 200  # not passed on by the tabs
+    relay_least_size(page)
+    assert window.layout().minimumSize().height() >= before + 200
