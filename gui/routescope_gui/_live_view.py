@@ -13,7 +13,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QEvent, QObject, Qt
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer
+from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import (
     QBoxLayout,
     QFrame,
@@ -189,17 +190,24 @@ class LiveView(QWidget):
         self.body_scroll.setFrameShape(QFrame.Shape.NoFrame)
         self.body_scroll.setWidgetResizable(True)  # the body fills it, down to its least size
         self.body_scroll.setWidget(self.body)
+        self._brought_in: QWidget | None = None
         self.tabs.currentChanged.connect(lambda _index: self._bring_in(self.tabs))
         self.editor.installEventFilter(self)
+        self.body.installEventFilter(self)
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         if watched is self.editor and event.type() == QEvent.Type.FocusIn:
             prompt_box = self.editor.parentWidget()
             self._bring_in(prompt_box if prompt_box is not None else self.editor)
+        elif watched is self.body and _taller(event) and self._brought_in is not None:
+            brought = self._brought_in  # (once the scroll area knows the body's new height)
+            QTimer.singleShot(0, lambda: self._bring_in(brought))
         return super().eventFilter(watched, event)
 
     def _bring_in(self, widget: QWidget) -> None:
-        """Scroll `widget` into sight (nothing to do in a window tall enough for the body)."""
+        """Scroll `widget` into sight (nothing to do in a window tall enough for the body); again
+        when the body grows taller (a tab's least rows made room for)."""
+        self._brought_in = widget
         if self.body_scroll.verticalScrollBar().maximum() > 0:
             self.body_scroll.ensureWidgetVisible(widget, 0, 0)
 
@@ -234,3 +242,8 @@ def _insert_under(view: QWidget, line: QWidget, above: QWidget | None = None) ->
     assert isinstance(layout, QBoxLayout)
     index = layout.indexOf(above) if above is not None else 0
     layout.insertWidget(max(index, 0) + 1, line)
+
+
+def _taller(event: QEvent) -> bool:
+    """A resize that made a widget taller (a tab's least rows made room for in the body)."""
+    return isinstance(event, QResizeEvent) and event.size().height() > event.oldSize().height()

@@ -2,10 +2,11 @@
 (the query and where it came from, the provider's status, relevance / confidence / coverage as
 bars, the score), the best attempt starred, each attempt's pages with the policy's verdict and
 the outcome underneath; the verdict (the next step and why the loop stopped, coloured by the
-outcome) and the warnings; a detail pane under the table that spells out the selected attempt
-or page (the score's reasons, the page's title, full URL, verdict and evidence); a link to the
-saved report; "Copy report" puts `report_markdown` on the clipboard. Attempts appear one by one
-as the run grades them.
+outcome) and the warnings; the findings; a detail pane under them that spells out the
+selected attempt or page (the score's reasons, the page's title, full URL, verdict and
+evidence), each pane with its least rows in a column that scrolls (`_research_panes`); a link
+to the saved report; "Copy report" puts `report_markdown` on the clipboard. Attempts appear
+one by one as the run grades them.
 
 It never shows one prompt's result as another's: when a run starts, what is on screen is
 greyed out and labelled with the prompt it belongs to until the new run's first attempt
@@ -50,6 +51,14 @@ from ._research_detail import (
     page_detail,
     page_evidence,
     reasons_text,
+)
+from ._research_panes import (
+    ATTEMPT_ROWS,
+    DETAIL_LINES,
+    FINDING_ROWS,
+    PaneColumn,
+    least_text_height,
+    least_tree_height,
 )
 from ._style import colour, css
 from ._widgets import (
@@ -139,7 +148,10 @@ class ResearchView(QWidget):
         summary: the verdict (the next step, why the loop stopped, coloured by the outcome),
             the warnings and notes.
         report_link: a link to the report saved for the run shown.
-        table: the attempts, their pages underneath; detail: the selected row spelled out.
+        table: the attempts, their pages underneath; findings: the best pages read across
+            attempts; detail: the selected row spelled out.
+        panes: the column of the verdict, the attempts, the findings and the detail pane; each
+            pane keeps its least rows and the column scrolls when the tab is shorter.
         run_button, cancel_button, settings_button, save_button, copy_button: the controls.
         grounding: the grounding toggle (from the goal, required, not required).
 
@@ -172,7 +184,7 @@ class ResearchView(QWidget):
         layout.addLayout(self._controls)
         layout.addLayout(self._status_row)
         layout.addWidget(self.stale_bar)
-        layout.addWidget(self._result_area, 1)
+        layout.addWidget(self.panes, 1)
         self.show_backends(None)
 
     def _build_controls(self) -> None:
@@ -249,12 +261,14 @@ class ResearchView(QWidget):
         self.report_link.setVisible(False)
         self.table = self._attempts_table()
         self.table.currentItemChanged.connect(lambda *_: self._show_detail())
+        self.table.currentItemChanged.connect(lambda item: self._picked(self.table, item))
         self.caption = QLabel("", self.table)
         self.caption.setObjectName("caption")
         self.caption.setVisible(False)
         self.table.installEventFilter(self)
         self.findings = self._findings_table()
         self.findings.currentItemChanged.connect(lambda *_: self._show_finding())
+        self.findings.currentItemChanged.connect(lambda item: self._picked(self.findings, item))
         self.detail = QTextBrowser()
         self.detail.setObjectName("detail")
         self.detail.setOpenExternalLinks(True)
@@ -264,9 +278,8 @@ class ResearchView(QWidget):
         splitter.addWidget(self.table)
         splitter.addWidget(self.findings)
         splitter.addWidget(self.detail)
-        splitter.setStretchFactor(0, 2)
-        splitter.setStretchFactor(1, 1)
-        splitter.setStretchFactor(2, 2)
+        for pane, stretch in enumerate((2, 2, 3)):  # (a taller tab's room beyond their rows)
+            splitter.setStretchFactor(pane, stretch)
         splitter.setChildrenCollapsible(False)
         self._result_area = QWidget()
         area = QVBoxLayout(self._result_area)
@@ -274,6 +287,8 @@ class ResearchView(QWidget):
         area.addWidget(self.summary_box)
         area.addWidget(self.report_link)
         area.addWidget(splitter, 1)
+        self.panes = PaneColumn(self._result_area)
+        self._hold_panes()
         # Faded as a whole while it belongs to another run (the table's header stays: it names
         # the columns, whatever run the rows are of).
         self._dims: list[QGraphicsOpacityEffect] = []
@@ -323,6 +338,23 @@ class ResearchView(QWidget):
         enable_copy(table)
         return table
 
+    def _hold_panes(self) -> None:
+        """Each pane keeps its least rows in sight (the column scrolls when the tab is
+        shorter than they are): again when rows appear and at a zoom or a style change."""
+        self.table.setMinimumHeight(least_tree_height(self.table, ATTEMPT_ROWS))
+        self.findings.setMinimumHeight(least_tree_height(self.findings, FINDING_ROWS))
+        self.detail.setMinimumHeight(least_text_height(self.detail, DETAIL_LINES))
+
+    def changeEvent(self, event: QEvent) -> None:
+        if event.type() in (QEvent.Type.FontChange, QEvent.Type.StyleChange):
+            self._hold_panes()  # (zoom, presenter mode)
+        super().changeEvent(event)
+
+    def _picked(self, tree: QTreeWidget, item: QTreeWidgetItem | None) -> None:
+        """The analyst picked a row: the detail pane comes into sight with it."""
+        if item is not None and tree.hasFocus():
+            self.panes.bring_in_below(tree, item, self.detail)
+
     @property
     def dimmed(self) -> bool:
         """Whether the rows on screen are greyed out: they belong to another run."""
@@ -359,6 +391,8 @@ class ResearchView(QWidget):
             self._fit_summary()
             set_tone(self.summary, "")
             self.report_link.setVisible(False)
+            if self._running_goal != self._rows_goal:
+                self.panes.to_top()  # another prompt's run: its verdict first
             self._rows_goal = self._running_goal
             ensure_children(self.findings, 0)
             self._undim()
@@ -487,6 +521,8 @@ class ResearchView(QWidget):
             ensure_children(self.findings, 0)
             self._show_detail()
             return
+        if result.goal != self._rows_goal:
+            self.panes.to_top()  # another prompt: its verdict first
         self._rows_goal = result.goal
         model = f" · model {html.escape(result.model)}" if result.model else ""
         self.status.setText(
@@ -510,6 +546,7 @@ class ResearchView(QWidget):
             self._make_current(rows[result.best])
         self._show_findings(result)
         self._show_detail()
+        self._hold_panes()
 
     def expand_best(self) -> None:
         """Open the best attempt's row, and spell it out in the detail pane."""

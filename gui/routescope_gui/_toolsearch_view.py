@@ -47,10 +47,10 @@ from ._toolsearch_hits import (
 from ._toolsearch_rows import RankingTree, legend_html
 from ._toolsearch_steps import StepsTree
 from ._widgets import (
-    WrappedLine,
     bounded_tip,
     enable_copy,
     ensure_children,
+    relay_least_size,
     row_of,
     set_tone,
 )
@@ -103,19 +103,23 @@ class ToolSearchView(QWidget):
         self.status.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.controls = SearchControls()
         self.controls.settings_changed.connect(self.settings_changed)
-        # (wrapped lines that hold their height: a short tab scrolls rather than paint the
-        # ranking over them)
-        self.header = WrappedLine(most_lines=6)
-        self.verdict = WrappedLine(most_lines=8)
+        self.header = QLabel("")
+        self.header.setWordWrap(True)
+        self.verdict = QLabel("")
         self.verdict.setObjectName("verdict")
         self.verdict.setTextFormat(Qt.TextFormat.RichText)
+        self.verdict.setWordWrap(True)
         self.legend = QLabel(legend_html())
         self.legend.setObjectName("muted")
         self.legend.setToolTip("what each part of a score bar is: the signal or boost it adds")
         self.table = self._results_table()
-        self.detail = WrappedLine()  # (the explanation in full, whatever the table's width)
+        self.detail = QLabel("")  # (the explanation in full, whatever the table's width)
         self.detail.setObjectName("muted")
         self.detail.setTextFormat(Qt.TextFormat.RichText)
+        self.detail.setWordWrap(True)
+        # Its least height is only the one held while the tab is shown (`_hold_text`): a tab
+        # not shown does not make the others taller (presenter mode's prompt grows).
+        self.detail.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Ignored)
         self.detail.setToolTip(
             "the selected tool's score, share by share (the first tool's until one is selected)"
         )
@@ -185,7 +189,10 @@ class ToolSearchView(QWidget):
         layout.addWidget(row_of((self.open_button, 0), (self.status, 1), self.drawer_button))
         layout.addWidget(self.drawer)
         # The search's description and its verdict share a line: the ranking gets the room.
-        layout.addWidget(row_of((self.header, 3), (self.verdict, 2)))
+        self._text_row = row_of((self.header, 3), (self.verdict, 2))
+        self._text_row.installEventFilter(self)
+        self.detail.installEventFilter(self)  # (the lines it wraps to are held too)
+        layout.addWidget(self._text_row)
         layout.addWidget(self.results_split, 1)
         layout.addWidget(self.detail)
         layout.addWidget(row_of(QLabel("Why not:"), self.pin, (self.pin_text, 1), (self.legend, 0)))
@@ -250,6 +257,7 @@ class ToolSearchView(QWidget):
         self.table.blockSignals(False)
         fit_columns(self.table)
         self._hold_ranking()
+        self._hold_text()
         self._show_steps(result)
         self._show_detail()
         for row in rows:  # rows left open: explain them now (the view is complete)
@@ -299,7 +307,25 @@ class ToolSearchView(QWidget):
         row = table.sizeHintForRow(0) if table.topLevelItemCount() else 2 * line + 6
         least = table.header().sizeHint().height() + LEAST_RANKING_ROWS * row
         scroll_bar = table.horizontalScrollBar().sizeHint().height()  # (wide columns)
-        self.results_split.setMinimumHeight(least + scroll_bar + 2 * table.frameWidth())
+        least += scroll_bar + 2 * table.frameWidth()
+        if least != self.results_split.minimumHeight():
+            self.results_split.setMinimumHeight(least)
+            relay_least_size(self)  # (the tabs do not pass a page's new size on by themselves)
+
+    def _hold_text(self, width: int | None = None, row: QWidget | None = None) -> None:
+        """The search's description and its verdict (`row`: or the explanation line under the
+        ranking) keep the lines they wrap to at the row's width (`width`: the one it takes
+        now), so the tab counts them in its least height and the ranking keeps its rows; only
+        growing while the width stays (a text that wraps differently at each key would move
+        the ranking, and lay the window out again)."""
+        row = self._text_row if row is None else row
+        width = row.width() if width is None else width
+        if width <= 0 or not self.isVisible():
+            return
+        needed = row.heightForWidth(width)
+        if needed > row.minimumHeight():
+            row.setMinimumHeight(needed)
+            relay_least_size(self)
 
     def changeEvent(self, event: QEvent) -> None:
         if event.type() in (QEvent.Type.FontChange, QEvent.Type.StyleChange):
@@ -311,6 +337,10 @@ class ToolSearchView(QWidget):
             self._fit_steps()
         elif watched is self.table.viewport() and event.type() == QEvent.Type.Resize:
             fit_columns(self.table)
+        elif watched in (self._text_row, self.detail) and _width_changed(event):
+            assert isinstance(event, QResizeEvent) and isinstance(watched, QWidget)
+            watched.setMinimumHeight(0)  # (another width: other lines)
+            self._hold_text(event.size().width(), watched)
         return super().eventFilter(watched, event)
 
     def _show_verdict(self, result: ToolSearchResult | None) -> None:
@@ -339,6 +369,7 @@ class ToolSearchView(QWidget):
         hits = result.results if result is not None else []
         hit = next((h for h in hits if h.tool_name == name), hits[0] if hits else None)
         self.detail.setText(explanation_html(hit, result) if hit and result else "")
+        self._hold_text(row=self.detail)
         self._fit_detail()
 
     def _fit_detail(self) -> None:
@@ -444,3 +475,7 @@ def fit_model_tip(judged: dict[str, Any]) -> str:
         lines.append(f"  {said} {judged['inputs'][name]:.3f}: {value:+.2f}")
     lines.append(f"  the model's baseline: {judged['match'] - sum(contributions.values()):+.2f}")
     return bounded_tip("\n".join(lines))
+
+
+def _width_changed(event: QEvent) -> bool:
+    return isinstance(event, QResizeEvent) and event.size().width() != event.oldSize().width()

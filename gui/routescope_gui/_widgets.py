@@ -8,6 +8,7 @@ from collections.abc import Callable, Mapping, Sequence
 
 from PySide6.QtCore import (
     QAbstractTableModel,
+    QCoreApplication,
     QEvent,
     QModelIndex,
     QObject,
@@ -23,11 +24,8 @@ from PySide6.QtGui import (
     QColor,
     QFontMetrics,
     QGuiApplication,
-    QHideEvent,
     QPainter,
     QPalette,
-    QResizeEvent,
-    QShowEvent,
 )
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -61,12 +59,12 @@ __all__ = [
     "Placeholder",
     "StackedBarDelegate",
     "SteadyTabs",
-    "WrappedLine",
     "bounded_tip",
     "copy_selection",
     "enable_copy",
     "ensure_children",
     "fill_row",
+    "relay_least_size",
     "row_of",
     "segment_edges",
     "selection_as_tsv",
@@ -93,52 +91,6 @@ class Badge(QLabel):
             return
         self._tone = tone
         set_tone(self, tone)
-
-
-class WrappedLine(QLabel):
-    """A label that wraps and keeps the height of its text at its width (up to `most_lines`
-    lines, then clipped) as its least height while it is shown: a layout squeezed short never
-    paints its neighbours over it (a wrapped label's height for its width is not part of its
-    least size), the view around it scrolls instead."""
-
-    def __init__(self, most_lines: int = 4, parent: QWidget | None = None) -> None:
-        super().__init__("", parent)
-        self._most_lines = most_lines
-        self.setWordWrap(True)
-
-    def setText(self, text: str) -> None:
-        super().setText(text)
-        self._hold_height()
-
-    def resizeEvent(self, event: QResizeEvent) -> None:
-        super().resizeEvent(event)
-        self._hold_height()
-
-    def minimumSizeHint(self) -> QSize:
-        """No least height on a page not shown (a tab's least height is its tallest page's)."""
-        hint = super().minimumSizeHint()
-        return hint if self.isVisible() else QSize(hint.width(), 0)
-
-    def showEvent(self, event: QShowEvent) -> None:
-        super().showEvent(event)
-        self.updateGeometry()
-        self._hold_height()
-
-    def hideEvent(self, event: QHideEvent) -> None:
-        super().hideEvent(event)
-        self._hold_height()
-
-    def _hold_height(self) -> None:
-        """(Only while shown: on a tab not shown it would raise the tabs' least height.)"""
-        shown = self.isVisible() and bool(self.text())
-        held = self.minimumHeight()
-        if shown and held:
-            self.setMinimumHeight(0)  # (a label's height for a width is at least its least)
-        needed = self.heightForWidth(self.width()) if shown else 0
-        most = self._most_lines * self.fontMetrics().lineSpacing() + 4
-        least = min(max(needed, 0), most)
-        if self.minimumHeight() != least:
-            self.setMinimumHeight(least)
 
 
 def set_tone(widget: QWidget, tone: str) -> None:
@@ -516,6 +468,21 @@ class SteadyTabs(QTabWidget):
                 return True
             self._bar_hint = hint
         return super().event(event)
+
+
+def relay_least_size(page: QWidget) -> None:
+    """Tell the tabs that hold `page` its least size changed. `SteadyTabs` does not relay its
+    pages' layout requests, so the layout around the tabs would go on giving them the room of
+    the old least size and lay the page out squeezed under it; for a size held on purpose (rows
+    kept in sight), changed seldom: at a zoom, or when the rows' height changes."""
+    parent = page.parentWidget()
+    while parent is not None and not isinstance(parent, QTabWidget):
+        parent = parent.parentWidget()
+    if parent is None:
+        return
+    parent.updateGeometry()
+    for _ in range(6):  # laid out now, up to the window's scroll area (a level a pass)
+        QCoreApplication.sendPostedEvents(None, QEvent.Type.LayoutRequest)
 
 
 class LazyTabs(SteadyTabs):

@@ -1,12 +1,21 @@
-"""What the views share: an empty table or tree says what will appear in it."""
+"""What the views share: an empty table or tree says what will appear in it; steady tabs pass on
+a page's held least size when told."""
 
-from PySide6.QtWidgets import QTreeWidget, QTreeWidgetItem
+from PySide6.QtWidgets import (
+    QApplication,
+    QLabel,
+    QTreeWidget,
+    QTreeWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
 
 from routescope_gui._widgets import (
     Placeholder,
     RoomyColumn,
-    WrappedLine,
+    SteadyTabs,
     ensure_children,
+    relay_least_size,
     selection_as_tsv,
 )
 
@@ -63,23 +72,23 @@ def test_a_roomy_column_keeps_its_room_as_the_view_narrows(qtbot) -> None:  # ty
     assert header.sectionSize(3) == 44 and header.sectionSize(0) == 56
 
 
-def test_a_wrapped_line_holds_its_texts_height_only_while_shown(qtbot) -> None:  # type: ignore[no-untyped-def]
-    """A layout squeezed short scrolls rather than paint over a wrapped line (its least height
-    is its text's at its width, up to its most lines); hidden — on a tab not shown — it asks
-    no height of the tabs."""
-    line = WrappedLine(most_lines=3)
-    qtbot.addWidget(line)
-    line.resize(200, 20)
-    line.show()
-    qtbot.waitExposed(line)
-    one = line.fontMetrics().lineSpacing()
-    line.setText("a few words")
-    assert one <= line.minimumHeight() < 2 * one
-    line.setText("many more words, " * 6)  # (wraps onto more lines than it may take)
-    assert line.minimumHeight() == 3 * one + 4
-    wide = line.fontMetrics().horizontalAdvance(line.text()) + 40
-    line.resize(wide, line.height())
-    qtbot.waitUntil(lambda: line.width() == wide)
-    assert line.minimumHeight() < 2 * one, (line.width(), line.minimumHeight())
-    line.hide()
-    assert line.minimumHeight() == 0 and line.minimumSizeHint().height() == 0
+def test_a_page_s_held_least_size_reaches_the_layout_around_steady_tabs(qtbot) -> None:  # type: ignore[no-untyped-def]
+    """SteadyTabs keep a page's layout requests to themselves (typing stays cheap): a page that
+    holds a taller least size says so with `relay_least_size`, and the tabs get the room."""
+    window = QWidget()
+    qtbot.addWidget(window)
+    tabs, page = SteadyTabs(), QWidget()
+    inner = QLabel("rows")
+    QVBoxLayout(page).addWidget(inner)
+    tabs.addTab(page, "page")
+    layout = QVBoxLayout(window)
+    layout.addWidget(tabs)
+    window.show()
+    qtbot.waitExposed(window)
+    QApplication.processEvents()
+    before = window.minimumSizeHint().height()
+    inner.setMinimumHeight(before + 200)
+    QApplication.processEvents()
+    assert window.layout().minimumSize().height() < before + 200  # not passed on by the tabs
+    relay_least_size(page)
+    assert window.layout().minimumSize().height() >= before + 200
