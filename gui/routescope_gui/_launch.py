@@ -53,6 +53,8 @@ async def _start(app: QApplication, args: argparse.Namespace) -> int:
     try:
         rules = routescope.RulesRef.given(args.rules) if args.rules else None
         search = _search_settings(args)
+        if getattr(args, "catalog", None):  # loaded now: a bad one is one line, exit 2
+            args.catalog = routescope.CatalogRef.from_path(args.catalog)
         if getattr(args, "routers", None):
             routescope.external.load_routers(args.routers)  # a bad file: one line, exit 2
     except routescope.RoutescopeError as exc:
@@ -130,7 +132,13 @@ def _warm_request(
 ) -> Request:
     """The start-up request, its rule pack compiled: the first inspection (or keystroke) does
     not wait for the patterns, and its timings are those of a warm router."""
-    request = routescope.Request.build(args.prompt, today=args.today, rules=rules, search=search)
+    request = routescope.Request.build(
+        args.prompt,
+        today=args.today,
+        rules=rules,
+        catalog=getattr(args, "catalog", None),
+        search=search,
+    )
     routescope.warm_up(request.rules.load())
     return request
 
@@ -148,6 +156,8 @@ def _apply_arguments(
     if rules is not None:
         session.set_rules(rules)
     session.set_search(search)
+    if getattr(args, "catalog", None):
+        session.set_catalog(args.catalog)
     routescope.warm_up(session.request.rules.load())
 
 

@@ -1,10 +1,13 @@
 """A hit's row in the tool search's ranking: its cells and their tips (the rank, the final
-score's bar, the keyword and vector signals, the fusion, the boosts), the header's tips with the
-formula of the fusion that made the result, and the hit's children — the query words behind its
-keyword share (weighted), BM25 per field with the matched terms, the rerank's terms."""
+score's bar, what moved it — the query words behind its keyword share, each with its sibling
+rarity, and the rerank boosts —, the keyword and vector signals, the fusion, the boosts), the
+header's tips with the formula of the fusion that made the result, and the hit's children — the
+query words behind its keyword share (weighted), BM25 per field with the matched terms, the
+rerank's terms. The columns' widths are `_toolsearch_columns`'."""
 
 from __future__ import annotations
 
+import html
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
@@ -14,7 +17,14 @@ from PySide6.QtWidgets import QTreeWidget, QTreeWidgetItem
 import routescope
 
 from ._style import colour
-from ._toolsearch_rows import EQUATION_ROLE, SHARE_COLOURS, share_label, show_score
+from ._toolsearch_rows import (
+    EQUATION_ROLE,
+    SHARE_COLOURS,
+    ordered_shares,
+    score_text,
+    share_label,
+    show_score,
+)
 from ._widgets import bounded_tip, ensure_children, fill_row
 
 if TYPE_CHECKING:
@@ -26,15 +36,24 @@ if TYPE_CHECKING:
         ToolSearchResult,
     )
 
-__all__ = ["COLUMNS", "awaits_explanation", "fit_names", "show_columns", "show_hit"]
+__all__ = [
+    "COLUMNS",
+    "WHY",
+    "awaits_explanation",
+    "explanation_html",
+    "show_columns",
+    "show_hit",
+    "step_label",
+    "why_text",
+]
 
 _UNEXPLAINED_ROLE = Qt.ItemDataRole.UserRole + 6
 _TOOL_ROLE = Qt.ItemDataRole.UserRole + 7
 """Row data: the hit's per-field explanation is still to be asked for."""
-COLUMNS = ("#", "Tool", "Final", "Keyword", "Vector", "Fused", "Boosts")
-_NAME_WIDTHS = (110, 260)
-"""The tool column fits the longest name shown, within these widths (longer names are elided
-in the middle, in full on hover)."""
+COLUMNS = ("#", "Tool", "Final", "Keyword", "Vector", "Fused", "Boosts", "Why")
+WHY = 7
+"""The column of what moved a hit's score (shown right after the final score: the detail
+columns after it give way in a narrow table, `_toolsearch_columns.fit_columns`)."""
 _FUSED = 5
 """The fused column: its title and tip follow the fusion that made the result."""
 
@@ -68,6 +87,10 @@ def _column_tips(fusion: str, settings: SearchSettings, formula: str) -> tuple[s
         vector,
         fused,
         "rerank boosts, on the final score's scale",
+        "what moved the score: the query words behind its keyword share, largest first, each "
+        "with what it adds (×siblings: the word counts less, its server's other tools share "
+        "it), then the rerank boosts; the line under the row adds up every share. Opened, a "
+        "row shows BM25 per field and the matched terms",
     )
 
 
@@ -108,6 +131,7 @@ def show_hit(
             f"#{s.vector.rank} · {s.vector.similarity:.3f}" if s.vector else "—",
             fused,
             boosts or "—",
+            why_text(s),
         ],
         [
             "tied with " + ", ".join(hit.tied_with) + " (broken by name)"
@@ -119,6 +143,7 @@ def show_hit(
             _adds(s, "vector", fusion),
             bounded_tip(fused_tip),
             ", ".join(f"{k} {v:.4f}" for k, v in s.boosts.items()),
+            bounded_tip(_why_tip(s, fusion) + name_tip),
         ],
     )
     show_score(row, 2, hit, top, result.fit_threshold, fusion)
@@ -151,16 +176,6 @@ def step_label(hit: ToolHit, result: ToolSearchResult) -> tuple[str, str]:
     )
 
 
-def fit_names(table: QTreeWidget, result: ToolSearchResult) -> None:
-    """The tool column as wide as the longest name shown, within `_NAME_WIDTHS`."""
-    metrics = table.fontMetrics()
-    longest = max(
-        (metrics.horizontalAdvance(step_label(h, result)[0]) for h in result.results), default=0
-    )
-    low, high = _NAME_WIDTHS
-    table.setColumnWidth(1, min(high, max(low, longest + 16)))
-
-
 def tool_of(row: QTreeWidgetItem) -> str:
     """The tool a ranking row shows (its cell may say more: "… · step 2's best")."""
     name = row.data(1, _TOOL_ROLE)
@@ -186,13 +201,16 @@ def _show_fields(row: QTreeWidgetItem, s: Signals, names: Iterable[str]) -> None
     if words and s.keyword is not None:  # one line across the row: the words are the point
         share = s.shares.get("keyword", 0.0)
         text = f"      keyword words: +{share:.3f} = {_words_text(s.keyword)}"
-        fill_row(children[0], [text, "", "", "", "", "", ""], [bounded_tip(_words_tip(s.keyword))])
+        fill_row(
+            children[0], [text, "", "", "", "", "", "", ""], [bounded_tip(_words_tip(s.keyword))]
+        )
         children[0].setFirstColumnSpanned(True)
         children[0].setData(0, Qt.ItemDataRole.ForegroundRole, colour("term"))
         children = children[1:]
     if unexplained:
-        fill_row(children[0], ["", "  fields", "", "", "", "", "explaining…"])
+        fill_row(children[0], ["", "  fields", "", "", "", "", "explaining…", "explaining…"])
         children[0].setData(6, Qt.ItemDataRole.ForegroundRole, None)
+        children[0].setData(WHY, Qt.ItemDataRole.ForegroundRole, None)
     for child, (name, keyword) in zip(children, fields, strict=False):
         terms = ", ".join(keyword.matched_terms.get(name, []))
         fill_row(
@@ -205,16 +223,64 @@ def _show_fields(row: QTreeWidgetItem, s: Signals, names: Iterable[str]) -> None
                 "",
                 "",
                 f"matched: {terms}",
+                f"BM25 {keyword.fields[name]:.2f} · matched: {terms}",
             ],
         )
         child.setToolTip(3, f"the keyword search's BM25 score of the tool's {name} field")
-        child.setData(6, Qt.ItemDataRole.ForegroundRole, colour("term"))
+        for column in (6, WHY):
+            child.setData(column, Qt.ItemDataRole.ForegroundRole, colour("term"))
     if s.boost_terms:
-        fill_row(
-            children[-1],
-            ["", "  rerank", "", "", "", "", "aligned terms: " + ", ".join(s.boost_terms)],
-        )
-        children[-1].setData(6, Qt.ItemDataRole.ForegroundRole, None)
+        aligned = "aligned terms: " + ", ".join(s.boost_terms)
+        fill_row(children[-1], ["", "  rerank", "", "", "", "", aligned, aligned])
+        for column in (6, WHY):
+            children[-1].setData(column, Qt.ItemDataRole.ForegroundRole, None)
+
+
+def why_text(s: Signals) -> str:
+    """What moved a hit's score, in a line: "hotel +0.046 · book +0.003 · align +0.030" (the
+    query words behind its keyword share, largest first, with their notes and sibling rarity;
+    then the boosts); "vector only" when no word matched."""
+    parts = [_words_text(s.keyword)] if s.keyword is not None and s.keyword.terms else []
+    if not parts and s.keyword is not None:  # (canonical: BM25 ranks, no words' shares)
+        parts.append(f"keyword #{s.keyword.rank} · BM25 {s.keyword.score:.2f}")
+    parts += [f"{share_label(k)} +{v:.3f}" for k, v in s.boosts.items() if v]
+    return " · ".join(parts) if parts else "vector only"
+
+
+def explanation_html(hit: ToolHit, result: ToolSearchResult) -> str:
+    """The whole explanation of one hit, in a paragraph that wraps: its rank and tool, its
+    score share by share with the words behind the keyword share (and their sibling rarity),
+    each signal's rank, and the step that placed it ("#2 WeatherTool · step 2's best — 0.258 =
+    vector 0.207 + keyword 0.041 (weather +0.039 …) + align 0.010 — keyword #4 (evidence
+    0.17), vector #2 (cos 0.276) — step 2's best: the best tool for “check the weather there”
+    searched alone; its score is the whole request's")."""
+    s = hit.signals
+    name, step_tip = step_label(hit, result)
+    shares = []
+    for label, value in ((share_label(k), v) for k, v in ordered_shares(hit) if v):
+        words = s.keyword is not None and s.keyword.terms and label == "keyword"
+        said = f" ({_words_text(s.keyword)})" if words and s.keyword is not None else ""
+        shares.append(f"{label} {score_text(value, result.fusion)}{said}")
+    ranks = []
+    if s.keyword is not None:
+        evidence = s.keyword.evidence
+        said = f"evidence {evidence:.2f}" if evidence is not None else f"BM25 {s.keyword.score:.2f}"
+        ranks.append(f"keyword #{s.keyword.rank} ({said})")
+    if s.vector is not None:
+        ranks.append(f"vector #{s.vector.rank} (cos {s.vector.similarity:.3f})")
+    parts = [f"{score_text(hit.score, result.fusion)} = " + (" + ".join(shares) or "0")]
+    parts += [", ".join(ranks)] if ranks else []
+    parts += step_tip.strip().splitlines()[:1]  # (which step placed it, whose score it carries)
+    return f"<b>#{hit.rank} {html.escape(name)}</b> — " + html.escape(" — ".join(parts))
+
+
+def _why_tip(s: Signals, fusion: str) -> str:
+    """The Why cell's tip: what each share adds, then each word's rarity and match."""
+    terms = [f"{share_label(name)} {value:.4f}" for name, value in s.shares.items() if value]
+    lines = [f"{s.final:.4f} = " + (" + ".join(terms) or "0") + f" ({fusion} fusion)"]
+    if s.keyword is not None and s.keyword.terms:
+        lines.append(_words_tip(s.keyword))
+    return "\n".join(lines)
 
 
 def _bounded(tip: str | None) -> str | None:

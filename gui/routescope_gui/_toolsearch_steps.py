@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import QTreeWidget, QTreeWidgetItem, QWidget
 
 from ._style import colour
@@ -22,6 +23,9 @@ __all__ = ["SHOWN_PER_STEP", "StepsTree", "split_evidence"]
 
 SHOWN_PER_STEP = 3
 """The best tools shown under each step: the tree is a summary beside the full ranking."""
+_FIRST_WIDTH = 280
+"""The step's column, narrowed to the tree's width when it sits beside the ranking (each step
+and its best tools in sight, elided; the other columns after it)."""
 _COLUMNS = ("Step · best tools", "Split", "Score", "Fits")
 _TIPS = (
     "each step of the request, searched alone; under it, its best tools",
@@ -51,10 +55,14 @@ class StepsTree(QTreeWidget):
             header.setToolTip(column, tip)
         self.setItemDelegateForColumn(2, share_delegate(self))
         self.setUniformRowHeights(True)
-        for column, width in enumerate((280, 170, 160)):
+        for column, width in enumerate((_FIRST_WIDTH, 170, 160)):
             self.setColumnWidth(column, width)
         enable_copy(self)
         self.setVisible(False)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self.setColumnWidth(0, max(120, min(_FIRST_WIDTH, self.viewport().width())))
 
     def wanted_height(self) -> int:
         """The height that shows every row without scrolling."""

@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
     QComboBox,
     QLabel,
     QPushButton,
+    QSizePolicy,
     QSplitter,
     QToolButton,
     QTreeWidget,
@@ -32,11 +33,13 @@ from PySide6.QtWidgets import (
 )
 
 from ._style import css
+from ._toolsearch_columns import explained_width, fit_columns
 from ._toolsearch_controls import SearchControls
 from ._toolsearch_hits import (
     COLUMNS,
+    WHY,
     awaits_explanation,
-    fit_names,
+    explanation_html,
     show_columns,
     show_hit,
     tool_of,
@@ -59,6 +62,10 @@ __all__ = ["ToolSearchView"]
 
 RANKING_ROWS = 8
 """The ranking keeps at least this many result rows visible when the steps tree appears."""
+STEPS_BESIDE_LEAST = 180
+"""Beside the ranking, the steps tree keeps at least this width (at most 2/5 of the two): the
+ranking takes what it needs to show each hit's explanation (`explained_width`), the steps the
+rest."""
 LEAST_RANKING_ROWS = 4
 """The ranking is never shorter than this many result rows (its header aside): a window too
 short for it scrolls (the live view does) rather than squeezing it to nothing."""
@@ -91,6 +98,9 @@ class ToolSearchView(QWidget):
         self.status = QLabel("the catalog loads when this tab is first shown")
         self.status.setObjectName("muted")
         self.status.setTextFormat(Qt.TextFormat.RichText)  # escaped text, or an error in red
+        # Clipped rather than widening the tab (a docked rule editor leaves it ~450 px): the
+        # details, then the whole line, are its tooltip.
+        self.status.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.controls = SearchControls()
         self.controls.settings_changed.connect(self.settings_changed)
         self.header = QLabel("")
@@ -103,6 +113,16 @@ class ToolSearchView(QWidget):
         self.legend.setObjectName("muted")
         self.legend.setToolTip("what each part of a score bar is: the signal or boost it adds")
         self.table = self._results_table()
+        self.detail = QLabel("")  # (the explanation in full, whatever the table's width)
+        self.detail.setObjectName("muted")
+        self.detail.setTextFormat(Qt.TextFormat.RichText)
+        self.detail.setWordWrap(True)
+        # Its least height is only the one held while the tab is shown (`_hold_text`): a tab
+        # not shown does not make the others taller (presenter mode's prompt grows).
+        self.detail.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Ignored)
+        self.detail.setToolTip(
+            "the selected tool's score, share by share (the first tool's until one is selected)"
+        )
         self.steps = StepsTree()
         self.results_split = QSplitter(Qt.Orientation.Vertical)
         self.pin = QComboBox()
@@ -132,9 +152,12 @@ class ToolSearchView(QWidget):
         table = RankingTree(name_column=1, bar_column=2)
         table.setHeaderLabels(list(COLUMNS))
         table.setAlternatingRowColors(True)
-        for column, width in enumerate((48, 130, 190, 88, 88, 70)):
-            table.setColumnWidth(column, width)
+        table.header().moveSection(WHY, 3)  # what moved the score, right after it
         table.itemExpanded.connect(self._row_opened)
+        table.currentItemChanged.connect(lambda _now, _before: self._show_detail())
+        table.itemExpanded.connect(lambda _row: fit_columns(table))
+        table.itemCollapsed.connect(lambda _row: fit_columns(table))
+        table.viewport().installEventFilter(self)
         enable_copy(table)
         return table
 
@@ -168,8 +191,10 @@ class ToolSearchView(QWidget):
         # The search's description and its verdict share a line: the ranking gets the room.
         self._text_row = row_of((self.header, 3), (self.verdict, 2))
         self._text_row.installEventFilter(self)
+        self.detail.installEventFilter(self)  # (the lines it wraps to are held too)
         layout.addWidget(self._text_row)
         layout.addWidget(self.results_split, 1)
+        layout.addWidget(self.detail)
         layout.addWidget(row_of(QLabel("Why not:"), self.pin, (self.pin_text, 1), (self.legend, 0)))
 
     def _analyst_moved_split(self) -> None:
@@ -196,7 +221,7 @@ class ToolSearchView(QWidget):
         """The loaded catalog: its status line (format, entries skipped), the tools to pin, and
         the details (why that format, each entry skipped) on hover."""
         self.status.setText(html.escape(status))
-        self.status.setToolTip(details)
+        self.status.setToolTip(bounded_tip(f"{details}\n{status}" if details else status))
         current = self.pin.currentText()
         self.pin.blockSignals(True)
         self.pin.clear()
@@ -215,6 +240,7 @@ class ToolSearchView(QWidget):
             self._show_verdict(None)
             ensure_children(self.table, 0)
             self.steps.show_steps([], 0.0, "")
+            self._show_detail()
             return
         self.header.setText(_header_html(result))
         self._show_verdict(result)
@@ -229,10 +255,11 @@ class ToolSearchView(QWidget):
             show_hit(row, hit, top, result, self.controls.canonical)
             row.setExpanded(hit.tool_name in expanded)
         self.table.blockSignals(False)
-        fit_names(self.table, result)
+        fit_columns(self.table)
         self._hold_ranking()
         self._hold_text()
         self._show_steps(result)
+        self._show_detail()
         for row in rows:  # rows left open: explain them now (the view is complete)
             if row.isExpanded() and awaits_explanation(row):
                 self.explain_requested.emit(tool_of(row))
@@ -262,8 +289,9 @@ class ToolSearchView(QWidget):
         split.blockSignals(True)
         split.setOrientation(Qt.Orientation.Horizontal if beside else Qt.Orientation.Vertical)
         total = sum(split.sizes())
-        if beside:
-            wanted = total * 2 // 5
+        if beside:  # the ranking keeps its explanation in sight, the steps take the rest
+            steps_least = min(total * 2 // 5, STEPS_BESIDE_LEAST)
+            wanted = min(total * 2 // 5, max(steps_least, total - explained_width(self.table)))
         else:
             wanted = max(floor, min(self.steps.wanted_height(), total - ranking))
         if total > 0:
@@ -284,12 +312,13 @@ class ToolSearchView(QWidget):
             self.results_split.setMinimumHeight(least)
             relay_least_size(self)  # (the tabs do not pass a page's new size on by themselves)
 
-    def _hold_text(self, width: int | None = None) -> None:
-        """The search's description and its verdict keep the lines they wrap to at the row's
-        width (`width`: the one it takes now), so the tab counts them in its least height and
-        the ranking under them keeps its rows; only growing while the width stays (a text that
-        wraps differently at each key would move the ranking, and lay the window out again)."""
-        row = self._text_row
+    def _hold_text(self, width: int | None = None, row: QWidget | None = None) -> None:
+        """The search's description and its verdict (`row`: or the explanation line under the
+        ranking) keep the lines they wrap to at the row's width (`width`: the one it takes
+        now), so the tab counts them in its least height and the ranking keeps its rows; only
+        growing while the width stays (a text that wraps differently at each key would move
+        the ranking, and lay the window out again)."""
+        row = self._text_row if row is None else row
         width = row.width() if width is None else width
         if width <= 0 or not self.isVisible():
             return
@@ -306,10 +335,12 @@ class ToolSearchView(QWidget):
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         if watched is self.results_split and event.type() == QEvent.Type.Resize:
             self._fit_steps()
-        elif watched is self._text_row and _width_changed(event):
-            assert isinstance(event, QResizeEvent)
-            self._text_row.setMinimumHeight(0)  # (another width: other lines)
-            self._hold_text(event.size().width())
+        elif watched is self.table.viewport() and event.type() == QEvent.Type.Resize:
+            fit_columns(self.table)
+        elif watched in (self._text_row, self.detail) and _width_changed(event):
+            assert isinstance(event, QResizeEvent) and isinstance(watched, QWidget)
+            watched.setMinimumHeight(0)  # (another width: other lines)
+            self._hold_text(event.size().width(), watched)
         return super().eventFilter(watched, event)
 
     def _show_verdict(self, result: ToolSearchResult | None) -> None:
@@ -327,6 +358,39 @@ class ToolSearchView(QWidget):
         else:
             self.verdict.setText(html.escape(reason))
             set_tone(self.verdict, "fits")
+
+    def _show_detail(self) -> None:
+        """The selected tool's explanation in full under the ranking (the first tool's until
+        one is selected): the table's Why column is elided when the table is narrow."""
+        result, row = self.result, self.table.currentItem()
+        while row is not None and row.parent() is not None:
+            row = row.parent()
+        name = tool_of(row) if row is not None else None
+        hits = result.results if result is not None else []
+        hit = next((h for h in hits if h.tool_name == name), hits[0] if hits else None)
+        self.detail.setText(explanation_html(hit, result) if hit and result else "")
+        self._hold_text(row=self.detail)
+        self._fit_detail()
+
+    def _fit_detail(self) -> None:
+        """The explanation line gives way in a tab given less than its parts' least height (a
+        rule editor docked in a 720-px window): the ranking keeps its rows, the selected
+        tool's explanation stays in the Why column's tip."""
+        layout, detail = self.layout(), self.detail
+        shown = bool(detail.text()) and layout is not None
+        if shown and layout is not None:
+            missing = (
+                0
+                if detail.isVisibleTo(self)
+                else (detail.heightForWidth(max(1, self.width() - 8)) + layout.spacing())
+            )
+            shown = self.height() >= layout.minimumSize().height() + missing
+        if shown != detail.isVisibleTo(self):
+            detail.setVisible(shown)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self._fit_detail()
 
     def _row_opened(self, row: QTreeWidgetItem) -> None:
         if awaits_explanation(row):

@@ -136,6 +136,8 @@ class MainWindow(QMainWindow):
         self._rules_shown = "default"
         self._width_before_dock = 0
         self._before_dock: list[tuple[QSplitter, QByteArray]] = []
+        self._context_gave_way = False
+        """The Context pane is hidden while the rule editor is docked (`_give_way_to_dock`)."""
         self.setWindowTitle("Routescope")
         icon = routescope.resources_root() / "icons" / "routescope.svg"
         self.setWindowIcon(QIcon(QPixmap.fromImage(QImage.fromData(icon.read_bytes()))))
@@ -601,6 +603,7 @@ class MainWindow(QMainWindow):
             if not dock.isFloating():
                 width = max(_RULES_DOCK_LEAST, round(self.width() * _RULES_DOCK_SHARE))
                 self.resizeDocks([dock], [width], Qt.Orientation.Horizontal)
+                self._context_gave_way = self._give_way_to_dock()
         dock.raise_()
         self.rules_editor_view.text_edit.setFocus(Qt.FocusReason.ShortcutFocusReason)
 
@@ -616,6 +619,22 @@ class MainWindow(QMainWindow):
         self.editor.setFocus(Qt.FocusReason.OtherFocusReason)
         return True
 
+    def _give_way_to_dock(self) -> bool:
+        """In a window too narrow for the Context pane, the result tabs and the editor side by
+        side (1024 px), the Context pane gives way while the editor is docked, rather than the
+        live view scrolling sideways: True when it did (it comes back with the panels' split
+        when the editor goes)."""
+        layout = self.layout()
+        if layout is not None:
+            layout.activate()
+        room = self.live.body_scroll.viewport().width()
+        if self.body.minimumSizeHint().width() <= room:
+            return False
+        context = self.splitter.widget(0)
+        assert context is not None
+        context.hide()
+        return True
+
     @property
     def _splitters(self) -> tuple[QSplitter, ...]:
         return (self.splitter, self.body)
@@ -625,6 +644,11 @@ class MainWindow(QMainWindow):
         window the editor had to widen (no wider than it needed) its width."""
         needed = self.minimumSizeHint().width()
         self.rules_dock.hide()
+        if self._context_gave_way:
+            context = self.splitter.widget(0)
+            assert context is not None
+            context.show()
+            self._context_gave_way = False
         layout = self.layout()
         if layout is not None:
             layout.activate()  # the live view has its width back now, not at the next pass

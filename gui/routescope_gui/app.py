@@ -44,6 +44,12 @@ def _parse(argv: Sequence[str]) -> argparse.Namespace:
         help="a routers file (TOML): its external routers in the External tab, beside the "
         "built-in ones (docs/routers.md)",
     )
+    parser.add_argument(
+        "--catalog",
+        metavar="PATH",
+        help="the tool catalog the Tools tab ranks: a folder of SKILL.md files or a JSON file "
+        "(default: the sample catalog, or the last session's)",
+    )
     parser.add_argument("--screenshot", metavar="PNG", help="render the window to PNG and exit")
     parser.add_argument(
         "--self-test",

@@ -154,3 +154,25 @@ def test_a_routers_file_fills_the_external_tab_or_is_one_line(tmp_path: Path) ->
     done = gui("--screenshot", str(tmp_path / "x.png"), "--routers", str(bad), "pizza")
     assert done.returncode == 2 and done.stderr.count("\n") == 1
     assert "routers.x.url" in done.stderr
+
+
+def test_a_catalog_given_is_the_tools_tabs_or_one_line(tmp_path: Path) -> None:
+    """`--catalog PATH`: the Tools tab ranks that catalog's tools; one that does not load is
+    one line and status 2."""
+    examples = Path(__file__).resolve().parents[2] / "examples" / "catalogs"
+    target = tmp_path / "tools.png"
+    done = gui(
+        "--screenshot",
+        str(target),
+        "--catalog",
+        str(examples / "openai-tools.json"),
+        "--tab",
+        "Tools",
+        "book a flight to Lisbon and check the weather there",
+    )
+    assert done.returncode == 0, done.stderr
+    assert target.read_bytes()[:8] == PNG
+    missing = tmp_path / "nowhere.json"
+    done = gui("--screenshot", str(target), "--catalog", str(missing), "--tab", "Tools", "x")
+    assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
+    assert "nowhere.json" in done.stderr

@@ -244,3 +244,31 @@ def test_a_window_the_editor_widened_gets_its_width_back(qtbot, window: MainWind
     qtbot.waitUntil(lambda: window.width() > before)  # its least width, beside the panels'
     assert window.close_rules_editor()
     assert window.width() == before and window.splitter.sizes() == split
+
+
+def test_the_editor_docked_at_1024_leaves_the_live_view_no_sideways_scroll(  # type: ignore[no-untyped-def]
+    qtbot, window: MainWindow
+) -> None:
+    """Docked beside the panels in a 1024×768 window (the Tools tab shown, its catalog loaded),
+    the editor leaves the window's least width within 1024 px and the live view unscrolled
+    sideways (its body once asked 1,009 px of 668: the Tools status line and the Context pane
+    beside the result tabs): the Context pane gives way while it is docked, and comes back
+    when it goes."""
+    window.resize(1024, 768)
+    window.set_prompt("why is my container crashing after the deploy?")
+    with qtbot.waitSignal(window.session.tools.ranked, timeout=120_000):
+        window.show_tab("Tools")
+    qtbot.wait(20)
+    before = window.splitter.sizes()
+    scroll = window.live.body_scroll.horizontalScrollBar()
+    window.edit_rules_action.trigger()
+    qtbot.waitUntil(lambda: window.rules_dock.isVisible() and window.rules_dock.width() > 0)
+    qtbot.waitUntil(lambda: scroll.maximum() == 0)
+    assert window.width() == 1024 and window.minimumSizeHint().width() <= 1024
+    assert window.rules_dock.width() >= 300  # (the editor is not squeezed to make room)
+    live = window.live.geometry()
+    assert live.right() < window.rules_dock.x() and window.toolsearch_view.table.isVisible()
+    assert window.close_rules_editor()
+    context = window.splitter.widget(0)
+    assert context is not None and context.isVisible()
+    assert window.splitter.sizes() == before

@@ -2,11 +2,15 @@
 
 from pathlib import Path
 
+import pytest
 from PySide6.QtCore import QSettings, Qt
 from PySide6.QtWidgets import QApplication
 
+import routescope
 from routescope_gui import MainWindow
 from routescope_gui._window_state import SETTINGS
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
 
 def test_shortcuts_focus_the_prompt_from_any_view(qtbot, window) -> None:  # type: ignore[no-untyped-def]
@@ -165,3 +169,50 @@ def test_no_result_tab_widens_the_window_at_1024(qtbot, window) -> None:  # type
         QApplication.processEvents()
         page = tabs.widget(index)
         assert page.minimumSizeHint().width() <= room, tabs.tabText(index)
+
+
+MULTI_NEED = "book a flight to Lisbon, find a hotel near the venue and check the weather there"
+
+
+@pytest.mark.parametrize("size", [(1024, 768), (1280, 720)])
+def test_the_tools_ranking_explains_each_score_without_scrolling_sideways(  # type: ignore[no-untyped-def]
+    qtbot, window, size
+) -> None:
+    """Beside the Context pane and with the Step pane shown, the ranking's rank, tool (with the
+    step that placed it), score and Why column lie inside its viewport — no horizontal scroll
+    bar (at 1024 px the explanation once sat 412 px to the right, behind one); the detail
+    columns that do not fit give way, and the selected tool's explanation is said whole under
+    the ranking."""
+    from routescope_gui._toolsearch_hits import WHY
+
+    catalog = routescope.CatalogRef.from_path(EXAMPLES / "catalogs" / "openai-tools.json")
+    window.resize(*size)
+    window.session.set_catalog(catalog)
+    window.set_prompt(MULTI_NEED)
+    view = window.toolsearch_view
+    with qtbot.waitSignal(window.session.tools.ranked, timeout=120_000):
+        window.show_tab("Tools")
+    qtbot.waitUntil(lambda: view.steps.isVisible() and view.steps.width() > 0)
+    table, header = view.table, view.table.header()
+    rows = [table.topLevelItem(n) for n in range(table.topLevelItemCount())]
+    merged = [n for n, row in enumerate(rows) if row is not None and "step" in row.text(1)]
+    assert merged, "the step merge places a tool (step N's best)"
+
+    def explained_in_sight() -> bool:
+        room = table.viewport().width()
+        ends = [header.sectionViewportPosition(c) + header.sectionSize(c) for c in (0, 1, 2, WHY)]
+        return table.horizontalScrollBar().maximum() == 0 and max(ends) <= room
+
+    qtbot.waitUntil(explained_in_sight)
+    assert [header.visualIndex(c) for c in (0, 1, 2, WHY)] == [0, 1, 2, 3]
+    assert not any(table.isColumnHidden(c) for c in (0, 1, 2, WHY))
+    assert header.sectionSize(WHY) >= 90
+    label = table.topLevelItem(merged[0]).text(1)  # "search_flights · step 1's best", unelided
+    assert table.fontMetrics().horizontalAdvance(label) <= header.sectionSize(1)
+    why = table.topLevelItem(0).text(WHY)
+    assert why and ("+0." in why or why == "vector only")
+    detail = view.detail
+    assert detail.isVisible() and " = vector " in detail.text()
+    table.setCurrentItem(table.topLevelItem(merged[0]))
+    assert "step" in detail.text() and f"#{merged[0] + 1} " in detail.text()
+    assert window.live.body_scroll.horizontalScrollBar().maximum() == 0
