@@ -10,6 +10,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QKeyEvent, QMouseEvent
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
+from ._html import counted
 from ._widgets import set_tone
 
 if TYPE_CHECKING:
@@ -56,9 +57,7 @@ class LeakCard(QFrame):
         self.count.setText(f"{check.count:,}")
         self.title.setText(check.title)
         if check.count:
-            self.detail.setText(
-                f"in {check.prompts:,} prompt{'s' if check.prompts != 1 else ''} · click to list"
-            )
+            self.detail.setText(f"in {counted(check.prompts, 'prompt')} · click to list")
         else:
             self.detail.setText("none found")
         self.setToolTip(f"{check.rule}: {check.description}")

@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
 
 import routescope
 
+from ._html import counted
 from ._style import colour, css
 from ._widgets import enable_copy, ensure_children, fill_row
 
@@ -177,7 +178,7 @@ class ContractView(QWidget):
     def _show_plan(self, decision: RouterDecision, done: int) -> None:
         parent = self._rows["tool plan"]
         steps = len(decision.tool_plan)
-        fill_row(parent, ["tool plan", f"{steps} step{'s' if steps != 1 else ''}"])
+        fill_row(parent, ["tool plan", counted(steps, "step")])
         rows = ensure_children(parent, len(decision.tool_plan))
         for index, (row, call) in enumerate(zip(rows, decision.tool_plan, strict=True)):
             finished = index < done

@@ -1,4 +1,5 @@
-"""Rich text shared by the views: word diffs, clipping, and a delegate that draws HTML cells."""
+"""Rich text shared by the views: word diffs, clipping, counts with their nouns, and a delegate
+that draws HTML cells."""
 
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ from PySide6.QtWidgets import (
 
 from ._style import Scheme, css, scheme_now
 
-__all__ = ["HTML_ROLE", "HtmlDelegate", "clip", "muted", "word_diff_html"]
+__all__ = ["HTML_ROLE", "HtmlDelegate", "clip", "counted", "muted", "word_diff_html"]
 
 HTML_ROLE = Qt.ItemDataRole.UserRole + 1
 """The item-data role a model answers with rich text for `HtmlDelegate` to draw."""
@@ -81,6 +82,12 @@ def _within(words: list[str], room: int) -> list[str]:
             break
         kept.append(word)
     return kept
+
+
+def counted(count: int, noun: str, plural: str = "") -> str:
+    """`count` with its noun, singular for one: "1 attempt", "3 searches" (`plural`, default
+    the noun and an s)."""
+    return f"{count:,} {noun if count == 1 else plural or noun + 's'}"
 
 
 def clip(text: str, limit: int = 300) -> str:

@@ -36,6 +36,7 @@ from PySide6.QtWidgets import (
 
 import routescope
 
+from ._html import counted
 from ._menus import ElidedLabel
 from ._style import colour, css
 
@@ -243,8 +244,9 @@ class JudgeBar(QWidget):
         text = f"«{name}» · {prompts} judged"
         self.set_label.setText(text)
         self.set_label.setToolTip(
-            f"judgments go to the judged set «{name}» of the history ({prompts} prompt"
-            f"{'s' * (prompts != 1)}): Judgments ▸ to make, switch, merge, import or export sets"
+            f"judgments go to the judged set «{name}» of the history "
+            f"({counted(prompts, 'prompt')}): "
+            "Judgments ▸ to make, switch, merge, import or export sets"
         )
 
     def show_subject(self, shown: bool) -> None:

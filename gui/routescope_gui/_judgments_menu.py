@@ -14,6 +14,8 @@ from PySide6.QtCore import Signal
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QFileDialog, QInputDialog, QMenu, QWidget
 
+from ._html import counted
+
 __all__ = ["LABELLED_FILES", "JudgmentsAsks", "JudgmentsMenu"]
 
 LABELLED_FILES = "Labelled sets (*.jsonl *.json *.csv *.tsv *.yaml *.yml);;All files (*)"
@@ -103,7 +105,7 @@ class JudgmentsMenu(QMenu):
         self._sets, self._current = list(sets), current
         size = dict(self._sets).get(current, 0)
         self.current_action.setText(
-            f"Judging into «{current}» ({size} prompt{'s' * (size != 1)})" if current else ""
+            f"Judging into «{current}» ({counted(size, 'prompt')})" if current else ""
         )
         self._fill_switch()
 

@@ -36,6 +36,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ._html import counted
 from ._style import colour
 from ._widgets import enable_copy
 
@@ -316,8 +317,7 @@ class QualityView(QWidget):
     def _title(self, set_name: str, pack: str | None, prompts: int) -> None:
         on = f" under the pack <b>{html.escape(pack)}</b>" if pack else ""
         self.title.setText(
-            f"Judged set <b>«{html.escape(set_name)}»</b> · {prompts} prompt"
-            f"{'s' * (prompts != 1)}{on}"
+            f"Judged set <b>«{html.escape(set_name)}»</b> · {counted(prompts, 'prompt')}{on}"
         )
 
     def show_result(self, result: Scored | None) -> None:
@@ -466,10 +466,9 @@ class QualityView(QWidget):
                     item.setToolTip(f"no judged prompt labels {name}")
         _fit_height(table)
         macro = card.macro_f1
-        counted = sum(1 for flag in card.flags.values() if flag.f1 is not None)
+        scored = sum(1 for flag in card.flags.values() if flag.f1 is not None)
         self.macro.setText(
-            f"macro-F1 <b>{figure(macro)}</b> over the {counted} flag"
-            f"{'s' * (counted != 1)} with an F1"
+            f"macro-F1 <b>{figure(macro)}</b> over the {counted(scored, 'flag')} with an F1"
         )
 
     def _fill_matrix(
@@ -606,7 +605,7 @@ class QualityView(QWidget):
             return
         count = len(cell.ids)
         self.caption.setText(
-            f"<b>{html.escape(cell.caption)}</b> · {count} prompt{'s' * (count != 1)}"
+            f"<b>{html.escape(cell.caption)}</b> · {counted(count, 'prompt')}"
             + ("" if not count else " · double-click one to open it live")
         )
         for case_id in cell.ids:

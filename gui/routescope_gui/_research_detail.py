@@ -14,6 +14,7 @@ import html
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
+from ._html import counted
 from ._style import css
 
 if TYPE_CHECKING:
@@ -66,8 +67,8 @@ def attempt_detail(attempt: Attempt, *, best: bool = False) -> str:
         search += f" · <span style='color:{css('bad')}'>{html.escape(attempt.error)}</span>"
     lines = [
         f"<b>Attempt {attempt.index + 1}{star}</b> — {html.escape(attempt.query)}",
-        f"search: {search} · {len(attempt.results)} result(s) · {attempt.fetched} of "
-        f"{len(attempt.pages)} page(s) read · {attempt.duration_ms:,.0f} ms",
+        f"search: {search} · {counted(len(attempt.results), 'result')} · {attempt.fetched} of "
+        f"{counted(len(attempt.pages), 'page')} read · {attempt.duration_ms:,.0f} ms",
         *_reason_lines(attempt),
         f"scores: relevance {attempt.relevance:.2f} · confidence {attempt.confidence:.2f} · "
         f"coverage {attempt.coverage:.2f} → score {attempt.score:.2f} · "

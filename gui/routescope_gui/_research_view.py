@@ -45,6 +45,7 @@ from PySide6.QtWidgets import (
 
 import routescope
 
+from ._html import counted
 from ._research_detail import (
     attempt_detail,
     outcome_text,
@@ -402,8 +403,9 @@ class ResearchView(QWidget):
         rows = ensure_children(self.table, len(self.attempts))
         self._show_attempt(rows[-1], attempt, best=False)
         self.status.setText(
-            f"researching <b>{_quoted(self._running_goal)}</b>… {len(self.attempts)} "
-            f"attempt(s) graded, {sum(a.fetched for a in self.attempts)} page(s) read"
+            f"researching <b>{_quoted(self._running_goal)}</b>… "
+            f"{counted(len(self.attempts), 'attempt')} graded, "
+            f"{counted(sum(a.fetched for a in self.attempts), 'page')} read"
         )
         self._show_detail()
 
@@ -417,7 +419,7 @@ class ResearchView(QWidget):
         self.status.setText(f"research {html.escape(reason)} — <b>{goal}</b>")
         if self.attempts:
             self._show_caption(
-                f"{len(self.attempts)} attempt(s) of the cancelled run for <b>{goal}</b>"
+                f"{counted(len(self.attempts), 'attempt')} of the cancelled run for <b>{goal}</b>"
             )
 
     def show_error(self, message: str) -> None:
@@ -526,8 +528,9 @@ class ResearchView(QWidget):
         self._rows_goal = result.goal
         model = f" · model {html.escape(result.model)}" if result.model else ""
         self.status.setText(
-            f"<b>{_quoted(result.goal)}</b>: {len(result.attempts)} attempt(s) · "
-            f"{result.web_calls} search(es) · {result.pages_fetched} page(s) read · "
+            f"<b>{_quoted(result.goal)}</b>: {counted(len(result.attempts), 'attempt')} · "
+            f"{counted(result.web_calls, 'search', 'searches')} · "
+            f"{counted(result.pages_fetched, 'page')} read · "
             f"{result.duration_ms:,.0f} ms{model}"
         )
         self.summary.setText(_summary(result))
@@ -588,7 +591,7 @@ class ResearchView(QWidget):
             [
                 "the best attempt" if best else f"attempt {attempt.index + 1}",
                 f"{attempt.query}\n{attempt.duration_ms:,.0f} ms · "
-                f"{attempt.fetched} of {len(attempt.pages)} page(s) read",
+                f"{attempt.fetched} of {counted(len(attempt.pages), 'page')} read",
                 None,
                 None,
                 *([reasons] * 3),

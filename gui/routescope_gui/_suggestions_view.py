@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ._html import counted
 from ._style import colour
 from ._widgets import Placeholder, bounded_tip, enable_copy
 
@@ -124,7 +125,7 @@ class SuggestionsView(QWidget):
 
     def show_suggesting(self, set_name: str, prompts: int) -> None:
         self.status.setText(
-            f"suggesting from «{set_name}» ({prompts} prompt{'s' * (prompts != 1)}): each "
+            f"suggesting from «{set_name}» ({counted(prompts, 'prompt')}): each "
             "candidate edit re-routes the set…"
         )
 
@@ -225,7 +226,7 @@ class SuggestionsView(QWidget):
     ) -> None:
         if not ids:
             return
-        group = QTreeWidgetItem([f"{what} {len(ids)} prompt{'s' * (len(ids) != 1)}"])
+        group = QTreeWidgetItem([f"{what} {counted(len(ids), 'prompt')}"])
         group.setForeground(0, QBrush(colour(role)))
         row.addChild(group)
         for case_id in ids:

@@ -3,7 +3,7 @@
 from PySide6.QtWidgets import QStyleOptionViewItem, QTableWidget, QTableWidgetItem
 from pytestqt.qtbot import QtBot
 
-from routescope_gui._html import HTML_ROLE, HtmlDelegate
+from routescope_gui._html import HTML_ROLE, HtmlDelegate, counted
 
 TEXT = "Best ramen open near Denver, Colorado as of November 26, 2026 " * 3
 
@@ -30,3 +30,10 @@ def test_a_wrapped_cell_is_measured_at_the_width_it_is_painted(qtbot: QtBot) -> 
     assert delegate.sizeHint(option, index).height() == int(height_at(width - 1)) + 4
     table.setShowGrid(False)
     assert delegate.sizeHint(option, index).height() == int(height_at(width)) + 4
+
+
+def test_a_count_takes_its_noun_singular_for_one() -> None:
+    assert counted(1, "attempt") == "1 attempt"
+    assert counted(0, "page") == "0 pages"
+    assert counted(3, "search", "searches") == "3 searches"
+    assert counted(12_000, "prompt") == "12,000 prompts"

@@ -300,7 +300,7 @@ def test_a_new_run_greys_out_the_previous_result_and_labels_it(view: ResearchVie
     assert view.table.topLevelItemCount() == 1 and view.summary.text() == ""
     assert view.result is None and not view.copy_button.isEnabled()
     view.show_cancelled(BY_YOU)
-    assert f"1 attempt(s) of the cancelled run for <b>«{GOAL}»</b>" in view.caption.text()
+    assert f"1 attempt of the cancelled run for <b>«{GOAL}»</b>" in view.caption.text()
     view.show_running("event loop")
     assert view.dimmed and f"previous run, for <b>«{GOAL}»</b>" in view.caption.text()
 
